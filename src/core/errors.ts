@@ -1,0 +1,21 @@
+/** Base error: a stable UPPER_SNAKE code, an optional HTTP status and the cause. */
+export class MivasError extends Error {
+  readonly code: string;
+  readonly status: number | undefined;
+
+  constructor(code: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.status = options.status;
+  }
+}
+
+/** A user's misconfiguration (bad flag, bad environment, unreadable pack): exit code 3. */
+export class ConfigError extends MivasError {}
+
+/** Pack files that do not satisfy the pack contract; names the file and field. */
+export class PackError extends MivasError {}
+
+/** The exit-code scheme shared by every command (DESIGN.md §14). */
+export const EXIT = { ok: 0, checkFailed: 1, incomplete: 2, usage: 3 } as const;

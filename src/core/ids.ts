@@ -1,0 +1,30 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+/** Source of identifiers; injected so tests can make ids repeatable. */
+export interface IdSource {
+  /** Lowercase hex string of the given number of characters. */
+  hex(chars: number): string;
+  /** An RFC 4122 version 4 UUID. */
+  uuid(): string;
+}
+
+/** Cryptographically random ids. */
+export function randomIds(): IdSource {
+  return {
+    hex: (chars) => randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars),
+    uuid: () => randomUUID(),
+  };
+}
+
+/** Repeatable ids derived from a seed and a counter (tests only). */
+export function seededIds(seed: string): IdSource {
+  let counter = 0;
+  const next = (): string => createHash('sha256').update(`${seed}:${counter++}`).digest('hex');
+  return {
+    hex: (chars) => next().slice(0, chars),
+    uuid: () => {
+      const h = next();
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16] ?? '0', 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './clock.ts';
+export * from './ids.ts';
+export * from './errors.ts';
+export * from './hash.ts';

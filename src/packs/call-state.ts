@@ -1,0 +1,120 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { canonicalJson, sha256Parts } from '../core/hash.ts';
+import { callSession, holds } from './session-tables.ts';
+import type { PackDb, ToolContext, ToolRefusal } from './tool-kit.ts';
+import { refuse } from './tool-kit.ts';
+
+const flagsSchema = z.record(z.string(), z.union([z.boolean(), z.string(), z.number()]));
+
+/** The call's session row as tools see it. */
+export interface CallSessionState {
+  readonly subjectKind: string | null;
+  readonly subjectId: string | null;
+  readonly verifiedBy: string | null;
+  readonly failures: number;
+  readonly locked: boolean;
+  readonly flags: Readonly<Record<string, boolean | string | number>>;
+}
+
+function ensureRow(db: PackDb): void {
+  db.insert(callSession).values({ id: 1 }).onConflictDoNothing().run();
+}
+
+/** Reads the call's session state (creating the single row on first use). */
+export function readCallSession(db: PackDb): CallSessionState {
+  ensureRow(db);
+  const row = db.select().from(callSession).where(eq(callSession.id, 1)).get();
+  const parsed = flagsSchema.safeParse(JSON.parse(row?.flags ?? '{}'));
+  return {
+    subjectKind: row?.subject_kind ?? null,
+    subjectId: row?.subject_id ?? null,
+    verifiedBy: row?.verified_by ?? null,
+    failures: row?.failures ?? 0,
+    locked: (row?.locked ?? 0) === 1,
+    flags: parsed.success ? parsed.data : {},
+  };
+}
+
+/** True when the session carries the named gate flag. */
+export function hasGate(db: PackDb, gate: string): boolean {
+  return readCallSession(db).flags[gate] === true;
+}
+
+/** Sets flags on the call session. */
+export function setSessionFlags(db: PackDb, flags: Record<string, boolean | string | number>): void {
+  const current = readCallSession(db);
+  db.update(callSession).set({ flags: canonicalJson({ ...current.flags, ...flags }) }).where(eq(callSession.id, 1)).run();
+}
+
+/** Pins the subject (patient, client, customer) the call is about and opens the given gate. */
+export function pinSubject(db: PackDb, subject: { kind: string; id: string; method: string; gate?: string }): void {
+  readCallSession(db);
+  db.update(callSession)
+    .set({ subject_kind: subject.kind, subject_id: subject.id, verified_by: subject.method })
+    .where(eq(callSession.id, 1))
+    .run();
+  if (subject.gate) setSessionFlags(db, { [subject.gate]: true });
+}
+
+/** Counts one failed verification; locks at the limit. Returns the new failure count. */
+export function recordVerificationFailure(db: PackDb, lockAfter: number): number {
+  const current = readCallSession(db);
+  const failures = current.failures + 1;
+  db.update(callSession).set({ failures, locked: failures >= lockAfter ? 1 : 0 }).where(eq(callSession.id, 1)).run();
+  return failures;
+}
+
+/** An open two-step hold as stored. */
+export interface OpenHold<P> {
+  readonly token: string;
+  readonly payload: P;
+}
+
+/** Opens a hold of `kind` for `target`, superseding older open holds of that kind and target. */
+export function openHold(ctx: ToolContext, hold: { kind: string; target: string; payload: unknown }): string {
+  const { db } = ctx;
+  const existing = db.select({ token: holds.token }).from(holds).where(eq(holds.kind, hold.kind)).all();
+  db.update(holds)
+    .set({ status: 'superseded' })
+    .where(and(eq(holds.kind, hold.kind), eq(holds.target, hold.target), eq(holds.status, 'open')))
+    .run();
+  const token = `${hold.kind}-${existing.length + 1}`;
+  const payload = canonicalJson(hold.payload);
+  db.insert(holds)
+    .values({
+      token,
+      kind: hold.kind,
+      subject: readCallSession(db).subjectId,
+      target: hold.target,
+      payload,
+      payload_hash: sha256Parts([payload]).slice(0, 16),
+      status: 'open',
+      created_at: ctx.clock.now(),
+    })
+    .run();
+  return token;
+}
+
+/**
+ * Checks a token in the order packs.md §2.3 gives and returns its stored payload without using it.
+ * The confirm then checks acknowledgement and current state, writes from this payload (never from
+ * re-sent arguments) and calls markHoldUsed.
+ */
+export function checkHold<P>(ctx: ToolContext, token: string, kind: string, payloadSchema: z.ZodType<P>): OpenHold<P> | ToolRefusal {
+  const { db } = ctx;
+  const row = db.select().from(holds).where(eq(holds.token, token)).get();
+  if (!row) return refuse('TOKEN_UNKNOWN');
+  if (row.kind !== kind) return refuse('TOKEN_WRONG_KIND');
+  if (row.subject !== readCallSession(db).subjectId) return refuse('TOKEN_WRONG_OWNER');
+  if (row.status === 'used') return refuse('TOKEN_USED');
+  if (row.status === 'superseded') return refuse('TOKEN_SUPERSEDED');
+  const payload = payloadSchema.safeParse(JSON.parse(row.payload));
+  if (!payload.success) return refuse('TOKEN_UNKNOWN');
+  return { token, payload: payload.data };
+}
+
+/** Marks a checked hold as used, so a second confirm gets TOKEN_USED. */
+export function markHoldUsed(db: PackDb, token: string): void {
+  db.update(holds).set({ status: 'used' }).where(eq(holds.token, token)).run();
+}

@@ -1,0 +1,91 @@
+/** The pack's fixed clock as declared in tools.ts. */
+export interface PackClockSpec {
+  readonly now: string; // YYYY-MM-DDTHH:MM, local office time
+  readonly timezone: string;
+  readonly holidays?: readonly string[]; // YYYY-MM-DD
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+
+/** Calendar arithmetic on local date strings; never reads the wall clock. */
+export interface PackClock {
+  readonly timezone: string;
+  /** The fixed local datetime, YYYY-MM-DDTHH:MM. */
+  now(): string;
+  /** The fixed local date, YYYY-MM-DD. */
+  today(): string;
+  addDays(date: string, days: number): string;
+  /** Day of week, 0 = Sunday. */
+  weekday(date: string): number;
+  isBusinessDay(date: string): boolean;
+  addBusinessDays(date: string, days: number): string;
+  /** Whole minutes from the pack's now until a local datetime (negative when past). */
+  minutesUntil(datetime: string): number;
+  /** "Wednesday, October 7" */
+  spokenDate(date: string): string;
+  /** "Wednesday, October 7 at ten a.m." style, with digits for the time: "at 10:00 AM". */
+  spokenDateTime(datetime: string): string;
+}
+
+function dateToUtc(date: string): Date {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y ?? 1970, (m ?? 1) - 1, d ?? 1));
+}
+
+function utcToDate(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+function localMinutes(datetime: string): number {
+  const [date, time = '00:00'] = datetime.split('T');
+  const [hh, mm] = time.split(':').map(Number);
+  return dateToUtc(date ?? '1970-01-01').getTime() / 60_000 + (hh ?? 0) * 60 + (mm ?? 0);
+}
+
+/** Spoken clock time such as "10 a.m." or "2:30 p.m.". */
+export function spokenTime(time: string): string {
+  const [hh = 0, mm = 0] = time.split(':').map(Number);
+  const suffix = hh < 12 ? 'a.m.' : 'p.m.';
+  const h12 = hh % 12 === 0 ? 12 : hh % 12;
+  return mm === 0 ? `${h12} ${suffix}` : `${h12}:${String(mm).padStart(2, '0')} ${suffix}`;
+}
+
+/** Builds the pack clock from its declaration. */
+export function createPackClock(spec: PackClockSpec): PackClock {
+  const holidays = new Set(spec.holidays ?? []);
+  const clock: PackClock = {
+    timezone: spec.timezone,
+    now: () => spec.now,
+    today: () => spec.now.slice(0, 10),
+    addDays: (date, days) => {
+      const d = dateToUtc(date);
+      d.setUTCDate(d.getUTCDate() + days);
+      return utcToDate(d);
+    },
+    weekday: (date) => dateToUtc(date).getUTCDay(),
+    isBusinessDay: (date) => {
+      const wd = clock.weekday(date);
+      return wd !== 0 && wd !== 6 && !holidays.has(date);
+    },
+    addBusinessDays: (date, days) => {
+      let current = date;
+      let left = days;
+      while (left > 0) {
+        current = clock.addDays(current, 1);
+        if (clock.isBusinessDay(current)) left--;
+      }
+      return current;
+    },
+    minutesUntil: (datetime) => localMinutes(datetime) - localMinutes(spec.now),
+    spokenDate: (date) => {
+      const d = dateToUtc(date);
+      return `${WEEKDAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
+    },
+    spokenDateTime: (datetime) => {
+      const [date = '', time = '00:00'] = datetime.split('T');
+      return `${clock.spokenDate(date)} at ${spokenTime(time)}`;
+    },
+  };
+  return clock;
+}

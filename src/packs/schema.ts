@@ -1,0 +1,152 @@
+import { z } from 'zod';
+
+const agentName = z.string().regex(/^[a-z][a-z_]*$/).refine((n) => n !== 'human', 'the agent name "human" is reserved');
+const toolName = z.string().regex(/^[a-z][a-z0-9_]*$/);
+
+/** One tool reference on an agent in blueprint.json. */
+export const blueprintToolRefSchema = z
+  .object({
+    name: toolName,
+    handoff: z.boolean().optional(),
+    handoff_to: agentName.optional(),
+    session: z.boolean().optional(),
+  })
+  .strict();
+
+/** One specialist in blueprint.json. */
+export const blueprintAgentSchema = z
+  .object({
+    name: agentName,
+    description: z.string().min(1).refine((d) => d.trim().split(/\s+/).length <= 30, 'at most 30 words'),
+    system_prompt: z.string().regex(/^prompts\/[a-z][a-z_]*\.md$/),
+    tools: z.array(blueprintToolRefSchema).min(1),
+  })
+  .strict();
+
+/** blueprint.json: the specialist graph; agents[0] is the entry agent. */
+export const blueprintSchema = z
+  .object({
+    company: z.string().min(1),
+    greeting: z.string().min(1).optional(),
+    agents: z.array(blueprintAgentSchema).min(1),
+  })
+  .strict();
+
+export type Blueprint = z.infer<typeof blueprintSchema>;
+export type BlueprintAgent = z.infer<typeof blueprintAgentSchema>;
+export type BlueprintToolRef = z.infer<typeof blueprintToolRefSchema>;
+
+/** The closed set of normalisers (scoring.md §4.1). */
+export const normaliserNames = ['exact', 'text', 'date', 'datetime_minute', 'phone_e164', 'money_cents', 'number', 'bool', 'set_text'] as const;
+export const normaliserSchema = z.enum(normaliserNames);
+export type NormaliserName = z.infer<typeof normaliserSchema>;
+
+/** One table's comparison policy in compare.json. */
+export const tablePolicySchema = z
+  .object({
+    scored: z.boolean(),
+    reason: z.string().min(1).optional(),
+    key: z.array(z.string()).min(1).optional(),
+    ignore: z.array(z.string()).optional(),
+    normalise: z.record(z.string(), normaliserSchema).optional(),
+    mode: z.enum(['exact', 'subset']).optional(),
+    extra_when_empty: z.boolean().optional(),
+  })
+  .strict()
+  .refine((p) => p.scored || p.reason, 'an unscored table needs a reason');
+
+/** compare.json: the declarative state-comparison policy of a pack. */
+export const comparePolicySchema = z
+  .object({
+    defaults: z
+      .object({ ignore: z.array(z.string()).default([]), strings: normaliserSchema.default('text') })
+      .strict(),
+    tables: z.record(z.string(), tablePolicySchema),
+    arguments: z.record(z.string(), normaliserSchema).optional(),
+  })
+  .strict();
+
+export type ComparePolicy = z.infer<typeof comparePolicySchema>;
+export type TablePolicy = z.infer<typeof tablePolicySchema>;
+
+/** A task-level override of compare.json, merged per table. */
+export const compareOverrideSchema = z
+  .object({
+    defaults: z.object({ ignore: z.array(z.string()).optional(), strings: normaliserSchema.optional() }).strict().optional(),
+    tables: z.record(z.string(), tablePolicySchema).optional(),
+    arguments: z.record(z.string(), normaliserSchema).optional(),
+  })
+  .strict();
+
+const literal = z.union([z.string(), z.number(), z.boolean()]);
+/** A value matcher in expected parameters or output data: literal, $any_of or $present. */
+export const matcherSchema = z.union([
+  literal,
+  z.object({ $any_of: z.array(literal).min(2) }).strict(),
+  z.object({ $present: z.literal(true) }).strict(),
+]);
+export type Matcher = z.infer<typeof matcherSchema>;
+
+const outputDataSchema: z.ZodType<unknown> = z.lazy(() =>
+  z.union([matcherSchema, z.array(outputDataSchema), z.record(z.string(), outputDataSchema)]),
+);
+
+/** One expected tool call of a task. */
+export const expectedCallSchema = z
+  .object({
+    name: toolName,
+    parameters: z.record(z.string(), matcherSchema).optional(),
+    output: z
+      .object({
+        ok: z.boolean(),
+        error_code: z.string().regex(/^[A-Z][A-Z0-9_]*$/).optional(),
+        data: z.record(z.string(), outputDataSchema).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type ExpectedCall = z.infer<typeof expectedCallSchema>;
+
+/** A task's scripted caller reply (a pin). */
+export const scriptedResponseSchema = z
+  .object({
+    match_type: z.literal('context'),
+    match_phrase: z.string().min(1),
+    response_type: z.literal('phrase'),
+    response_value: z.string().min(1),
+    occurrence_mode: z.enum(['always', 'first_n']).optional(),
+    occurrence_n: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** tasks/<TASK-ID>.json: one locked task (packs.md §3.1). */
+export const taskSchema = z
+  .object({
+    task_id: z.string().regex(/^((C[1-5]|R)-(E|M|H)[1-4](-(BG|SIG))?|S-E[1-9])$/),
+    task_name: z.string().min(1),
+    intent: z.string().min(1),
+    traits: z.array(z.object({ trait_name: z.string().min(1), value: z.union([z.string(), z.number(), z.boolean()]) }).strict()),
+    customer_name: z.string().min(1),
+    exp_handoff_path: z.array(z.string().regex(/^transfer_to_[a-z][a-z_]*$/)),
+    exp_tool_calls: z.array(expectedCallSchema),
+    behaviors: z.object({ creativity: z.literal(0) }).strict(),
+    scripted_responses: z.array(scriptedResponseSchema).default([]),
+    metadata: z
+      .object({
+        category: z.string().min(1),
+        category_slug: z.string().regex(/^[a-z][a-z0-9-]*$/),
+        difficulty: z.enum(['easy', 'medium', 'hard']),
+        audio_condition: z.enum(['perfect', 'background_noise', 'bad_signal']),
+      })
+      .strict(),
+    exp_db_state: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))),
+    forbidden_tools: z.array(toolName).default([]),
+    variant_of: z.string().optional(),
+    compare: compareOverrideSchema.optional(),
+  })
+  .strict()
+  .refine((t) => t.task_name.startsWith(`${t.task_id}: `), 'task_name must start with "<task_id>: "')
+  .refine((t) => !t.customer_name.includes(t.task_id), 'customer_name must not contain the task id');
+
+export type Task = z.infer<typeof taskSchema>;

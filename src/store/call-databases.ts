@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PackDb } from '../packs/index.ts';
+
+/** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
+export interface CallDatabase {
+  readonly file: string;
+  readonly sqlite: Database.Database;
+  readonly db: PackDb;
+}
+
+const CALL_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Per-call SQLite files: each a copy of the pack template, created atomically (copy to a temp
+ * name, then rename) so a concurrent reader never sees a half-built database. Handles stay open
+ * until released.
+ */
+export class CallDatabases {
+  private readonly open = new Map<string, CallDatabase>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly templateFile: string,
+  ) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** File path of a call's database; the call id was validated at the edge and is checked again. */
+  pathOf(callId: string): string {
+    if (!CALL_ID.test(callId)) throw new Error(`invalid call id ${JSON.stringify(callId)}`);
+    return join(this.dir, `${callId}.db`);
+  }
+
+  /** True when the call's database file exists. */
+  exists(callId: string): boolean {
+    return existsSync(this.pathOf(callId));
+  }
+
+  /** Opens the call's database, creating it from the template on first use. */
+  acquire(callId: string): CallDatabase {
+    const cached = this.open.get(callId);
+    if (cached) return cached;
+    const file = this.pathOf(callId);
+    if (!existsSync(file)) {
+      const tmp = `${file}.tmp`;
+      copyFileSync(this.templateFile, tmp);
+      renameSync(tmp, file);
+    }
+    const sqlite = new Database(file);
+    sqlite.pragma('journal_mode = DELETE');
+    sqlite.pragma('synchronous = NORMAL');
+    const handle: CallDatabase = { file, sqlite, db: drizzle(sqlite) };
+    this.open.set(callId, handle);
+    return handle;
+  }
+
+  /** Closes the call's handle (the file stays until removed). */
+  release(callId: string): void {
+    const handle = this.open.get(callId);
+    if (!handle) return;
+    this.open.delete(callId);
+    handle.sqlite.close();
+  }
+
+  /** Closes the handle and deletes the file. */
+  remove(callId: string): void {
+    this.release(callId);
+    rmSync(this.pathOf(callId), { force: true });
+  }
+
+  /** Closes every open handle. */
+  closeAll(): void {
+    for (const id of [...this.open.keys()]) this.release(id);
+  }
+}

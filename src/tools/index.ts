@@ -1,0 +1,3 @@
+export * from './envelope.ts';
+export * from './executor.ts';
+export * from './replay.ts';
