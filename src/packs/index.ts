@@ -8,3 +8,4 @@ export * from './call-state.ts';
 export * from './session-tables.ts';
 export * from './input-normalizers.ts';
 export * from './generate.ts';
+export * from './expected-state.ts';

@@ -207,6 +207,17 @@ function packError(id: string, problems: readonly string[]): PackError {
   return new PackError('PACK_INVALID', `pack "${id}" is invalid:\n  - ${problems.join('\n  - ')}`);
 }
 
+/** The parts of a pack that generators need, read without the cross-checks (tools.json may be stale). */
+export async function readPackDefinition(packsDir: string, id: string): Promise<Pick<Pack, 'id' | 'dir' | 'blueprint' | 'module'>> {
+  const dir = resolve(packsDir, id);
+  const problems: string[] = [];
+  const parsed = blueprintSchema.safeParse(readJson(join(dir, 'blueprint.json'), problems));
+  if (!parsed.success) problems.push(...describeIssues('blueprint.json', parsed.error));
+  const module = await loadToolsModule(dir, problems);
+  if (!parsed.success || !module) throw packError(id, problems);
+  return { id, dir, blueprint: parsed.data, module };
+}
+
 /** The pack ids present under a packs folder. */
 export function listPackIds(packsDir: string): string[] {
   return readdirSync(packsDir)

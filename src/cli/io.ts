@@ -1,0 +1,10 @@
+/** What a command may touch: output streams and the environment (style rule 11). */
+export interface CliIO {
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+/** A subcommand: parses its own arguments and returns an exit code (DESIGN.md §14). */
+export type Command = (argv: readonly string[], io: CliIO) => Promise<number>;

@@ -1,0 +1,49 @@
+import { EXIT, MivasError } from '../core/errors.ts';
+import type { CliIO, Command } from './io.ts';
+import { packsCommand } from './packs-command.ts';
+import { tasksLockCommand } from './tasks-lock.ts';
+
+const USAGE = `mivas: deterministic voice-agent environments
+
+usage: mivas <command> [options]
+
+commands:
+  packs generate|migrate   regenerate tools.json / drizzle migrations
+  tasks lock               fill a pack's exp_db_state by replay
+
+Run "mivas <command> --help" for a command's options.`;
+
+const tasksCommand: Command = async (argv, io) => {
+  const [sub, ...rest] = argv;
+  if (sub === 'lock') return tasksLockCommand(rest, io);
+  io.stderr.write('usage: mivas tasks lock --pack P\n');
+  return EXIT.usage;
+};
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  packs: packsCommand,
+  tasks: tasksCommand,
+};
+
+/** Dispatches argv to a command and returns its exit code; errors print without a stack. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    io.stderr.write(`${USAGE}\n`);
+    return name === undefined || name === '--help' || name === '-h' ? EXIT.ok : EXIT.usage;
+  }
+  try {
+    return await command(rest, io);
+  } catch (err) {
+    if (err instanceof MivasError) {
+      io.stderr.write(`mivas ${name}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`mivas ${name}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}
