@@ -61,6 +61,8 @@ export interface Config {
   readonly auth: { readonly user: string; readonly pass: string } | null;
   readonly dataDir: string;
   readonly snapshots: SnapshotTarget;
+  /** S3 connection settings, also used to read `s3://` inputs (the scorer). */
+  readonly s3: { readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean };
   readonly maxCalls: number;
   readonly maxCallMs: number;
   readonly callerSilenceMs: number;
@@ -110,6 +112,7 @@ function toConfig(env: Env): ConfigResult {
     auth,
     dataDir: env.MIVAS_DATA_DIR,
     snapshots,
+    s3: { endpoint: env.MIVAS_S3_ENDPOINT, region: env.MIVAS_S3_REGION, forcePathStyle: env.MIVAS_S3_FORCE_PATH_STYLE },
     maxCalls: env.MIVAS_MAX_CALLS,
     maxCallMs: env.MIVAS_MAX_CALL_S * 1000,
     callerSilenceMs: env.MIVAS_CALLER_SILENCE_S * 1000,

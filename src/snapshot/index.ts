@@ -1,0 +1,3 @@
+export * from './schema.ts';
+export * from './timeline.ts';
+export * from './s3-client.ts';
