@@ -1,6 +1,7 @@
 import { EXIT, MivasError } from '../core/errors.ts';
 import type { CliIO, Command } from './io.ts';
 import { packsCommand } from './packs-command.ts';
+import { tasksListCommand } from './tasks-list.ts';
 import { tasksLockCommand } from './tasks-lock.ts';
 
 const USAGE = `mivas: deterministic voice-agent environments
@@ -10,12 +11,14 @@ usage: mivas <command> [options]
 commands:
   packs generate|migrate   regenerate tools.json / drizzle migrations
   tasks lock               fill a pack's exp_db_state by replay
+  tasks list               print a pack's category × difficulty grid and audio counts
 
 Run "mivas <command> --help" for a command's options.`;
 
 const tasksCommand: Command = async (argv, io) => {
   const [sub, ...rest] = argv;
   if (sub === 'lock') return tasksLockCommand(rest, io);
+  if (sub === 'list') return tasksListCommand(rest, io);
   io.stderr.write('usage: mivas tasks lock --pack P\n');
   return EXIT.usage;
 };

@@ -1,15 +1,19 @@
+import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from '../core/errors.ts';
-import { listPackIds, readPackDefinition, writeToolsJson } from '../packs/index.ts';
+import { listPackIds, loadPack, readPackDefinition, renderReadmeBlocks, rewriteReadmeBlocks, writeToolsJson, type Pack } from '../packs/index.ts';
+import { buildDatabase, dumpDatabase } from '../store/index.ts';
 import type { Command } from './io.ts';
 
 const USAGE = `usage: mivas packs generate [--pack P] [--packs-dir DIR]
        mivas packs migrate --pack P [--name NAME]
 
-generate  rewrites each pack's tools.json from its blueprint and tools.ts
+generate  rewrites each pack's tools.json from its blueprint and tools.ts, then the
+          generated blocks of its README.md (graph, policy, seed counts, task grid)
 migrate   runs drizzle-kit on packs/P/schema.ts into migrations/P (offline)`;
 
 /** `mivas packs`: generators for the files a pack does not write by hand. */
@@ -25,6 +29,8 @@ export const packsCommand: Command = async (argv, io) => {
     for (const id of values.pack ? [values.pack] : listPackIds(packsDir)) {
       const file = writeToolsJson(await readPackDefinition(packsDir, id));
       io.stdout.write(`wrote ${file}\n`);
+      const readme = writeReadme(await loadPack(packsDir, id));
+      if (readme) io.stdout.write(`wrote ${readme}\n`);
     }
     return EXIT.ok;
   }
@@ -38,6 +44,32 @@ export const packsCommand: Command = async (argv, io) => {
   io.stderr.write(`${USAGE}\n`);
   return EXIT.usage;
 };
+
+/** Row counts per table of a freshly built template database. */
+export function seedCounts(pack: Pack): Record<string, number> {
+  const work = mkdtempSync(join(tmpdir(), 'mivas-seed-'));
+  try {
+    const file = join(work, 'template.db');
+    buildDatabase(pack, file);
+    const sqlite = new Database(file, { readonly: true });
+    try {
+      return Object.fromEntries(Object.entries(dumpDatabase(sqlite)).map(([table, rows]) => [table, rows.length]));
+    } finally {
+      sqlite.close();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Rewrites the generated blocks of the pack's README.md in place; returns the file, or undefined when there is no README. */
+export function writeReadme(pack: Pack): string | undefined {
+  const file = join(pack.dir, 'README.md');
+  if (!existsSync(file)) return undefined;
+  const blocks = renderReadmeBlocks({ blueprint: pack.blueprint, module: pack.module, tasks: pack.tasks.values(), seedCounts: seedCounts(pack) });
+  writeFileSync(file, rewriteReadmeBlocks(readFileSync(file, 'utf8'), blocks));
+  return file;
+}
 
 /** Rewrites one JSON file with a field replaced, keeping two-space formatting. */
 export function rewriteJsonField(file: string, field: string, value: unknown): void {

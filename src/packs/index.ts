@@ -9,3 +9,4 @@ export * from './session-tables.ts';
 export * from './input-normalizers.ts';
 export * from './generate.ts';
 export * from './expected-state.ts';
+export * from './readme-blocks.ts';

@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EXIT } from '../core/errors.ts';
+import { loadPack, taskGrid, type TaskGrid } from '../packs/index.ts';
+import type { Command } from './io.ts';
+
+const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+const AUDIO_CONDITIONS = ['perfect', 'background_noise', 'bad_signal'] as const;
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+}
+
+/** The category × difficulty grid and the audio-condition counts as plain text. */
+export function renderTaskList(packId: string, grid: TaskGrid): string {
+  const count = (counts: Readonly<Record<string, number>>, key: string): string => String(counts[key] ?? 0);
+  const difficultyRows = [
+    ['category', 'slug', ...DIFFICULTIES, 'total'],
+    ...grid.categories.map((c) => [c.category, c.slug, ...DIFFICULTIES.map((d) => count(c.counts, d)), count(c.counts, 'total')]),
+    ['all', '', ...DIFFICULTIES.map((d) => count(grid.totals, d)), count(grid.totals, 'total')],
+  ];
+  const audioRows = [['audio condition', '', 'tasks'], ...AUDIO_CONDITIONS.map((a) => [a, '', count(grid.totals, a)])];
+  return `${packId}: ${grid.taskCount} tasks\n\n${table(difficultyRows)}\n\n${table(audioRows)}\n`;
+}
+
+/** `mivas tasks list --pack P`: prints the pack's category × difficulty grid and audio-condition counts. */
+export const tasksListCommand: Command = async (argv, io) => {
+  const { values } = parseArgs({ args: [...argv], options: { pack: { type: 'string' }, 'packs-dir': { type: 'string', default: 'packs' } } });
+  if (!values.pack) {
+    io.stderr.write('usage: mivas tasks list --pack P\n');
+    return EXIT.usage;
+  }
+  const pack = await loadPack(resolve(io.cwd, values['packs-dir'] ?? 'packs'), values.pack);
+  io.stdout.write(renderTaskList(pack.id, taskGrid(pack.tasks.values())));
+  return EXIT.ok;
+};
