@@ -63,16 +63,23 @@ export function renderGraphBlock(blueprint: Blueprint, sinks: readonly string[])
   return lines.join('\n');
 }
 
+const INCLUDED = 'the value itself is included';
+/** Ordered rules: the first whose pattern matches the constant's name states its boundary. */
+const BOUNDARY_RULES: readonly (readonly [RegExp, string])[] = [
+  [/_time$/, 'time of day'],
+  [/(^|_)notice(_|$)/, '`<` strictly less notice than the value triggers the rule; the value itself does not'],
+  [/(^|_)lock(_|$)/, '`≥` reaching the value triggers the rule'],
+  [/(^|_)(min|minimum|least|low|open)(_|$)/, `\`≥\` ${INCLUDED}`],
+  [/(^|_)close(_|$)/, '`<` the rule ends at the value'],
+  [/(^|_)(under|below)(_|$)/, '`<` strictly below the value'],
+  [/(^|_)(over|above)(_|$)/, '`>` strictly above the value'],
+  [/(^|_)(max|maximum|most|limit|within|cap|high|horizon|valid|per|span)(_|$)/, `\`≤\` ${INCLUDED}`],
+  [/_(minutes|hours|days|business_days|months|years)$/, `\`≤\` within the value, ${INCLUDED}`],
+];
+
 /** The comparison a policy constant sets, read from the words of its name. */
 export function policyBoundary(key: string): string {
-  const words = new Set(key.toLowerCase().split('_'));
-  const has = (...list: string[]): boolean => list.some((w) => words.has(w));
-  if (has('under', 'below', 'lt', 'before')) return '`<` strictly below the value';
-  if (has('over', 'above', 'gt', 'after')) return '`>` strictly above the value';
-  if (has('min', 'minimum', 'from', 'least')) return '`≥` the value itself qualifies';
-  if (has('max', 'maximum', 'most', 'limit', 'within', 'cap', 'up', 'horizon')) return '`≤` the value itself qualifies';
-  if (has('notice', 'threshold', 'cutoff')) return '`<` the value is the first amount outside the rule';
-  return 'fixed value';
+  return BOUNDARY_RULES.find(([pattern]) => pattern.test(key))?.[1] ?? 'fixed value';
 }
 
 function formatCents(cents: number): string {
@@ -89,11 +96,13 @@ export function formatPolicyValue(key: string, value: PackToolsModule['policy'][
   if (typeof value !== 'number') return String(value);
   if (key.endsWith('_cents')) return formatCents(value);
   if (key.endsWith('weekday') && WEEKDAYS[value]) return `${value} (${WEEKDAYS[value]})`;
+  if (key.endsWith('_hour')) return `${value}:00`;
   const unit = /_(minutes|hours|days|business_days|months|years|percent|pct|bps)$/.exec(key)?.[1];
   if (!unit) return String(value);
   if (unit === 'percent' || unit === 'pct') return `${value}%`;
   if (unit === 'bps') return `${value / 100}%`;
-  return `${value} ${unit.replace('_', ' ')}`;
+  const spoken = unit.replace('_', ' ');
+  return `${value} ${value === 1 ? spoken.replace(/s$/, '') : spoken}`;
 }
 
 /** Markdown table of the pack's policy constants with the boundary each one sets. */
