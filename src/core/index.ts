@@ -2,3 +2,5 @@ export * from './clock.ts';
 export * from './ids.ts';
 export * from './errors.ts';
 export * from './hash.ts';
+export * from './typed-emitter.ts';
+export * from './log.ts';

@@ -1,0 +1,5 @@
+export * from './pcm.ts';
+export * from './resampler.ts';
+export * from './wav.ts';
+export * from './stereo-recorder.ts';
+export * from './speech-synth.ts';

@@ -1,0 +1,54 @@
+/** CHIRP's audio format: PCM s16le mono at 16 kHz, 32 bytes per millisecond (wire.md §1.3). */
+export const CHIRP_RATE_HZ = 16_000;
+export const CHIRP_BYTES_PER_MS = 32;
+/** One outbound frame: 20 ms. */
+export const FRAME_MS = 20;
+export const FRAME_BYTES = FRAME_MS * CHIRP_BYTES_PER_MS;
+
+/** Milliseconds of 16 kHz mono PCM16 in a byte count. */
+export function bytesToMs(byteLength: number, rateHz = CHIRP_RATE_HZ): number {
+  return (byteLength / 2 / rateHz) * 1000;
+}
+
+/** Byte length of the given milliseconds of mono PCM16 (always even). */
+export function msToBytes(ms: number, rateHz = CHIRP_RATE_HZ): number {
+  return Math.round((ms * rateHz) / 1000) * 2;
+}
+
+/** PCM16 little-endian bytes → float samples in [-1, 1). */
+export function pcm16ToFloat(pcm: Buffer): Float32Array {
+  const out = new Float32Array(pcm.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = pcm.readInt16LE(i * 2) / 32768;
+  return out;
+}
+
+/** Float samples → PCM16 little-endian bytes, clamped. */
+export function floatToPcm16(samples: Float32Array): Buffer {
+  const out = Buffer.alloc(samples.length * 2);
+  for (let i = 0; i < samples.length; i++) {
+    const v = Math.max(-1, Math.min(1, samples[i] ?? 0));
+    out.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), i * 2);
+  }
+  return out;
+}
+
+/**
+ * Re-frames a byte stream into whole 16-bit samples: an odd trailing byte is carried into the
+ * next chunk (wire.md §1.3). Pure: no I/O, no timers.
+ */
+export class SampleAligner {
+  private carry: Buffer | null = null;
+
+  /** Returns the even-length part of carry + chunk, keeping a trailing odd byte. */
+  write(chunk: Buffer): Buffer {
+    const joined = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    const even = joined.length & ~1;
+    this.carry = even < joined.length ? joined.subarray(even) : null;
+    return joined.subarray(0, even);
+  }
+
+  /** True when an odd byte is waiting for its partner. */
+  hasCarry(): boolean {
+    return this.carry !== null;
+  }
+}

@@ -1,0 +1,68 @@
+import type { CallSession } from './call-session.ts';
+
+/** Why an upgrade cannot take a call slot. */
+export type ReserveRefusal = 'duplicate' | 'capacity' | 'draining';
+
+/**
+ * Live calls of one app (created in buildApp, never module state): capacity, reservations made
+ * before the upgrade completes, and the draining flag.
+ */
+export class CallRegistry {
+  private readonly reserved = new Set<string>();
+  private readonly live = new Map<string, CallSession>();
+  private draining = false;
+
+  constructor(readonly maxCalls: number) {}
+
+  /** Reserves a slot for a call id, or says why not. */
+  reserve(callId: string): ReserveRefusal | null {
+    if (this.draining) return 'draining';
+    if (this.reserved.has(callId) || this.live.has(callId)) return 'duplicate';
+    if (this.reserved.size + this.live.size >= this.maxCalls) return 'capacity';
+    this.reserved.add(callId);
+    return null;
+  }
+
+  /** Gives back a reservation that did not become a call. */
+  cancel(callId: string): void {
+    this.reserved.delete(callId);
+  }
+
+  /** Turns a reservation into a live call and forgets it when the call finishes. */
+  activate(session: CallSession): void {
+    const id = session.identity.callId;
+    this.reserved.delete(id);
+    this.live.set(id, session);
+    void session.finished().then(() => this.live.delete(id));
+  }
+
+  /** The live call with this id, if any. */
+  get(callId: string): CallSession | undefined {
+    return this.live.get(callId);
+  }
+
+  /** True when the id is reserved or live. */
+  isActive(callId: string): boolean {
+    return this.reserved.has(callId) || this.live.has(callId);
+  }
+
+  /** Number of live (and reserved) calls. */
+  count(): number {
+    return this.live.size + this.reserved.size;
+  }
+
+  /** Stops accepting calls. */
+  startDraining(): void {
+    this.draining = true;
+  }
+
+  /** True while draining. */
+  isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Every live call. */
+  sessions(): CallSession[] {
+    return [...this.live.values()];
+  }
+}

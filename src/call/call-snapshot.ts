@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { canonicalJson } from '../core/index.ts';
+import type { Pack } from '../packs/index.ts';
+import { summarySchema, timelineFileSchema, type EndReason, type Smoke, type SnapshotPart, type Summary, type TimelineEvent, type Usage, type VoidReason } from '../snapshot/index.ts';
+import type { DatabaseDump } from '../store/index.ts';
+
+/** Close codes that mean the caller's side broke rather than hung up (scoring.md §3). */
+const ABNORMAL_CLOSE = new Set([1006, 1011, 1012, 1013, 1014]);
+
+/** Everything known about a call at hangup. */
+export interface CallRecord {
+  readonly pack: Pack;
+  readonly callId: string;
+  readonly runId: string | null;
+  readonly taskId: string | null;
+  readonly harness: string;
+  readonly model: string | null;
+  readonly startedAtEpochMs: number;
+  readonly endedAtEpochMs: number;
+  readonly durationMs: number;
+  readonly endReason: EndReason;
+  readonly closeCode: number | null;
+  readonly events: readonly TimelineEvent[];
+  readonly smoke: Smoke;
+  readonly usage: Usage;
+  readonly costUsd: number | null;
+  readonly priceTableVersion: string | null;
+  readonly traceId: string | null;
+}
+
+/** The advisory void reason the server records; the scorer re-derives it (scoring.md §3). */
+export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'closeCode' | 'events'>): VoidReason | null {
+  if (record.endReason === 'provider_error') return 'provider_error';
+  if (record.endReason === 'internal_error' || record.endReason === 'drain_deadline') return 'infra_error';
+  if (record.events.some((e) => e.type === 'tool' && e.internal_fault !== null)) return 'infra_error';
+  if (!record.events.some((e) => e.type === 'speech.started' && e.side === 'agent')) return 'no_agent_audio';
+  if (!record.events.some((e) => e.type === 'speech.started' && e.side === 'caller')) return 'caller_never_spoke';
+  if (record.endReason === 'caller_hangup' && record.closeCode !== null && ABNORMAL_CLOSE.has(record.closeCode)) return 'caller_dropped_early';
+  return null;
+}
+
+/** Rows that differ from the template: inserted, changed or deleted (a count for the per-call summary). */
+export function countRowsWritten(template: DatabaseDump, final: DatabaseDump): number {
+  let changed = 0;
+  for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
+    const before = new Set((template[table] ?? []).map(canonicalJson));
+    const after = new Set((final[table] ?? []).map(canonicalJson));
+    for (const row of after) if (!before.has(row)) changed++;
+    for (const row of before) if (!after.has(row)) changed++;
+  }
+  return changed;
+}
+
+/** Builds the summary through its schema (so the server can only write what the scorer reads). */
+export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
+  return summarySchema.parse({
+    call_id: record.callId,
+    run_id: record.runId,
+    task_id: record.taskId,
+    pack: record.pack.id,
+    pack_version: record.pack.packVersion,
+    template_hash: record.pack.templateHash,
+    harness: record.harness,
+    model: record.model,
+    started_at: new Date(record.startedAtEpochMs).toISOString(),
+    ended_at: new Date(record.endedAtEpochMs).toISOString(),
+    duration_ms: Math.round(record.durationMs),
+    end_reason: record.endReason,
+    close_code: record.closeCode,
+    void_reason: advisoryVoidReason(record),
+    smoke: record.smoke,
+    usage: record.usage,
+    cost_usd_est: record.costUsd,
+    price_table_version: record.priceTableVersion,
+    truncated: false,
+    trace_id: record.traceId,
+    counts: {
+      tool_calls: record.events.filter((e) => e.type === 'tool').length,
+      handoffs: record.events.filter((e) => e.type === 'handoff').length,
+      rows_written: rowsWritten,
+    },
+  });
+}
+
+/** The five snapshot parts as bytes, ready for the outbox. */
+export function snapshotParts(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, dbFile: string, wav: Buffer): { parts: Map<SnapshotPart, Buffer>; summary: Summary } {
+  const summary = buildSummary(record, countRowsWritten(templateDump, dump));
+  const timeline = timelineFileSchema.parse({ events: record.events });
+  const parts = new Map<SnapshotPart, Buffer>([
+    ['timeline.json', Buffer.from(JSON.stringify(timeline))],
+    ['final.json', Buffer.from(JSON.stringify(dump))],
+    ['db', readFileSync(dbFile)],
+    ['wav', wav],
+    ['summary.json', Buffer.from(`${JSON.stringify(summary, null, 2)}\n`)],
+  ]);
+  return { parts, summary };
+}

@@ -1,0 +1,169 @@
+import WebSocket from 'ws';
+import { FRAME_BYTES, FRAME_MS, type SpeechSynth } from '../audio/index.ts';
+import { randomIds, type IdSource } from '../core/index.ts';
+
+/** How one local call is dialed. */
+export interface DialOptions {
+  readonly url: string;
+  readonly callId: string;
+  readonly taskId: string | null;
+  readonly runId: string | null;
+  readonly auth: { readonly user: string; readonly pass: string } | null;
+  /** What the caller says once the agent's greeting has finished. */
+  readonly openingLine: string;
+  readonly synth: SpeechSynth;
+  /** Real-time pacing with continuous hold audio; false sends each utterance at once (`--fast`). */
+  readonly paced: boolean;
+  /** A safety limit: the caller closes (1000) if the call has not ended by then. */
+  readonly timeoutMs: number;
+  readonly ids?: IdSource;
+}
+
+/** What the caller observed. */
+export interface CallerReport {
+  readonly callId: string;
+  readonly taskId: string | null;
+  readonly closeCode: number;
+  readonly closeReason: string;
+  readonly agentUtterances: number;
+  readonly agentAudioBytes: number;
+  readonly callerAudioBytes: number;
+  readonly durationMs: number;
+  readonly timedOut: boolean;
+  /** Set when the upgrade was refused: the HTTP status. */
+  readonly refusedStatus: number | null;
+}
+
+function basicHeader(auth: { user: string; pass: string }): string {
+  return `Basic ${Buffer.from(`${auth.user}:${auth.pass}`).toString('base64')}`;
+}
+
+/** A local CHIRP caller: dials, waits for the greeting, speaks its opening line, never hangs up first. */
+export function dialCall(options: DialOptions): Promise<CallerReport> {
+  const ids = options.ids ?? randomIds();
+  const headers: Record<string, string> = { 'X-Simulation-Result-Id': options.callId };
+  if (options.taskId) headers['X-Mivas-Task-Id'] = options.taskId;
+  if (options.runId) headers['X-Mivas-Run-Id'] = options.runId;
+  if (options.auth) headers.Authorization = basicHeader(options.auth);
+  const ws = new WebSocket(options.url, { headers, perMessageDeflate: false });
+  const started = performance.now();
+  const state = { agentUtterances: 0, agentAudioBytes: 0, callerAudioBytes: 0, spoke: false, timedOut: false, refusedStatus: null as number | null };
+  const send = (type: string, data: Record<string, unknown>): void => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type, id: ids.uuid(), ts_ms: Date.now(), data }));
+  };
+  const speaker = new CallerSpeaker(ws, options.paced, (bytes) => {
+    state.callerAudioBytes += bytes;
+  });
+
+  ws.on('open', () => speaker.start());
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) {
+      state.agentAudioBytes += (data as Buffer).length;
+      return;
+    }
+    const event = JSON.parse(String(data)) as { type?: string; data?: { name?: string } };
+    if (event.type === 'speech.started') state.agentUtterances++;
+    if (event.type === 'mark' && event.data?.name) send('mark', { name: event.data.name });
+    if (event.type === 'speech.completed' && !state.spoke) {
+      state.spoke = true;
+      void options.synth.synthesize(options.openingLine).then((pcm) => speaker.say(pcm, ids, send));
+    }
+  });
+  ws.on('unexpected-response', (_req, res) => {
+    state.refusedStatus = res.statusCode ?? 0;
+    res.resume();
+  });
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    ws.close(1000, 'caller timeout');
+  }, options.timeoutMs);
+
+  return new Promise((resolve) => {
+    const finish = (closeCode: number, closeReason: string): void => {
+      clearTimeout(timer);
+      speaker.stop();
+      resolve({
+        callId: options.callId,
+        taskId: options.taskId,
+        closeCode,
+        closeReason,
+        agentUtterances: state.agentUtterances,
+        agentAudioBytes: state.agentAudioBytes,
+        callerAudioBytes: state.callerAudioBytes,
+        durationMs: performance.now() - started,
+        timedOut: state.timedOut,
+        refusedStatus: state.refusedStatus,
+      });
+    };
+    ws.on('close', (code, reason) => finish(code, reason.toString()));
+    ws.on('error', (err) => {
+      if (ws.readyState === ws.CLOSED || ws.readyState === ws.CONNECTING) finish(1006, err.message);
+    });
+  });
+}
+
+/**
+ * Streams the caller's audio: in paced mode a continuous 20 ms stream of hold audio (silence)
+ * with utterances spliced in, as Bluejay sends; in fast mode only the utterances, in one burst.
+ */
+class CallerSpeaker {
+  private queue: Buffer[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private nextDueMs = 0;
+  private onDrained: (() => void) | null = null;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly paced: boolean,
+    private readonly counted: (bytes: number) => void,
+  ) {}
+
+  start(): void {
+    if (!this.paced) return;
+    this.nextDueMs = performance.now();
+    this.tick();
+  }
+
+  say(pcm: Buffer, ids: IdSource, send: (type: string, data: Record<string, unknown>) => void): void {
+    const utteranceId = `c_${ids.hex(12)}`;
+    send('speech.started', { utterance_id: utteranceId });
+    if (!this.paced) {
+      for (let i = 0; i < pcm.length; i += FRAME_BYTES) this.write(pcm.subarray(i, i + FRAME_BYTES));
+      send('speech.completed', { utterance_id: utteranceId });
+      return;
+    }
+    for (let i = 0; i < pcm.length; i += FRAME_BYTES) this.queue.push(pcm.subarray(i, i + FRAME_BYTES));
+    this.onDrained = () => send('speech.completed', { utterance_id: utteranceId });
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    while (this.nextDueMs <= now) {
+      const frame = this.queue.shift();
+      this.write(frame ?? Buffer.alloc(FRAME_BYTES));
+      if (!frame && this.onDrained) {
+        this.onDrained();
+        this.onDrained = null;
+      }
+      this.nextDueMs += FRAME_MS;
+    }
+    this.timer = setTimeout(() => this.tick(), Math.max(1, this.nextDueMs - performance.now()));
+  }
+
+  private write(frame: Buffer): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(frame, { binary: true });
+    this.counted(frame.length);
+  }
+}
+
+/** The caller's opening line from a task intent ("Open with exactly: ..."), or a plain hello. */
+export function openingLineOf(intent: string): string {
+  const m = /Open with exactly:\s*["“](.+?)["”]/.exec(intent);
+  return m?.[1] ?? 'Hello.';
+}

@@ -1,0 +1,4 @@
+export * from './envelope.ts';
+export * from './outbound-pacer.ts';
+export * from './chirp-socket.ts';
+export * from './upgrade.ts';

@@ -1,0 +1,189 @@
+import { FRAME_BYTES, FRAME_MS } from '../audio/pcm.ts';
+import type { Clock, Timer } from '../core/index.ts';
+
+/** Lead allowed over real time: enough to ride out event-loop jitter, small enough that barge-in stays crisp (wire.md §1.7). */
+export const MAX_LEAD_MS = 200;
+/** Falling further behind than this restarts the utterance clock instead of bursting. */
+export const CATCH_UP_MS = 100;
+
+/** What the pacer tells its owner. */
+export interface PacerEffects {
+  utteranceStarted(utteranceId: string, itemId: string): void;
+  frame(pcm: Buffer, utteranceId: string, mediaPositionMs: number): void;
+  utteranceCompleted(utteranceId: string, itemId: string, interrupted: boolean): void;
+  underrun(utteranceId: string, gapMs: number): void;
+}
+
+interface Utterance {
+  readonly utteranceId: string;
+  readonly itemId: string;
+  chunks: Buffer[];
+  queuedBytes: number;
+  finished: boolean;
+  started: boolean;
+  startMs: number;
+  framesSent: number;
+  bytesSent: number;
+}
+
+/** What an interruption cut: the utterance and how much of it the caller heard. */
+export interface Interruption {
+  readonly utteranceId: string;
+  readonly itemId: string;
+  readonly playedMs: number;
+  readonly sentMs: number;
+}
+
+/**
+ * Paces agent audio to the caller in 20 ms / 640-byte frames on a monotonic clock: frame n of an
+ * utterance leaves no earlier than t0 + n × 20 ms − 200 ms. Utterances play one after another;
+ * only an utterance's last frame may be short. `fast` sends everything at once (local runs).
+ */
+export class OutboundPacer {
+  private readonly queue: Utterance[] = [];
+  private timer: Timer | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private disposed = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly effects: PacerEffects,
+    private readonly newUtteranceId: () => string,
+    private readonly fast = false,
+  ) {}
+
+  /** Queues agent audio (16 kHz PCM16) for a provider item; a new item opens a new utterance. */
+  push(itemId: string, pcm: Buffer): void {
+    if (this.disposed || pcm.length === 0) return;
+    let utterance = this.queue.find((u) => u.itemId === itemId && !u.finished);
+    if (!utterance) {
+      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0 };
+      this.queue.push(utterance);
+    }
+    utterance.chunks.push(pcm);
+    utterance.queuedBytes += pcm.length;
+    this.pump();
+  }
+
+  /** Marks an item's audio complete; its utterance closes after the last frame is sent. */
+  finish(itemId: string): void {
+    const utterance = this.queue.find((u) => u.itemId === itemId && !u.finished);
+    if (!utterance) return;
+    utterance.finished = true;
+    this.pump();
+  }
+
+  /** True when nothing is queued or playing. */
+  isIdle(): boolean {
+    return this.queue.length === 0;
+  }
+
+  /** Resolves once every queued utterance has been sent. */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Bytes sent so far of the utterance now playing, or null when none has started. */
+  currentUtterance(): { utteranceId: string; itemId: string; sentMs: number } | null {
+    const head = this.queue[0];
+    return head?.started ? { utteranceId: head.utteranceId, itemId: head.itemId, sentMs: head.bytesSent / 32 } : null;
+  }
+
+  /**
+   * Barge-in: drops every unsent frame and closes the playing utterance as interrupted. The played
+   * position is the smaller of what was sent and what the pacer clock says has played.
+   */
+  interrupt(): Interruption | null {
+    const head = this.queue[0];
+    this.cancelTimer();
+    const dropped = this.queue.splice(0, this.queue.length);
+    for (const u of dropped.slice(1)) if (u.started) this.effects.utteranceCompleted(u.utteranceId, u.itemId, true);
+    this.resolveIdle();
+    if (!head?.started) return null;
+    const sentMs = head.bytesSent / 32;
+    const playedMs = Math.max(0, Math.min(sentMs, this.clock.nowMs() - head.startMs));
+    this.effects.utteranceCompleted(head.utteranceId, head.itemId, true);
+    return { utteranceId: head.utteranceId, itemId: head.itemId, playedMs: this.fast ? sentMs : playedMs, sentMs };
+  }
+
+  /** Stops all timers; queued audio is dropped without events. */
+  dispose(): void {
+    this.disposed = true;
+    this.cancelTimer();
+    this.queue.length = 0;
+    this.resolveIdle();
+  }
+
+  private pump(): void {
+    if (this.disposed) return;
+    this.cancelTimer();
+    for (;;) {
+      const head = this.queue[0];
+      if (!head) return this.resolveIdle();
+      const waitMs = this.sendDue(head);
+      if (waitMs === null) {
+        if (!head.finished || head.queuedBytes > 0) return;
+        this.queue.shift();
+        this.effects.utteranceCompleted(head.utteranceId, head.itemId, false);
+        continue;
+      }
+      this.timer = this.clock.setTimer(waitMs, () => {
+        this.timer = null;
+        this.pump();
+      });
+      return;
+    }
+  }
+
+  /** Sends every frame of the utterance that is due; returns ms until the next one, or null when out of data. */
+  private sendDue(u: Utterance): number | null {
+    for (;;) {
+      const frameBytes = u.queuedBytes >= FRAME_BYTES ? FRAME_BYTES : u.finished ? u.queuedBytes : 0;
+      if (frameBytes === 0) return null;
+      const now = this.clock.nowMs();
+      if (!u.started) this.startUtterance(u, now);
+      else if (!this.fast) this.catchUp(u, now);
+      const dueMs = u.startMs + u.framesSent * FRAME_MS - MAX_LEAD_MS;
+      if (!this.fast && now < dueMs) return dueMs - now;
+      this.sendFrame(u, frameBytes);
+    }
+  }
+
+  private startUtterance(u: Utterance, now: number): void {
+    u.started = true;
+    u.startMs = now;
+    this.effects.utteranceStarted(u.utteranceId, u.itemId);
+  }
+
+  /** After an underrun, restart the clock rather than burst the backlog (wire.md §1.7). */
+  private catchUp(u: Utterance, now: number): void {
+    const behindMs = now - (u.startMs + u.framesSent * FRAME_MS);
+    if (behindMs > FRAME_MS) this.effects.underrun(u.utteranceId, behindMs);
+    if (behindMs > CATCH_UP_MS) u.startMs = now - u.framesSent * FRAME_MS;
+  }
+
+  private sendFrame(u: Utterance, frameBytes: number): void {
+    const joined = u.chunks.length === 1 ? (u.chunks[0] as Buffer) : Buffer.concat(u.chunks);
+    const frame = joined.subarray(0, frameBytes);
+    const rest = joined.subarray(frameBytes);
+    u.chunks = rest.length ? [rest] : [];
+    u.queuedBytes -= frameBytes;
+    const positionMs = u.startMs + u.framesSent * FRAME_MS;
+    u.framesSent++;
+    u.bytesSent += frameBytes;
+    this.effects.frame(frame, u.utteranceId, positionMs);
+  }
+
+  private cancelTimer(): void {
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  private resolveIdle(): void {
+    if (this.queue.length) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

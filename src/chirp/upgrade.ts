@@ -1,0 +1,52 @@
+import type { IdSource } from '../core/index.ts';
+
+/** Call ids name files and S3 keys, so nothing else may reach a path (DESIGN.md §4). */
+export const CALL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** What the upgrade request says about the call. */
+export interface UpgradeFacts {
+  readonly callId: string;
+  readonly minted: boolean;
+  readonly taskId: string | null;
+  readonly runId: string | null;
+  readonly probe: boolean;
+}
+
+/** A header problem that refuses the upgrade with 400. */
+export interface UpgradeProblem {
+  readonly status: 400;
+  readonly code: 'CALL_ID_INVALID' | 'TASK_ID_INVALID' | 'RUN_ID_INVALID';
+  readonly message: string;
+}
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return (Array.isArray(value) ? value[0] : value)?.trim();
+}
+
+/** Reads and validates the call headers (case-insensitive, trimmed); mints `call_<12 hex>` when absent. */
+export function readUpgradeFacts(headers: Headers, path: string, ids: IdSource): UpgradeFacts | UpgradeProblem {
+  const rawId = header(headers, 'x-simulation-result-id');
+  if (rawId !== undefined && rawId !== '' && !CALL_ID_PATTERN.test(rawId)) {
+    return { status: 400, code: 'CALL_ID_INVALID', message: 'X-Simulation-Result-Id must match ^[A-Za-z0-9_-]{1,64}$' };
+  }
+  const taskId = header(headers, 'x-mivas-task-id') || null;
+  if (taskId !== null && !/^[A-Za-z0-9-]{1,32}$/.test(taskId)) return { status: 400, code: 'TASK_ID_INVALID', message: 'X-Mivas-Task-Id is not a task id' };
+  const runId = header(headers, 'x-mivas-run-id') || null;
+  if (runId !== null && !CALL_ID_PATTERN.test(runId)) return { status: 400, code: 'RUN_ID_INVALID', message: 'X-Mivas-Run-Id must match ^[A-Za-z0-9_-]{1,64}$' };
+  const minted = rawId === undefined || rawId === '';
+  return {
+    callId: minted ? `call_${ids.hex(12)}` : rawId,
+    minted,
+    taskId,
+    runId,
+    probe: path.split('?')[0] === '/probe' || header(headers, 'x-mivas-probe') === '1',
+  };
+}
+
+/** True when the value is an UpgradeProblem. */
+export function isUpgradeProblem(value: UpgradeFacts | UpgradeProblem): value is UpgradeProblem {
+  return 'status' in value;
+}

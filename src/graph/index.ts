@@ -1,0 +1,2 @@
+export * from './graph-runtime.ts';
+export * from './agent-setup.ts';

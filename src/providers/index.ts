@@ -1,0 +1,5 @@
+export * from './model-session.ts';
+export * from './local-session.ts';
+export * from './scripted.ts';
+export * from './noop.ts';
+export * from './registry.ts';

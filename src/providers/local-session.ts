@@ -1,0 +1,102 @@
+import type { SpeechSynth } from '../audio/index.ts';
+import { TypedEmitter } from '../core/index.ts';
+import type { AgentSetup, ModelSession, ModelSessionEvents } from './model-session.ts';
+
+/** One piece of a local harness's response: speech, or a function call. */
+export type ResponsePart = { readonly say: string } | { readonly call: { readonly name: string; readonly args: Record<string, unknown> } };
+
+/** Agent audio is emitted in 100 ms chunks, faster than real time, as a model would. */
+const CHUNK_BYTES = 3_200;
+
+/**
+ * Shared machinery of the keyless harnesses (`scripted`, `noop`): a model session that speaks
+ * synthesized text and makes function calls, at 16 kHz both ways, taking turns from the caller's
+ * CHIRP speech events (DESIGN.md §12).
+ */
+export abstract class LocalModelSession implements ModelSession {
+  readonly events = new TypedEmitter<ModelSessionEvents>();
+  readonly inputRateHz = 16_000;
+  readonly outputRateHz = 16_000;
+  abstract readonly provider: string;
+  readonly model: string | null = null;
+  protected agent: AgentSetup | null = null;
+  protected closed = false;
+  private responding = false;
+  private counter = 0;
+
+  constructor(protected readonly synth: SpeechSynth) {}
+
+  async connect(agent: AgentSetup): Promise<void> {
+    this.agent = agent;
+    queueMicrotask(() => this.events.emit('ready'));
+  }
+
+  sendAudio(): void {
+    /* local harnesses take turns from CHIRP speech events, not from audio */
+  }
+
+  applyAgent(agent: AgentSetup): void {
+    this.agent = agent;
+  }
+
+  sendToolOutput(callId: string, output: string): void {
+    this.onToolOutput(callId, output);
+  }
+
+  requestResponse(): void {
+    if (this.responding || this.closed) return;
+    const parts = this.nextResponse();
+    if (parts) void this.respond(parts);
+  }
+
+  cancelResponse(): void {
+    /* responses are emitted whole; nothing to cancel */
+  }
+
+  truncate(): void {
+    /* nothing to forget: local harnesses keep no conversation state */
+  }
+
+  callerSpeech(kind: 'started' | 'completed'): void {
+    if (kind === 'completed' && !this.closed) this.onCallerTurn();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** The response to give when one is requested, or null to stay silent. */
+  protected abstract nextResponse(): ResponsePart[] | null;
+  /** A caller utterance ended. */
+  protected abstract onCallerTurn(): void;
+  /** A tool call was answered. */
+  protected abstract onToolOutput(callId: string, output: string): void;
+
+  /** Starts a response on the harness's own initiative (as server VAD would after a caller turn). */
+  protected startResponse(parts: ResponsePart[]): void {
+    if (this.responding || this.closed) return;
+    void this.respond(parts);
+  }
+
+  private async respond(parts: ResponsePart[]): Promise<void> {
+    this.responding = true;
+    const responseId = `resp_${++this.counter}`;
+    this.events.emit('responseStarted', responseId);
+    for (const part of parts) {
+      if (this.closed) break;
+      if ('say' in part) await this.speak(part.say);
+      else this.events.emit('functionCall', { callId: `call_${this.counter}_${part.call.name}`, name: part.call.name, arguments: JSON.stringify(part.call.args) });
+    }
+    this.responding = false;
+    if (!this.closed) this.events.emit('responseDone', { responseId, status: 'completed', usage: null });
+  }
+
+  private async speak(text: string): Promise<void> {
+    const pcm = await this.synth.synthesize(text);
+    if (this.closed) return;
+    const itemId = `item_${++this.counter}`;
+    this.events.emit('transcript', 'agent', text, itemId);
+    for (let offset = 0; offset < pcm.length; offset += CHUNK_BYTES) this.events.emit('audio', itemId, pcm.subarray(offset, offset + CHUNK_BYTES));
+    this.events.emit('audioDone', itemId);
+  }
+}

@@ -1,0 +1,84 @@
+import type { TypedEmitter } from '../core/index.ts';
+import type { AgentSetup } from '../graph/index.ts';
+import type { Pack } from '../packs/index.ts';
+import type { Usage } from '../snapshot/index.ts';
+
+export type { AgentSetup, ToolSpec } from '../graph/index.ts';
+
+/** A function call the model made. `arguments` is the model's raw JSON text. */
+export interface FunctionCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+/** A provider-side failure, typed by who is at fault and whether the call can go on. */
+export interface ProviderFailure {
+  readonly code: string;
+  readonly message: string;
+  /** True when the model connection is gone or unusable: the call ends with provider_error. */
+  readonly fatal: boolean;
+}
+
+/** Events every harness emits, normalised across providers (style: events typed by name). */
+export type ModelSessionEvents = {
+  /** The session is configured (first session.updated): buffered caller audio may flow. */
+  ready: [];
+  /** Agent audio at `outputRateHz`; the first chunk of a new item opens an utterance. */
+  audio: [itemId: string, pcm: Buffer];
+  /** The item's audio is complete. */
+  audioDone: [itemId: string];
+  transcript: [side: 'caller' | 'agent', text: string, itemId: string | null];
+  functionCall: [call: FunctionCall];
+  responseStarted: [responseId: string | null];
+  responseDone: [done: { responseId: string | null; status: string; usage: Usage | null }];
+  /** The provider's own speech detection heard the caller start (barge-in trigger). */
+  callerSpeechStarted: [];
+  callerSpeechStopped: [];
+  /** A recorded error; fatal ones end the call. */
+  failure: [failure: ProviderFailure];
+};
+
+/**
+ * The one seam between a call and the model under test (DESIGN.md: Harness). It carries audio,
+ * applies agent switches natively and owns no policy, prices or schema. The call's turn driver
+ * decides when to create responses, answers tool calls and applies handoffs.
+ */
+export interface ModelSession {
+  readonly provider: string;
+  readonly model: string | null;
+  /** Rate of the PCM16 mono audio the session accepts. */
+  readonly inputRateHz: number;
+  /** Rate of the PCM16 mono audio the session emits. */
+  readonly outputRateHz: number;
+  readonly events: TypedEmitter<ModelSessionEvents>;
+  /** Opens the connection and configures the session for the entry agent. */
+  connect(agent: AgentSetup, signal: AbortSignal): Promise<void>;
+  sendAudio(pcm: Buffer): void;
+  /** Replaces instructions and tools (a handoff); history stays. */
+  applyAgent(agent: AgentSetup): void;
+  sendToolOutput(callId: string, output: string): void;
+  /** Asks for a response (the bare nudge, or after tool outputs). */
+  requestResponse(): void;
+  cancelResponse(): void;
+  /** Tells the model how much of an item the caller actually heard. */
+  truncate(itemId: string, audioEndMs: number): void;
+  /** The caller's CHIRP speech events; harnesses with their own detection ignore them (wire.md §1.4). */
+  callerSpeech(kind: 'started' | 'completed'): void;
+  close(): Promise<void>;
+}
+
+/** What a harness factory knows about the call it serves. */
+export interface CallInfo {
+  readonly callId: string;
+  readonly pack: Pack;
+  readonly taskId: string | null;
+}
+
+/** Builds model sessions for one harness; validates a call before its upgrade is accepted. */
+export interface HarnessFactory {
+  readonly name: string;
+  /** A reason to refuse the call before upgrade (400), or null. */
+  refuse(call: CallInfo): string | null;
+  create(call: CallInfo): ModelSession;
+}

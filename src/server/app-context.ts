@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { createSpeechSynth, type SpeechSynth } from '../audio/index.ts';
+import { CallRegistry, type CallLimits } from '../call/index.ts';
+import type { Config } from '../config.ts';
+import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
+import { loadPack, type Pack } from '../packs/index.ts';
+import { createHarnessFactory, type HarnessFactory } from '../providers/index.ts';
+import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
+import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
+import Database from 'better-sqlite3';
+
+/** Everything the app needs, built once in main or a test (style rule 11). */
+export interface AppContext {
+  readonly config: Config;
+  readonly version: string;
+  readonly log: pino.Logger;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly pack: Pack;
+  readonly templateDump: DatabaseDump;
+  readonly databases: CallDatabases;
+  readonly sink: SnapshotSink;
+  readonly outbox: SnapshotOutbox;
+  readonly harness: HarnessFactory;
+  readonly registry: CallRegistry;
+  readonly limits: CallLimits;
+}
+
+/** Replaceable parts for tests and `mivas run`. */
+export interface AppContextOverrides {
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  readonly log?: pino.Logger;
+  readonly harness?: HarnessFactory;
+  readonly synth?: SpeechSynth;
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+function createSink(config: Config): SnapshotSink {
+  const target = config.snapshots;
+  if (target.kind === 'directory') return directorySink(resolve(target.dir));
+  return s3Sink(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
+}
+
+function readTemplateDump(file: string): DatabaseDump {
+  const sqlite = new Database(file, { readonly: true });
+  try {
+    return dumpDatabase(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** Builds the app context: loads the pack, builds its template, opens the outbox and resumes spooled uploads. */
+export async function createAppContext(config: Config, overrides: AppContextOverrides = {}): Promise<AppContext> {
+  const log = overrides.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.apiKey', '*.api_key'] });
+  const clock = overrides.clock ?? systemClock();
+  const ids = overrides.ids ?? randomIds();
+  const pack = await loadPack(resolve(config.packsDir), config.pack, resolve(config.migrationsDir));
+  const dataDir = resolve(config.dataDir);
+  const template = ensureTemplate(join(dataDir, 'templates'), pack);
+  const sink = createSink(config);
+  const outbox = new SnapshotOutbox(join(dataDir, 'spool'), sink, clock, {
+    uploaded: (p, callId, location) => log.info({ callId, pack: p, location }, 'snapshot uploaded'),
+    failed: (p, callId, attempt, err, retryInMs) => log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry'),
+  });
+  const synth = overrides.synth ?? (await createSpeechSynth(16_000));
+  const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs });
+  const resumed = outbox.resume();
+  if (resumed) log.info({ count: resumed }, 'resuming spooled snapshot uploads');
+  return {
+    config,
+    version: packageVersion(),
+    log,
+    clock,
+    ids,
+    pack,
+    templateDump: readTemplateDump(template),
+    databases: new CallDatabases(join(dataDir, 'calls'), template),
+    sink,
+    outbox,
+    harness,
+    registry: new CallRegistry(config.maxCalls),
+    limits: {
+      maxCallMs: config.maxCallMs,
+      callerSilenceMs: config.callerSilenceMs,
+      endCallMaxWaitMs: config.endCallMaxWaitMs,
+      nudgeRetryDelayMs: config.nudgeRetryDelayMs,
+      nudgeMaxAttempts: config.nudgeMaxAttempts,
+      pingIntervalMs: config.pingIntervalMs,
+      fast: config.fast,
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { AppContext } from './app-context.ts';
+import { basicAuthHook } from './auth.ts';
+import { chirpRoutes } from './chirp-routes.ts';
+import { toolRoutes } from './tool-routes.ts';
+
+/** Largest CHIRP message and HTTP body accepted (wire.md §1.10). */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+function healthBody(ctx: AppContext): Record<string, unknown> {
+  const backlog = ctx.outbox.backlog();
+  return {
+    status: ctx.registry.isDraining() ? 'draining' : 'ok',
+    version: ctx.version,
+    pack: ctx.pack.id,
+    pack_version: ctx.pack.packVersion,
+    harness: ctx.harness.name,
+    live_calls: ctx.registry.count(),
+    capacity: ctx.registry.maxCalls,
+    snapshot_backlog: backlog.count,
+    snapshot_oldest_pending_s: Math.round(backlog.oldestMs / 1000),
+  };
+}
+
+/** Ends live calls once the drain deadline passes, then closes the socket server. */
+async function drainCalls(ctx: AppContext): Promise<void> {
+  ctx.registry.startDraining();
+  const live = ctx.registry.sessions();
+  let timer: { cancel(): void } | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = ctx.clock.setTimer(ctx.config.drainMs, resolve);
+  });
+  await Promise.race([Promise.all(live.map((s) => s.finished())), deadline]);
+  timer?.cancel();
+  for (const session of ctx.registry.sessions()) session.end('drain_deadline', 1011);
+}
+
+function mapError(error: FastifyError): { status: number; code: string; message: string } {
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return { status: 422, code: 'BODY_NOT_OBJECT', message: 'the body must be a JSON object' };
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, code: 'BODY_TOO_LARGE', message: `bodies are limited to ${MAX_MESSAGE_BYTES} bytes` };
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send application/json' };
+  const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+  return { status, code: status === 500 ? 'INTERNAL_ERROR' : (error.code ?? 'BAD_REQUEST'), message: status === 500 ? 'internal error' : error.message };
+}
+
+/** Builds the Fastify app without listening (style rule 14). */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: ctx.log as FastifyBaseLogger, bodyLimit: MAX_MESSAGE_BYTES, logController: { disableRequestLogging: true } } as never);
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = mapError(error);
+    if (mapped.status === 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(mapped.status).send({ error: { code: mapped.code, message: mapped.message } });
+  });
+  await app.register(websocket, {
+    options: { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false },
+    preClose: async () => {
+      await drainCalls(ctx);
+      for (const client of app.websocketServer.clients) client.close(1001, 'server shutting down');
+      await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
+    },
+  });
+  app.get('/health', async (_request, reply) => {
+    const body = healthBody(ctx);
+    return reply.code(body.status === 'ok' ? 200 : 503).send(body);
+  });
+  await app.register(async (secured) => {
+    secured.addHook('onRequest', basicAuthHook(ctx.config.auth));
+    await toolRoutes(secured, ctx);
+    await chirpRoutes(secured, ctx);
+  });
+  app.addHook('onClose', async () => {
+    await Promise.race([ctx.outbox.flush(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    ctx.outbox.stop();
+    ctx.databases.closeAll();
+  });
+  return app;
+}

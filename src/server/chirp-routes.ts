@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { CallSession } from '../call/index.ts';
+import { encodeTextFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
+import { snapshotKey } from '../snapshot/index.ts';
+import type { AppContext } from './app-context.ts';
+
+/** Seconds a refused caller should wait before dialing again. */
+const RETRY_AFTER_S = 5;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    chirpFacts: UpgradeFacts | null;
+  }
+}
+
+async function refuse(reply: FastifyReply, status: number, code: string, message: string): Promise<void> {
+  if (status === 503) reply.header('Retry-After', String(RETRY_AFTER_S));
+  await reply.code(status).send({ error: { code, message } });
+}
+
+/** Every check that decides an upgrade, run before any 101 (wire.md §1.2). */
+function upgradeGate(ctx: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!request.ws) return;
+    const facts = readUpgradeFacts(request.headers, request.url, ctx.ids);
+    if (isUpgradeProblem(facts)) return refuse(reply, facts.status, facts.code, facts.message);
+    if (facts.probe) {
+      request.chirpFacts = facts;
+      return;
+    }
+    const refusal = ctx.registry.reserve(facts.callId);
+    if (refusal === 'duplicate') return refuse(reply, 409, 'CALL_ID_LIVE', `call ${facts.callId} is already live`);
+    if (refusal) return refuse(reply, 503, refusal === 'draining' ? 'DRAINING' : 'AT_CAPACITY', refusal === 'draining' ? 'the server is draining' : 'the server is at capacity');
+    const problem = await callProblem(ctx, facts);
+    if (problem) {
+      ctx.registry.cancel(facts.callId);
+      return refuse(reply, problem.status, problem.code, problem.message);
+    }
+    if (facts.minted) request.log.info({ callId: facts.callId }, 'no X-Simulation-Result-Id: minted a call id');
+    request.chirpFacts = facts;
+  };
+}
+
+async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<{ status: number; code: string; message: string } | null> {
+  const key = snapshotKey(ctx.pack.id, facts.callId, 'summary.json');
+  if (ctx.outbox.isSpooled(ctx.pack.id, facts.callId) || (await ctx.sink.exists(key).catch(() => false))) {
+    return { status: 409, code: 'CALL_ID_USED', message: `a snapshot of call ${facts.callId} already exists` };
+  }
+  const refused = ctx.harness.refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+  return refused ? { status: 400, code: 'CALL_REFUSED', message: refused } : null;
+}
+
+function answerProbe(ctx: AppContext, socket: WebSocket): void {
+  const data = { pack: ctx.pack.id, harness: ctx.harness.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } };
+  socket.send(encodeTextFrame('probe.ok', data, ctx.ids, ctx.clock.epochMs()));
+  socket.close(1000, 'probe ok');
+}
+
+function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, request: FastifyRequest): void {
+  const log = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: ctx.harness.name });
+  let model;
+  try {
+    model = ctx.harness.create({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+  } catch (err) {
+    log.error({ err }, 'harness could not create a session');
+    ctx.registry.cancel(facts.callId);
+    socket.close(1011, 'harness error');
+    return;
+  }
+  const session = new CallSession(
+    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name },
+    { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
+    wrapWebSocket(socket),
+    model,
+  );
+  ctx.registry.activate(session);
+  log.info({ taskId: facts.taskId, runId: facts.runId }, 'call accepted');
+  void session.start();
+  void session.finished().then((outcome) => log.info({ endReason: outcome.endReason, closeCode: outcome.closeCode }, 'call ended'));
+}
+
+/** The CHIRP WebSocket on `/`, any path no HTTP route takes, and the 101 probe on `/probe`. */
+export async function chirpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.decorateRequest('chirpFacts', null);
+  const route = {
+    method: 'GET' as const,
+    preValidation: upgradeGate(ctx),
+    handler: async (_request: FastifyRequest, reply: FastifyReply) => {
+      await reply.code(426).header('Upgrade', 'websocket').send({ error: { code: 'UPGRADE_REQUIRED', message: 'this path speaks CHIRP over WebSocket' } });
+    },
+    wsHandler: (socket: WebSocket, request: FastifyRequest) => {
+      const facts = request.chirpFacts;
+      if (!facts) return socket.close(1011, 'no call facts');
+      if (facts.probe) return answerProbe(ctx, socket);
+      startCall(ctx, socket, facts, request);
+    },
+  };
+  app.route({ ...route, url: '/' });
+  app.route({ ...route, url: '/*' });
+}

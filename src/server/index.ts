@@ -1,0 +1,3 @@
+export * from './app.ts';
+export * from './app-context.ts';
+export * from './auth.ts';
