@@ -1,6 +1,10 @@
 import { EXIT, MivasError } from '../core/errors.ts';
 import type { CliIO, Command } from './io.ts';
+import { callCommand } from './call-command.ts';
 import { packsCommand } from './packs-command.ts';
+import { probeCommand } from './probe-command.ts';
+import { runCommand } from './run-command.ts';
+import { serveCommand } from './serve-command.ts';
 import { tasksListCommand } from './tasks-list.ts';
 import { tasksLockCommand } from './tasks-lock.ts';
 
@@ -9,6 +13,10 @@ const USAGE = `mivas: deterministic voice-agent environments
 usage: mivas <command> [options]
 
 commands:
+  run                      dial a pack's tasks K times as the local caller (starts the server in-process)
+  serve                    run the service (CHIRP on /, probe on /probe, tools over HTTP)
+  call                     dial one call against a running server
+  probe URL                the 101 WebSocket health probe
   packs generate|migrate   regenerate tools.json / drizzle migrations
   tasks lock               fill a pack's exp_db_state by replay
   tasks list               print a pack's category × difficulty grid and audio counts
@@ -24,6 +32,10 @@ const tasksCommand: Command = async (argv, io) => {
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  run: runCommand,
+  serve: serveCommand,
+  call: callCommand,
+  probe: probeCommand,
   packs: packsCommand,
   tasks: tasksCommand,
 };

@@ -1,5 +1,5 @@
-import { HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Where finished snapshots land: a local directory or an S3 prefix (DESIGN.md §9). */
@@ -10,6 +10,8 @@ export interface SnapshotSink {
   put(key: string, body: Buffer): Promise<void>;
   /** True when the object exists. */
   exists(key: string): Promise<boolean>;
+  /** The object's bytes, or null when it does not exist. */
+  get(key: string): Promise<Buffer | null>;
   /** Full location of a key, for summaries and logs. */
   locate(key: string): string;
 }
@@ -26,6 +28,7 @@ export function directorySink(dir: string): SnapshotSink {
       renameSync(tmp, file);
     },
     exists: async (key) => existsSync(join(dir, key)),
+    get: async (key) => (existsSync(join(dir, key)) ? readFileSync(join(dir, key)) : null),
     locate: (key) => join(dir, key),
   };
 }
@@ -45,6 +48,15 @@ export function s3Sink(client: S3Client, bucket: string, prefix: string): Snapsh
       } catch (err) {
         const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
         if (status === 404) return false;
+        throw err;
+      }
+    },
+    async get(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
+        return out.Body ? Buffer.from(await out.Body.transformToByteArray()) : null;
+      } catch (err) {
+        if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
         throw err;
       }
     },

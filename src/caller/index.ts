@@ -1,0 +1,2 @@
+export * from './local-caller.ts';
+export * from './run.ts';

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { EXIT } from '../core/index.ts';
+import type { Command } from './io.ts';
+
+/** What the probe saw. */
+interface ProbeResult {
+  url: string;
+  tls: boolean;
+  upgrade_ms: number | null;
+  round_trip_ms: number | null;
+  status: number | null;
+  probe_ok: unknown;
+  close_code: number | null;
+  error: string | null;
+}
+
+function probe(url: string, headers: Record<string, string>, timeoutMs: number): Promise<ProbeResult> {
+  const started = performance.now();
+  const result: ProbeResult = { url, tls: url.startsWith('wss:'), upgrade_ms: null, round_trip_ms: null, status: null, probe_ok: null, close_code: null, error: null };
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { headers: { ...headers, 'X-Mivas-Probe': '1' } });
+    const timer = setTimeout(() => {
+      result.error = 'timed out';
+      ws.terminate();
+    }, timeoutMs);
+    ws.on('upgrade', (res) => {
+      result.status = res.statusCode ?? null;
+      result.upgrade_ms = Math.round(performance.now() - started);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      result.status = res.statusCode ?? null;
+      result.error = `upgrade refused with HTTP ${res.statusCode}`;
+      res.resume();
+      ws.terminate();
+    });
+    ws.on('message', (data) => {
+      result.round_trip_ms = Math.round(performance.now() - started);
+      const text = String(data);
+      try {
+        result.probe_ok = JSON.parse(text);
+      } catch {
+        result.probe_ok = text;
+      }
+    });
+    ws.on('error', (err) => {
+      result.error ??= err.message;
+    });
+    ws.on('close', (code) => {
+      clearTimeout(timer);
+      result.close_code = code;
+      resolve(result);
+    });
+  });
+}
+
+/** `mivas probe URL`: the 101 health probe (DESIGN.md §3), with TLS, upgrade and round-trip time. */
+export const probeCommand: Command = async (argv, io) => {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: { user: { type: 'string' }, pass: { type: 'string' }, 'timeout-s': { type: 'string', default: '10' } },
+    allowPositionals: true,
+  });
+  const url = positionals[0];
+  if (!url) {
+    io.stderr.write('usage: mivas probe ws[s]://HOST[:PORT]/probe [--user U --pass P]\n');
+    return EXIT.usage;
+  }
+  const headers: Record<string, string> = {};
+  if (values.user && values.pass) headers.Authorization = `Basic ${Buffer.from(`${values.user}:${values.pass}`).toString('base64')}`;
+  const result = await probe(url, headers, Number(values['timeout-s']) * 1000);
+  io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const ok = result.status === 101 && (result.probe_ok as { type?: string } | null)?.type === 'probe.ok' && result.close_code === 1000;
+  return ok ? EXIT.ok : EXIT.checkFailed;
+};
