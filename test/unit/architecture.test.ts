@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/** Folders each src folder may import (DESIGN.md data flow; style.md house rule 1). */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  core: [],
+  packs: ['core'],
+  store: ['core', 'packs'],
+  tools: ['core', 'packs', 'store'],
+  snapshot: ['core'],
+  audio: ['core'],
+  chirp: ['core', 'audio'],
+  graph: ['core', 'packs', 'tools', 'snapshot', 'store'],
+  providers: ['core', 'packs', 'tools', 'snapshot', 'audio', 'graph', 'store', 'config.ts'],
+  call: ['core', 'packs', 'tools', 'snapshot', 'audio', 'graph', 'chirp', 'providers', 'store'],
+  caller: ['core', 'audio', 'packs'],
+  scoring: ['core', 'packs', 'store', 'tools', 'snapshot', 'config.ts', 'report'],
+  report: ['core', 'packs', 'snapshot', 'scoring'],
+  server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'graph', 'providers', 'call', 'config.ts', 'report', 'scoring'],
+  cli: ['*'],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? sourceFiles(full) : name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)[^'"]*from\s+'(\.{1,2}\/[^']+)'/gm)].map((m) => m[1] ?? '');
+}
+
+describe('dependency direction', () => {
+  const files = sourceFiles(SRC);
+
+  it('covers every src folder with a rule', () => {
+    const folders = new Set(files.map((f) => relative(SRC, f).split('/')[0]).filter((f) => !f?.endsWith('.ts')));
+    expect([...folders].filter((f) => f && !(f in ALLOWED))).toEqual([]);
+  });
+
+  it('lets each folder import only the folders below it in the flow', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const from = relative(SRC, file).split('/')[0] ?? '';
+      const allowed = ALLOWED[from];
+      if (!allowed || allowed.includes('*')) continue;
+      for (const spec of importsOf(file)) {
+        const target = relative(SRC, resolve(file, '..', spec)).split('/')[0] ?? '';
+        if (target === from || target.startsWith('..')) continue;
+        if (!allowed.includes(target)) violations.push(`${relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps scoring free of the server, calls, providers and model SDKs', () => {
+    const scoring = files.filter((f) => relative(SRC, f).startsWith('scoring/'));
+    for (const file of scoring) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toMatch(/from '(openai|ws|fastify)[^']*'/);
+    }
+  });
+});
