@@ -1,0 +1,143 @@
+import { eq } from 'drizzle-orm';
+import { readCallSession, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { locations, patients, providers, visitTypes } from '../schema.ts';
+
+/** Row shapes and record lookups shared by the Straus tools. */
+
+export type PatientRow = typeof patients.$inferSelect;
+export type ProviderRow = typeof providers.$inferSelect;
+export type VisitTypeRow = typeof visitTypes.$inferSelect;
+
+/** The patient pinned on this call (verified or registered), if any. */
+export function pinnedPatient(ctx: ToolContext): PatientRow | undefined {
+  const session = readCallSession(ctx.db);
+  if (session.subjectKind !== 'patient' || !session.subjectId) return undefined;
+  return ctx.db.select().from(patients).where(eq(patients.id, session.subjectId)).get();
+}
+
+/** Casefolded name with punctuation removed and spaces collapsed. */
+export function foldName(name: string): string {
+  return name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z ]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] ?? 0;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j] ?? 0;
+      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length] ?? 0;
+}
+
+/** Identity-strict name match (packs.md §2.4): equal after folding, or one edit on six or more letters. */
+export function namesMatch(given: string, onFile: string): boolean {
+  const a = foldName(given);
+  const b = foldName(onFile);
+  if (a === b) return true;
+  const letters = b.replace(/ /g, '').length;
+  return letters >= 6 && editDistance(a, b) <= 1;
+}
+
+/** Whole years of age on a date. */
+export function ageOn(dateOfBirth: string, date: string): number {
+  const [by = 0, bm = 0, bd = 0] = dateOfBirth.split('-').map(Number);
+  const [y = 0, m = 0, d = 0] = date.split('-').map(Number);
+  return y - by - (m < bm || (m === bm && d < bd) ? 1 : 0);
+}
+
+/** A patient id derived from the natural key (name and date of birth). */
+export function patientIdFor(fullName: string, dateOfBirth: string): string {
+  return `pat_${foldName(fullName).replace(/ /g, '_').slice(0, 40)}_${dateOfBirth.replaceAll('-', '')}`;
+}
+
+/** Seeded or registered patients with this name (tolerant) and this exact date of birth. */
+export function findPatients(db: PackDb, fullName: string, dateOfBirth: string): PatientRow[] {
+  return db
+    .select()
+    .from(patients)
+    .where(eq(patients.date_of_birth, dateOfBirth))
+    .all()
+    .filter((p) => namesMatch(fullName, p.full_name));
+}
+
+/** Display name of an office. */
+export function locationName(db: PackDb, id: string | null): string | null {
+  if (!id) return null;
+  return db.select({ name: locations.name }).from(locations).where(eq(locations.id, id)).get()?.name ?? null;
+}
+
+/** Display name of a provider. */
+export function providerName(db: PackDb, id: string): string {
+  return db.select({ name: providers.display_name }).from(providers).where(eq(providers.id, id)).get()?.name ?? 'your provider';
+}
+
+/** Visit type row by id. */
+export function visitType(db: PackDb, id: string): VisitTypeRow | undefined {
+  return db.select().from(visitTypes).where(eq(visitTypes.id, id)).get();
+}
+
+/** True when the provider holds the credential a visit type needs. */
+export function providerCanDo(provider: ProviderRow, type: VisitTypeRow): boolean {
+  if (type.requires_md === 1 && provider.title !== 'md') return false;
+  switch (type.requires) {
+    case 'mohs':
+      return provider.does_mohs === 1;
+    case 'pediatric':
+      return provider.does_pediatric === 1;
+    case 'patch_testing':
+      return provider.does_patch_testing === 1;
+    case 'cosmetic':
+      return provider.does_cosmetic === 1;
+    default:
+      // Pediatric dermatologists here see children only.
+      return provider.does_pediatric !== 1;
+  }
+}
+
+/** Offices where a visit type is offered: those with a provider holding its credential. */
+export function officesFor(db: PackDb, type: VisitTypeRow): string[] {
+  const ids = db
+    .select()
+    .from(providers)
+    .all()
+    .filter((p) => providerCanDo(p, type))
+    .map((p) => p.location_id);
+  return [...new Set(ids)].sort();
+}
+
+/** True when the patient's age fits the visit type's age band. */
+export function ageFits(type: VisitTypeRow, age: number): boolean {
+  if (type.min_age_years !== null && age < type.min_age_years) return false;
+  if (type.max_age_years !== null && age > type.max_age_years) return false;
+  return true;
+}
+
+/** Hours (with fraction) from the pack's now until a local datetime. */
+export function hoursUntil(clock: PackClock, datetime: string): number {
+  return clock.minutesUntil(datetime) / 60;
+}
+
+/** Adds minutes to a local datetime string. */
+export function addMinutes(clock: PackClock, datetime: string, minutes: number): string {
+  const [date = '', time = '00:00'] = datetime.split('T');
+  const [hh = 0, mm = 0] = time.split(':').map(Number);
+  const total = hh * 60 + mm + minutes;
+  const days = Math.floor(total / 1440);
+  const rest = total - days * 1440;
+  return `${clock.addDays(date, days)}T${String(Math.floor(rest / 60)).padStart(2, '0')}:${String(rest % 60).padStart(2, '0')}`;
+}
+
+/** Masks a phone number to its last four digits for speaking. */
+export function maskPhone(phone: string | null): string | null {
+  return phone ? `ending in ${phone.slice(-4)}` : null;
+}
