@@ -4,9 +4,11 @@ import { callCommand } from './call-command.ts';
 import { packsCommand } from './packs-command.ts';
 import { probeCommand } from './probe-command.ts';
 import { runCommand } from './run-command.ts';
+import { scoreCommand } from './score-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { tasksListCommand } from './tasks-list.ts';
 import { tasksLockCommand } from './tasks-lock.ts';
+import { tasksValidateCommand } from './tasks-validate.ts';
 
 const USAGE = `mivas: deterministic voice-agent environments
 
@@ -20,6 +22,8 @@ commands:
   packs generate|migrate   regenerate tools.json / drizzle migrations
   tasks lock               fill a pack's exp_db_state by replay
   tasks list               print a pack's category × difficulty grid and audio counts
+  tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents
+  score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
 
 Run "mivas <command> --help" for a command's options.`;
 
@@ -27,6 +31,7 @@ const tasksCommand: Command = async (argv, io) => {
   const [sub, ...rest] = argv;
   if (sub === 'lock') return tasksLockCommand(rest, io);
   if (sub === 'list') return tasksListCommand(rest, io);
+  if (sub === 'validate') return tasksValidateCommand(rest, io);
   io.stderr.write('usage: mivas tasks lock --pack P\n');
   return EXIT.usage;
 };
@@ -38,6 +43,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   probe: probeCommand,
   packs: packsCommand,
   tasks: tasksCommand,
+  score: scoreCommand,
 };
 
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */

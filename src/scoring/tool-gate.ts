@@ -49,6 +49,13 @@ function failuresOf(input: ToolGateInput, expected: ExpectedCall, event: ToolEve
 export function maximumMatching(edges: readonly (readonly number[])[], rightCount: number): number[] {
   const owner: number[] = new Array<number>(rightCount).fill(-1);
   const augment = (left: number, seen: Set<number>): boolean => {
+    // A free candidate (earliest seq) is taken before any earlier pairing is re-routed, so a
+    // matching that needs no re-routing keeps calls in their natural order.
+    const free = (edges[left] ?? []).find((right) => !seen.has(right) && (owner[right] ?? -1) < 0);
+    if (free !== undefined) {
+      owner[free] = left;
+      return true;
+    }
     for (const right of edges[left] ?? []) {
       if (seen.has(right)) continue;
       seen.add(right);
