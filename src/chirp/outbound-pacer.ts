@@ -24,6 +24,8 @@ interface Utterance {
   startMs: number;
   framesSent: number;
   bytesSent: number;
+  /** True while the stream is behind real time, so one stall counts as one underrun. */
+  starved: boolean;
 }
 
 /** What an interruption cut: the utterance and how much of it the caller heard. */
@@ -57,7 +59,7 @@ export class OutboundPacer {
     if (this.disposed || pcm.length === 0) return;
     let utterance = this.queue.find((u) => u.itemId === itemId && !u.finished);
     if (!utterance) {
-      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0 };
+      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0, starved: false };
       this.queue.push(utterance);
     }
     utterance.chunks.push(pcm);
@@ -159,8 +161,12 @@ export class OutboundPacer {
   /** After an underrun, restart the clock rather than burst the backlog (wire.md §1.7). */
   private catchUp(u: Utterance, now: number): void {
     const behindMs = now - (u.startMs + u.framesSent * FRAME_MS);
-    if (behindMs > FRAME_MS) this.effects.underrun(u.utteranceId, behindMs);
-    if (behindMs > CATCH_UP_MS) u.startMs = now - u.framesSent * FRAME_MS;
+    if (behindMs > FRAME_MS && !u.starved) this.effects.underrun(u.utteranceId, behindMs);
+    u.starved = behindMs > 0;
+    if (behindMs > CATCH_UP_MS) {
+      u.startMs = now - u.framesSent * FRAME_MS;
+      u.starved = false;
+    }
   }
 
   private sendFrame(u: Utterance, frameBytes: number): void {

@@ -7,6 +7,8 @@ import type { AppContext } from './app-context.ts';
 
 /** Seconds a refused caller should wait before dialing again. */
 const RETRY_AFTER_S = 5;
+/** A reservation whose upgrade never completes (the client vanished mid-handshake) is released after this. */
+const RESERVATION_TTL_MS = 10_000;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +40,7 @@ function upgradeGate(ctx: AppContext) {
       return refuse(reply, problem.status, problem.code, problem.message);
     }
     if (facts.minted) request.log.info({ callId: facts.callId }, 'no X-Simulation-Result-Id: minted a call id');
+    ctx.clock.setTimer(RESERVATION_TTL_MS, () => ctx.registry.cancel(facts.callId));
     request.chirpFacts = facts;
   };
 }
