@@ -329,7 +329,8 @@ function refusedCodes(source: string): string[] {
 function listedErrors(description: string): string[] | undefined {
   const at = description.lastIndexOf('Errors:');
   if (at < 0) return undefined;
-  return description.slice(at + 'Errors:'.length).replace(/[.,;]|\band\b|\bor\b/g, ' ').split(/\s+/).filter(Boolean);
+  const tail = description.slice(at + 'Errors:'.length).replace(/\bnone( beyond invalid arguments)?\b/i, 'none');
+  return tail.replace(/[.,;]|\band\b|\bor\b/g, ' ').split(/\s+/).filter(Boolean);
 }
 function splitPrompt(text: string): { core: string; role: string } | undefined {
   const m = /^# YOUR ROLE: .+$/m.exec(text);
@@ -452,7 +453,8 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     expect(inJson.tools.map((t) => t.name).sort()).toEqual([...referenced].sort());
     const defined = pack.module.tools.map((t) => t.name);
     expect(new Set(defined).size).toBe(defined.length);
-    const needed = [...referenced].filter((n) => !n.startsWith('transfer_to_') && n !== 'end_call').sort();
+    const generated = new Set(pack.blueprint.agents.flatMap((a) => a.tools.filter((t) => t.handoff || t.name === 'end_call').map((t) => t.name)));
+    const needed = [...referenced].filter((n) => !generated.has(n)).sort();
     expect(defined.filter((n) => referenced.has(n)).sort()).toEqual(needed);
     expect(defined.filter((n) => !referenced.has(n))).toEqual([]);
   });
