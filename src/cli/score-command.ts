@@ -62,6 +62,14 @@ function openSource(flags: ScoreFlags, io: CliIO): SnapshotSource {
   return s3Source(createS3Client(config.config.s3), s3.bucket, s3.prefix);
 }
 
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError('MAPPING_UNREADABLE', `cannot read ${file}`);
+  }
+}
+
 async function loadPacks(ids: ReadonlySet<string>, packsDir: string): Promise<Map<string, Pack>> {
   const packs = new Map<string, Pack>();
   for (const id of [...ids].sort()) packs.set(id, await loadPack(packsDir, id));
@@ -88,7 +96,7 @@ export const scoreCommand: Command = async (argv, io) => {
     return flags ? EXIT.usage : EXIT.ok;
   }
   const source = openSource(flags, io);
-  const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readFileSync(resolve(io.cwd, flags.mapping), 'utf8'), flags.mapping) : new Map();
+  const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
   const snapshots = await loadSnapshots(source, flags.pack);
   if (!snapshots.length && !mapping.size) {
     io.stderr.write(`mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}\n`);

@@ -55,6 +55,18 @@ function unitKey(v: ConversationVerdict): string {
   return JSON.stringify([v.pack, v.pack_version, v.harness, v.model, v.task_id]);
 }
 
+/**
+ * A void with no summary (no pack version, maybe no harness) joins the one trial set of its pack
+ * and task that agrees on what is known; ambiguous or unmatched ones keep a set of their own.
+ */
+function orphanUnit(v: ConversationVerdict, groups: ReadonlyMap<string, readonly ConversationVerdict[]>): string | undefined {
+  const matches = [...groups.entries()].filter(([, list]) => {
+    const first = list[0];
+    return first && first.pack === v.pack && first.task_id === v.task_id && first.pack_version !== null && (v.harness === null || first.harness === v.harness) && (v.model === null || first.model === v.model);
+  });
+  return matches.length === 1 ? matches[0]?.[0] : undefined;
+}
+
 function emptyVoids(): Record<string, number> {
   return Object.fromEntries(voidReasonSchema.options.map((r) => [r, 0]));
 }
@@ -66,9 +78,12 @@ function kRange(k: number): number[] {
 /** Groups scored and void conversations into per-task trial sets (UNMAPPED and PENDING have no task). */
 export function taskStats(verdicts: readonly ConversationVerdict[], k: number): TaskStats[] {
   const groups = new Map<string, ConversationVerdict[]>();
-  for (const v of verdicts) {
-    if (!v.task_id || (v.status !== 'PASS' && v.status !== 'FAIL' && v.status !== 'VOID')) continue;
-    groups.set(unitKey(v), [...(groups.get(unitKey(v)) ?? []), v]);
+  const counted = verdicts.filter((v) => v.task_id && (v.status === 'PASS' || v.status === 'FAIL' || v.status === 'VOID'));
+  for (const v of counted) if (v.pack_version !== null) groups.set(unitKey(v), [...(groups.get(unitKey(v)) ?? []), v]);
+  for (const v of counted) {
+    if (v.pack_version !== null) continue;
+    const key = orphanUnit(v, groups) ?? unitKey(v);
+    groups.set(key, [...(groups.get(key) ?? []), v]);
   }
   return [...groups.keys()].sort().map((key) => {
     const list = groups.get(key) ?? [];
