@@ -413,6 +413,13 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
       replayCalls(fx().pack, task, db, isOpen);
       if (isOpen(db)) return db;
     }
+    // No task opens the gates yet: try the ungated reads with seed-built arguments (a verify tool given the first seeded person).
+    const db = freshDb();
+    for (const tool of dispatchable(fx().pack).filter((t) => t.definition?.effect === 'read' && !t.definition.gate)) {
+      const args = validArgs(tool, fx().pool);
+      if (args) run(db, tool, args);
+      if (isOpen(db)) return db;
+    }
     return undefined;
   };
   const ownerOf = (tool: string): string => fx().pack.blueprint.agents.find((a) => a.tools.some((t) => t.name === tool))?.name ?? '';
@@ -620,7 +627,9 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
       expect(allowed.has(out.output.safe_message ?? ''), `${tool.name}: safe_message is a catalogued sentence`).toBe(true);
       for (const s of stringsIn(args)) if (s.trim().length >= 6) expect(out.output.safe_message).not.toContain(s);
     };
-    const states = [freshDb(), verifiedDb()].filter((d): d is CallDatabase => d !== undefined);
+    const verified = verifiedDb();
+    if (gates().length) expect(verified, 'a call state with every gate open can be reached').toBeDefined();
+    const states = [freshDb(), verified].filter((d): d is CallDatabase => d !== undefined);
     for (const tool of dispatchable(pack)) {
       for (const db of states) {
         for (const args of [{}, null, [], 'text', { [Object.keys(propsOf(tool.inputSchema))[0] ?? 'x']: HOSTILE[0] }]) check(tool, db, args);
