@@ -8,6 +8,11 @@ const optionalText = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+/** A realtime base URL: ws:// is allowed so tests can dial a local stand-in (wire.md §2.1). */
+const wsUrl = z
+  .string()
+  .regex(/^wss?:\/\/[^\s]+$/, 'expected a ws:// or wss:// URL')
+  .transform((v) => v.replace(/\/+$/, ''));
 
 /**
  * Every environment variable mivas reads (style rule 9: the only reader of process.env).
@@ -41,6 +46,25 @@ export const envSchema = z.object({
   MIVAS_DRAIN_S: seconds.default(900),
   MIVAS_FAST: bool.default(false),
   MIVAS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OPENAI_API_KEY: optionalText,
+  MIVAS_OPENAI_MODEL: z.string().min(1).default('gpt-realtime-2.1'),
+  MIVAS_OPENAI_VOICE: z.string().min(1).default('ash'),
+  MIVAS_OPENAI_BASE_URL: wsUrl.default('wss://api.openai.com/v1'),
+  MIVAS_OPENAI_TRANSCRIPTION_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
+  MIVAS_TURN_DETECTION: z.enum(['semantic_vad', 'server_vad']).default('semantic_vad'),
+  AZURE_OPENAI_API_KEY: optionalText,
+  MIVAS_AZURE_BASE_URL: optionalText.pipe(wsUrl.optional()),
+  MIVAS_AZURE_DEPLOYMENT: z.string().min(1).default('gpt-realtime-2.1'),
+  MIVAS_AZURE_VOICE: z.string().min(1).default('ash'),
+  XAI_API_KEY: optionalText,
+  MIVAS_XAI_MODEL: z.string().min(1).default('grok-voice-latest'),
+  MIVAS_XAI_VOICE: z.string().min(1).default('eve'),
+  MIVAS_XAI_BASE_URL: wsUrl.default('wss://api.x.ai/v1'),
+  DASHSCOPE_API_KEY: optionalText,
+  MIVAS_QWEN_MODEL: z.string().min(1).default('qwen3-omni-flash-realtime'),
+  MIVAS_QWEN_VOICE: z.string().min(1).default('Cherry'),
+  MIVAS_QWEN_BASE_URL: wsUrl.default('wss://dashscope-intl.aliyuncs.com/api-ws/v1'),
+  MIVAS_QWEN_WORKSPACE: optionalText,
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -49,6 +73,26 @@ type Env = z.infer<typeof envSchema>;
 export type SnapshotTarget =
   | { readonly kind: 'directory'; readonly dir: string }
   | { readonly kind: 's3'; readonly bucket: string; readonly prefix: string; readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean };
+
+/** One realtime provider's connection settings; a missing key is reported when its harness is selected. */
+export interface RealtimeProviderSettings {
+  readonly apiKey: string | undefined;
+  /** The model id (Azure: the deployment name). */
+  readonly model: string;
+  readonly voice: string;
+  /** Base URL without the trailing `/realtime` (undefined: none configured). */
+  readonly baseUrl: string | undefined;
+}
+
+/** Settings of every realtime provider harness (docs/providers.md). */
+export interface ProviderSettings {
+  readonly openai: RealtimeProviderSettings & { readonly transcriptionModel: string };
+  readonly azure: RealtimeProviderSettings & { readonly transcriptionModel: string };
+  readonly xai: RealtimeProviderSettings;
+  readonly qwen: RealtimeProviderSettings & { readonly workspace: string | undefined };
+  /** GA turn detection (OpenAI and Azure): semantic_vad or server_vad, both with interrupt_response. */
+  readonly turnDetection: 'semantic_vad' | 'server_vad';
+}
 
 /** The parsed, frozen configuration passed down from main. */
 export interface Config {
@@ -75,6 +119,7 @@ export interface Config {
   /** Unpaced agent audio (local `--fast` runs only). */
   readonly fast: boolean;
   readonly logLevel: Env['MIVAS_LOG_LEVEL'];
+  readonly providers: ProviderSettings;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -124,8 +169,20 @@ function toConfig(env: Env): ConfigResult {
     drainMs: env.MIVAS_DRAIN_S * 1000,
     fast: env.MIVAS_FAST,
     logLevel: env.MIVAS_LOG_LEVEL,
+    providers: providerSettings(env),
   };
   return { ok: true, config: Object.freeze(config) };
+}
+
+function providerSettings(env: Env): ProviderSettings {
+  const transcriptionModel = env.MIVAS_OPENAI_TRANSCRIPTION_MODEL;
+  return {
+    openai: { apiKey: env.OPENAI_API_KEY, model: env.MIVAS_OPENAI_MODEL, voice: env.MIVAS_OPENAI_VOICE, baseUrl: env.MIVAS_OPENAI_BASE_URL, transcriptionModel },
+    azure: { apiKey: env.AZURE_OPENAI_API_KEY, model: env.MIVAS_AZURE_DEPLOYMENT, voice: env.MIVAS_AZURE_VOICE, baseUrl: env.MIVAS_AZURE_BASE_URL, transcriptionModel },
+    xai: { apiKey: env.XAI_API_KEY, model: env.MIVAS_XAI_MODEL, voice: env.MIVAS_XAI_VOICE, baseUrl: env.MIVAS_XAI_BASE_URL },
+    qwen: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_MODEL, voice: env.MIVAS_QWEN_VOICE, baseUrl: env.MIVAS_QWEN_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
+    turnDetection: env.MIVAS_TURN_DETECTION,
+  };
 }
 
 function isLoopback(host: string): boolean {

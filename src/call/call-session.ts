@@ -3,7 +3,7 @@ import { encodeTextFrame, OutboundPacer, parseTextFrame, type ChirpSocket, type 
 import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
 import { GraphRuntime, type DispatchEffect } from '../graph/index.ts';
 import type { Pack } from '../packs/index.ts';
-import type { ModelSession, ProviderFailure } from '../providers/index.ts';
+import type { CostEstimator, ModelSession, ProviderFailure } from '../providers/index.ts';
 import { emptyUsage, Timeline, type EndReason, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
 import { dumpDatabase, type CallDatabase, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
@@ -37,6 +37,8 @@ export interface CallContext {
   readonly databases: CallDatabases;
   readonly outbox: SnapshotOutbox;
   readonly harness: string;
+  /** Prices the call's usage on its model at hangup; no provider names here (style rule 2). */
+  readonly estimateCost: CostEstimator;
 }
 
 /** The call's identity as accepted at upgrade. */
@@ -137,6 +139,7 @@ export class CallSession {
     });
     this.driver.attach();
     this.session.events.on('ready', () => this.onProviderReady());
+    this.session.events.on('itemInjected', (role, text) => this.timeline.add({ type: 'item.injected', role, text }));
     try {
       await this.session.connect(this.runtime.agentSetup(), this.abort.signal);
     } catch (err) {
@@ -320,6 +323,7 @@ export class CallSession {
       const dump = dumpDatabase(database.sqlite);
       ctx.databases.release(identity.callId);
       const endMs = this.mediaMs();
+      const cost = ctx.estimateCost(this.session.model, this.usage, endMs);
       const record: CallRecord = {
         pack: ctx.pack,
         ...identity,
@@ -341,8 +345,8 @@ export class CallSession {
           clippingEvents: this.clippingEvents,
         }),
         usage: this.usage,
-        costUsd: null,
-        priceTableVersion: null,
+        costUsd: cost.costUsd,
+        priceTableVersion: cost.priceTableVersion,
         traceId: null,
       };
       const { parts } = snapshotParts(record, dump, ctx.templateDump, database.file, this.recorder.toWav(endMs));

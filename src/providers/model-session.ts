@@ -37,6 +37,8 @@ export type ModelSessionEvents = {
   callerSpeechStopped: [];
   /** A recorded error; fatal ones end the call. */
   failure: [failure: ProviderFailure];
+  /** The harness put an item into the conversation that no one said (Qwen's seed, wire.md §3.3). */
+  itemInjected: [role: 'user', text: string];
 };
 
 /**
@@ -81,4 +83,6 @@ export interface HarnessFactory {
   /** A reason to refuse the call before upgrade (400), or null. */
   refuse(call: CallInfo): string | null;
   create(call: CallInfo): ModelSession;
+  /** The agent's tools exactly as this harness offers them to its model (`mivas check`); absent for keyless harnesses. */
+  offeredTools?(agent: AgentSetup): readonly unknown[];
 }

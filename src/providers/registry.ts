@@ -1,7 +1,9 @@
 import type { SpeechSynth } from '../audio/index.ts';
+import type { ProviderSettings } from '../config.ts';
 import { ConfigError, type Clock } from '../core/index.ts';
 import type { HarnessFactory } from './model-session.ts';
 import { noopHarness } from './noop.ts';
+import { azureRealtimeHarness, openaiRealtimeHarness, qwenOmniRealtimeHarness, xaiGrokVoiceHarness } from './realtime/index.ts';
 import { scriptedHarness } from './scripted.ts';
 
 /** What harness factories may need. */
@@ -9,18 +11,32 @@ export interface HarnessDeps {
   readonly synth: SpeechSynth;
   readonly clock: Clock;
   readonly noopWaitMs: number;
+  /** Keys, models, voices and endpoints of the provider harnesses (config.providers). */
+  readonly providers: ProviderSettings;
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime'] as const;
 
-/** Maps a harness name to its factory (the only place a name meets a class). */
+/**
+ * Maps a harness name to its factory (the only place a name meets a class). A provider harness
+ * whose key or endpoint is missing throws a ConfigError naming the variable, so the process
+ * fails at boot (exit 3), not at the first call.
+ */
 export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFactory {
   switch (name) {
     case 'scripted':
       return scriptedHarness(deps.synth);
     case 'noop':
       return noopHarness(deps.synth, deps.clock, deps.noopWaitMs);
+    case 'openai/realtime':
+      return openaiRealtimeHarness(deps.providers);
+    case 'azure/realtime':
+      return azureRealtimeHarness(deps.providers);
+    case 'xai/grok-voice':
+      return xaiGrokVoiceHarness(deps.providers);
+    case 'qwen/omni-realtime':
+      return qwenOmniRealtimeHarness(deps.providers);
     default:
       throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
   }

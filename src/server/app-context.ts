@@ -6,7 +6,7 @@ import { CallRegistry, type CallLimits } from '../call/index.ts';
 import type { Config } from '../config.ts';
 import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
-import { createHarnessFactory, type HarnessFactory } from '../providers/index.ts';
+import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
 import Database from 'better-sqlite3';
@@ -24,6 +24,8 @@ export interface AppContext {
   readonly sink: SnapshotSink;
   readonly outbox: SnapshotOutbox;
   readonly harness: HarnessFactory;
+  /** Prices a call's usage at hangup (the shipped price table). */
+  readonly estimateCost: CostEstimator;
   readonly registry: CallRegistry;
   readonly limits: CallLimits;
 }
@@ -71,7 +73,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     failed: (p, callId, attempt, err, retryInMs) => log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry'),
   });
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
-  const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs });
+  const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
   const resumed = outbox.resume();
   if (resumed) log.info({ count: resumed }, 'resuming spooled snapshot uploads');
   return {
@@ -86,6 +88,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     sink,
     outbox,
     harness,
+    estimateCost,
     registry: new CallRegistry(config.maxCalls),
     limits: {
       maxCallMs: config.maxCallMs,

@@ -62,6 +62,7 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('mark.echo'), name: z.string() }).strict(),
   z.object({ ...base, type: z.literal('frame.ignored'), reason: z.string() }).strict(),
   z.object({ ...base, type: z.literal('provider.error'), code: z.string(), message: z.string(), fatal: z.boolean() }).strict(),
+  z.object({ ...base, type: z.literal('item.injected'), role: z.literal('user'), text: z.string() }).strict(),
   z.object({ ...base, type: z.literal('response.done'), response_id: z.string().nullable(), status: z.string(), usage: z.record(z.string(), z.number()).nullable() }).strict(),
 ]);
 export type TimelineEvent = z.infer<typeof timelineEventSchema>;

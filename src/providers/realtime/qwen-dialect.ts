@@ -1,0 +1,50 @@
+import type { AgentSetup } from '../model-session.ts';
+import { realtimeUrl, type NestedFunctionTool, type RealtimeDialect } from './dialect.ts';
+
+/** A bare response.create is rejected on an empty Qwen conversation, so one user item goes first (wire.md §3.3). */
+export const QWEN_SEED_TEXT = 'The caller is connected.';
+
+/** What the Qwen dialect needs from configuration. */
+export interface QwenDialectOptions {
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly voice: string;
+  readonly apiKey: string;
+  readonly workspace: string | undefined;
+}
+
+function nestedTools(agent: AgentSetup): NestedFunctionTool[] {
+  return agent.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+}
+
+/** Qwen omni realtime: the beta session shape and event names, 16 kHz in and 24 kHz out. */
+export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
+  const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
+  if (options.workspace) headers['X-DashScope-WorkSpace'] = options.workspace;
+  return {
+    provider: 'qwen',
+    model: options.model,
+    url: realtimeUrl(options.baseUrl, options.model),
+    headers,
+    inputRateHz: 16_000,
+    outputRateHz: 24_000,
+    tools: nestedTools,
+    sessionUpdate: (agent) => ({
+      type: 'session.update',
+      session: {
+        modalities: ['text', 'audio'],
+        voice: options.voice,
+        instructions: agent.instructions,
+        input_audio_format: 'pcm16',
+        output_audio_format: 'pcm24',
+        input_audio_transcription: { model: 'gummy-realtime-v1' },
+        turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 800 },
+        tools: nestedTools(agent),
+        tool_choice: 'auto',
+      },
+    }),
+    agentUpdate: (agent) => ({ type: 'session.update', session: { instructions: agent.instructions, tools: nestedTools(agent) } }),
+    responseCreate: () => ({ type: 'response.create', response: { modalities: ['audio', 'text'] } }),
+    seedText: QWEN_SEED_TEXT,
+  };
+}
