@@ -1,0 +1,80 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The repository root. */
+export const ROOT = resolve(import.meta.dirname, '..');
+
+/** True when `taskset` can pin processes to cores here. */
+export function canPin(): boolean {
+  return spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+}
+
+/** Command prefix that pins a process to one core, when possible. */
+export function pinned(core: number, command: string, args: string[]): [string, string[]] {
+  return canPin() ? ['taskset', ['-c', String(core), command, ...args]] : [command, args];
+}
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** A temporary directory removed by the returned function. */
+export function tempDir(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A `mivas serve` child process on a loopback port, pinned to core 0. */
+export interface ServerProcess {
+  readonly port: number;
+  readonly child: ChildProcess;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `mivas serve` and waits until /health answers. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const [cmd, args] = pinned(0, process.execPath, [join(ROOT, 'bin/mivas.js'), 'serve', '--port', String(port), '--host', '127.0.0.1']);
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, MIVAS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error('mivas serve did not become healthy within 60 s');
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    port,
+    child,
+    stop: () =>
+      new Promise((resolveExit) => {
+        child.once('exit', (code) => resolveExit(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Runs a TypeScript bench script in its own process (pinned to core 1) and parses its last stdout line as JSON. */
+export function runScript<T>(script: string, arg: unknown): Promise<T> {
+  const [cmd, args] = pinned(1, process.execPath, ['--import', 'tsx', join(ROOT, script), JSON.stringify(arg)]);
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('exit', (code) => {
+      const lines = Buffer.concat(chunks).toString().trim().split('\n');
+      if (code !== 0) return reject(new Error(`${script} exited ${code}`));
+      resolveRun(JSON.parse(lines.at(-1) ?? 'null') as T);
+    });
+  });
+}

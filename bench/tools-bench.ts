@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { loadPack, type Pack } from '../src/packs/index.ts';
+import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
+import { executeTool } from '../src/tools/index.ts';
+import { ROOT, runScript, startServerProcess, tempDir } from './bench-context.ts';
+import { summarize, type LatencySummary } from './stats.ts';
+
+/** A read and a write tool per pack, with arguments that succeed on the seed. */
+const BENCH_TOOLS: Readonly<Record<string, { read: [string, string, object]; write: [string, string, object] }>> = {
+  'control-industry': { read: ['check_date', 'scheduler', { date: '2026-10-07' }], write: ['book_appointment', 'scheduler', { date: '2026-10-07' }] },
+};
+
+/** One measured configuration. */
+export interface ToolRow {
+  readonly mode: 'in-process' | 'http';
+  readonly tool: string;
+  readonly effect: 'read' | 'write';
+  readonly connections: number;
+  readonly callIds: number;
+  readonly latency: LatencySummary;
+  readonly throughputPerS: number;
+  readonly errors: number;
+}
+
+function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', callIds: number, iterations: number): ToolRow {
+  const [name, agent, args] = BENCH_TOOLS[pack.id]?.[effect] ?? ['', '', {}];
+  const tool = pack.catalog.get(name);
+  if (!tool) throw new Error(`no bench tool ${name}`);
+  const ids = Array.from({ length: callIds }, (_, i) => `bench_${effect}_${callIds}_${i}`);
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  for (let i = 0; i < iterations; i++) {
+    const callId = ids[i % ids.length] as string;
+    const t0 = performance.now();
+    const out = executeTool({ pack, callId, database: dbs.acquire(callId), nowMs: () => performance.now() }, agent, tool, args);
+    latencies.push(performance.now() - t0);
+    if (!out.output.ok) errors++;
+  }
+  const elapsed = performance.now() - started;
+  return { mode: 'in-process', tool: name, effect, connections: 1, callIds, latency: summarize(latencies), throughputPerS: Math.round((iterations / elapsed) * 1000), errors };
+}
+
+async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', connections: number, callIds: number, durationMs: number): Promise<ToolRow> {
+  const [name, , args] = BENCH_TOOLS[pack.id]?.[effect] ?? ['', '', {}];
+  const ids = Array.from({ length: callIds }, (_, i) => `http_${effect}_${connections}_${callIds}_${i}`);
+  const result = await runScript<{ latencies: number[]; errors: number; wrong: number; elapsedMs: number }>('bench/http-load.ts', {
+    url: `http://127.0.0.1:${port}/tools/${name}`,
+    body: JSON.stringify(args),
+    connections,
+    durationMs,
+    callIds: ids,
+  });
+  return {
+    mode: 'http',
+    tool: name,
+    effect,
+    connections,
+    callIds,
+    latency: summarize(result.latencies),
+    throughputPerS: Math.round((result.latencies.length / result.elapsedMs) * 1000),
+    errors: result.errors + result.wrong,
+  };
+}
+
+/** Tool-call latency and throughput, in-process and over HTTP (server on core 0, load on core 1). */
+export async function benchTools(options: { durationMs: number; iterations: number }): Promise<ToolRow[]> {
+  const pack = await loadPack(join(ROOT, 'packs'), 'control-industry');
+  const tmp = tempDir('mivas-bench-tools-');
+  const rows: ToolRow[] = [];
+  try {
+    const dbs = new CallDatabases(join(tmp.dir, 'calls'), ensureTemplate(join(tmp.dir, 'templates'), pack));
+    for (const effect of ['read', 'write'] as const) for (const ids of [1, 100]) rows.push(inProcess(pack, dbs, effect, ids, options.iterations));
+    dbs.closeAll();
+    const server = await startServerProcess({ MIVAS_DATA_DIR: join(tmp.dir, 'server'), MIVAS_PACK: pack.id });
+    try {
+      for (const effect of ['read', 'write'] as const) {
+        for (const connections of [1, 32]) for (const ids of [1, 100]) rows.push(await overHttp(pack, server.port, effect, connections, ids, options.durationMs));
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    tmp.remove();
+  }
+  return rows;
+}
