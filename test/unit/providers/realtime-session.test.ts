@@ -1,0 +1,189 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gaDialect, RealtimeSession, type AgentSetup, type ModelSession, type ModelSessionEvents, type ProviderFailure } from '../../../src/providers/index.ts';
+import { DEFAULT_USAGE, RealtimeStandIn, sessionOf, tone, type StandInConnection } from '../../support/realtime-server.ts';
+
+const AGENT: AgentSetup = {
+  name: 'reception',
+  instructions: 'Greet the caller.',
+  tools: [
+    { name: 'transfer_to_scheduler', description: 'Hand the caller to the scheduler.', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+    { name: 'end_call', description: 'End the call.', parameters: { type: 'object', properties: { reason: { type: 'string', enum: ['caller_done'] } }, required: ['reason'], additionalProperties: false } },
+  ],
+};
+
+/** An OpenAI GA session pointed at a base URL (the stand-in's, or a dead one). */
+function session(baseUrl: string): RealtimeSession {
+  return new RealtimeSession(
+    gaDialect({ provider: 'openai', baseUrl, model: 'gpt-realtime-2.1', voice: 'ash', transcriptionModel: 'gpt-4o-mini-transcribe', turnDetection: 'semantic_vad', auth: { kind: 'bearer', key: 'sk-test' } }),
+  );
+}
+
+function next<K extends keyof ModelSessionEvents>(s: ModelSession, event: K): Promise<ModelSessionEvents[K]> {
+  return new Promise((resolve) => {
+    const off = s.events.on(event, (...args) => {
+      off();
+      resolve(args);
+    });
+  });
+}
+
+function record<K extends keyof ModelSessionEvents>(s: ModelSession, event: K): ModelSessionEvents[K][] {
+  const seen: ModelSessionEvents[K][] = [];
+  s.events.on(event, (...args) => seen.push(args));
+  return seen;
+}
+
+describe('RealtimeSession against the GA stand-in', () => {
+  let standIn: RealtimeStandIn;
+  let model: RealtimeSession;
+  let conn: StandInConnection;
+
+  beforeEach(async () => {
+    standIn = await RealtimeStandIn.start();
+    model = session(standIn.baseUrl());
+    const ready = next(model, 'ready');
+    await model.connect(AGENT, new AbortController().signal);
+    conn = await standIn.nextConnection();
+    await ready;
+  });
+
+  afterEach(async () => {
+    await model.close();
+    await standIn.close();
+  });
+
+  it('dials <base>/realtime?model= with a bearer key and sends the GA session.update first (wire.md §6.19, §6.25)', () => {
+    expect(conn.url).toBe('/v1/realtime?model=gpt-realtime-2.1');
+    expect(conn.headers.authorization).toBe('Bearer sk-test');
+    expect(conn.headers['openai-beta']).toBeUndefined();
+    const first = conn.log.find((e) => e.dir === 'in');
+    expect(first?.type).toBe('session.update');
+    expect(sessionOf(conn.received('session.update')[0] ?? { type: '' })).toEqual({
+      type: 'realtime',
+      instructions: 'Greet the caller.',
+      tools: AGENT.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters })),
+      tool_choice: 'auto',
+      output_modalities: ['audio'],
+      audio: {
+        input: { format: { type: 'audio/pcm', rate: 24000 }, transcription: { model: 'gpt-4o-mini-transcribe' }, turn_detection: { type: 'semantic_vad', interrupt_response: true } },
+        output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'ash' },
+      },
+      tracing: null,
+    });
+    expect(model.inputRateHz).toBe(24_000);
+    expect(model.outputRateHz).toBe(24_000);
+  });
+
+  it('is ready on the first session.updated only; later ones confirm handoffs', async () => {
+    const readies = record(model, 'ready');
+    model.applyAgent({ ...AGENT, instructions: 'Schedule.' });
+    await conn.next('session.update', (e) => sessionOf(e).instructions === 'Schedule.');
+    model.requestResponse();
+    await conn.next('response.create');
+    expect(readies).toHaveLength(0);
+    expect(sessionOf(conn.received('session.update')[1] ?? { type: '' })).toEqual({ type: 'realtime', instructions: 'Schedule.', tools: expect.any(Array) });
+  });
+
+  it('sends caller audio as base64 appends and tool outputs as function_call_output items', async () => {
+    model.sendAudio(tone(20, 24_000));
+    model.sendToolOutput('call_9', '{"ok":true}');
+    const output = await conn.toolOutput('call_9');
+    expect(output).toBe('{"ok":true}');
+    expect(conn.appendedBytes()).toBe(960);
+  });
+
+  it('dispatches a function call once although both events report it (wire.md §6.23)', async () => {
+    const calls = record(model, 'functionCall');
+    const done = next(model, 'responseDone');
+    conn.respond([{ call: { name: 'end_call', args: { reason: 'caller_done' }, callId: 'call_x' } }]);
+    await done;
+    expect(calls).toEqual([[{ callId: 'call_x', name: 'end_call', arguments: '{"reason":"caller_done"}' }]]);
+  });
+
+  it('takes the function name from output_item.added when arguments.done lacks it', async () => {
+    const call = next(model, 'functionCall');
+    conn.send({ type: 'response.output_item.added', item: { id: 'it', type: 'function_call', call_id: 'c1', name: 'end_call', arguments: '' } });
+    conn.send({ type: 'response.function_call_arguments.done', call_id: 'c1', arguments: '{}' });
+    expect((await call)[0]).toEqual({ callId: 'c1', name: 'end_call', arguments: '{}' });
+  });
+
+  it('emits audio per item, transcripts, and usage from response.done in the six classes', async () => {
+    const audio = record(model, 'audio');
+    const transcripts = record(model, 'transcript');
+    const done = next(model, 'responseDone');
+    const sent = conn.respond([{ audio: tone(100, 24_000), transcript: 'Hello there.', chunkBytes: 1_600 }]);
+    const [result] = await done;
+    expect(audio.map(([item]) => item)).toEqual([sent.itemIds[0], sent.itemIds[0], sent.itemIds[0]]);
+    expect(Buffer.concat(audio.map(([, pcm]) => pcm))).toEqual(tone(100, 24_000));
+    expect(transcripts).toEqual([['agent', 'Hello there.', sent.itemIds[0]]]);
+    expect(result).toEqual({
+      responseId: sent.responseId,
+      status: 'completed',
+      usage: {
+        input_tokens: 200,
+        output_tokens: 100,
+        total_tokens: 300,
+        input_text_tokens: 90,
+        input_audio_tokens: 70,
+        cached_text_tokens: 30,
+        cached_audio_tokens: 10,
+        output_text_tokens: 20,
+        output_audio_tokens: 80,
+      },
+    });
+    expect(DEFAULT_USAGE.input_tokens).toBe(200);
+  });
+
+  it('sends conversation.item.truncate with content_index 0 and whole milliseconds', async () => {
+    model.truncate('item_7', 1234.9);
+    const event = await conn.next('conversation.item.truncate');
+    expect(event).toMatchObject({ item_id: 'item_7', content_index: 0, audio_end_ms: 1234 });
+  });
+
+  it('maps error events to non-fatal failures and keeps rate limits', async () => {
+    const failure = next(model, 'failure');
+    conn.send({ type: 'rate_limits.updated', rate_limits: [{ name: 'tokens', limit: 100, remaining: 90, reset_seconds: 1 }] });
+    conn.send({ type: 'error', error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', message: 'active response' } });
+    expect((await failure)[0]).toEqual({ code: 'conversation_already_has_active_response', message: 'active response', fatal: false });
+    expect(model.rateLimits()).toEqual([{ name: 'tokens', limit: 100, remaining: 90, reset_seconds: 1 }]);
+  });
+
+  it('reports a malformed known event as a non-fatal failure and ignores unknown ones', async () => {
+    const failures = record(model, 'failure');
+    const failure = next(model, 'failure');
+    conn.send({ type: 'conversation.item.added', item: {} });
+    conn.send({ type: 'response.output_audio.delta', item_id: 3 });
+    const [f] = await failure;
+    expect(f.fatal).toBe(false);
+    expect(f.code).toBe('invalid_event');
+    expect(failures).toHaveLength(1);
+  });
+
+  it('turns a dropped socket into a fatal failure, but not a close it started', async () => {
+    const failure = next(model, 'failure');
+    conn.drop();
+    const [f]: [ProviderFailure] = await failure;
+    expect(f).toMatchObject({ code: 'provider_disconnected', fatal: true });
+  });
+
+  it('cancels a live response and closes 1000 without a failure', async () => {
+    const failures = record(model, 'failure');
+    const started = next(model, 'responseStarted');
+    conn.send({ type: 'response.created', response: { id: 'r1' } });
+    await started;
+    await model.close();
+    expect((await conn.closed).code).toBe(1000);
+    expect(conn.received('response.cancel')).toHaveLength(1);
+    expect(failures).toEqual([]);
+  });
+});
+
+describe('RealtimeSession connect failures', () => {
+  it('rejects when nothing listens', async () => {
+    const standIn = await RealtimeStandIn.start();
+    const url = standIn.baseUrl();
+    await standIn.close();
+    const model = session(url);
+    await expect(model.connect(AGENT, new AbortController().signal)).rejects.toThrow();
+  });
+});
