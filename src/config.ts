@@ -125,18 +125,27 @@ export interface Config {
 /** Result of parsing the environment: a config, or every problem found. */
 export type ConfigResult = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: readonly string[] };
 
-function toConfig(env: Env): ConfigResult {
+type AuthEnv = Pick<Env, 'CHIRP_USER' | 'CHIRP_PASS' | 'MIVAS_ALLOW_PUBLIC_NOAUTH' | 'MIVAS_HOST'>;
+
+/** The rules that span variables: the credential pair and the bind address with auth off. */
+function authProblems(env: AuthEnv): string[] {
   const problems: string[] = [];
   if ((env.CHIRP_USER === undefined) !== (env.CHIRP_PASS === undefined)) {
     problems.push('CHIRP_USER / CHIRP_PASS: set both to require Basic auth, or neither to turn auth off');
   }
-  const auth = env.CHIRP_USER !== undefined && env.CHIRP_PASS !== undefined ? { user: env.CHIRP_USER, pass: env.CHIRP_PASS } : null;
-  const defaultHost = auth || env.MIVAS_ALLOW_PUBLIC_NOAUTH ? '0.0.0.0' : '127.0.0.1';
-  const host = env.MIVAS_HOST ?? defaultHost;
+  const auth = env.CHIRP_USER !== undefined && env.CHIRP_PASS !== undefined;
+  const host = env.MIVAS_HOST ?? (auth || env.MIVAS_ALLOW_PUBLIC_NOAUTH ? '0.0.0.0' : '127.0.0.1');
   if (!auth && !env.MIVAS_ALLOW_PUBLIC_NOAUTH && !isLoopback(host)) {
     problems.push(`MIVAS_HOST: ${host} is not a loopback address, and auth is off; set CHIRP_USER and CHIRP_PASS or MIVAS_ALLOW_PUBLIC_NOAUTH=1`);
   }
+  return problems;
+}
+
+function toConfig(env: Env): ConfigResult {
+  const problems = authProblems(env);
   if (problems.length) return { ok: false, problems };
+  const auth = env.CHIRP_USER !== undefined && env.CHIRP_PASS !== undefined ? { user: env.CHIRP_USER, pass: env.CHIRP_PASS } : null;
+  const host = env.MIVAS_HOST ?? (auth || env.MIVAS_ALLOW_PUBLIC_NOAUTH ? '0.0.0.0' : '127.0.0.1');
   const snapshots: SnapshotTarget = env.MIVAS_SNAPSHOT_BUCKET
     ? {
         kind: 's3',
@@ -195,7 +204,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
   for (const key of Object.keys(envSchema.shape)) merged[key] = overrides[key] ?? env[key];
   const parsed = envSchema.safeParse(merged);
   if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${JSON.stringify(merged[String(i.path[0])])})`) };
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${JSON.stringify(merged[String(i.path[0])])})`);
+    // The cross-variable rules still run, so one attempt reports every bad variable.
+    const authEnv = envSchema.pick({ CHIRP_USER: true, CHIRP_PASS: true, MIVAS_ALLOW_PUBLIC_NOAUTH: true, MIVAS_HOST: true }).safeParse(merged);
+    return { ok: false, problems: authEnv.success ? [...problems, ...authProblems(authEnv.data)] : problems };
   }
   return toConfig(parsed.data);
 }
