@@ -13,6 +13,11 @@ const wsUrl = z
   .string()
   .regex(/^wss?:\/\/[^\s]+$/, 'expected a ws:// or wss:// URL')
   .transform((v) => v.replace(/\/+$/, ''));
+/** An http(s) URL without a trailing slash (http is allowed for local stand-ins). */
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s]+$/, 'expected an http:// or https:// URL')
+  .transform((v) => v.replace(/\/+$/, ''));
 
 /**
  * Every environment variable mivas reads (style rule 9: the only reader of process.env).
@@ -46,6 +51,13 @@ export const envSchema = z.object({
   MIVAS_DRAIN_S: seconds.default(900),
   MIVAS_FAST: bool.default(false),
   MIVAS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BLUEJAY_API_KEY: optionalText,
+  BLUEJAY_API_URL: httpUrl.default('https://api.getbluejay.ai/v1'),
+  BLUEJAY_OTLP_ENDPOINT: httpUrl.default('https://otlp.getbluejay.ai/v1/traces'),
+  BLUEJAY_SERVICE_NAME: z.string().min(1).default('mivas'),
+  MIVAS_OTEL: bool.default(true),
+  MIVAS_OTEL_QUEUE: z.coerce.number().int().positive().default(32_768),
+  MIVAS_UPSERT_SETTLE_SECONDS: z.coerce.number().nonnegative().default(10),
   OPENAI_API_KEY: optionalText,
   MIVAS_OPENAI_MODEL: z.string().min(1).default('gpt-realtime-2.1'),
   MIVAS_OPENAI_VOICE: z.string().min(1).default('ash'),
@@ -94,6 +106,19 @@ export interface ProviderSettings {
   readonly turnDetection: 'semantic_vad' | 'server_vad';
 }
 
+/** Bluejay REST and OTLP settings (wire.md §4, §5); everything is off without an API key. */
+export interface BluejaySettings {
+  readonly apiKey: string | undefined;
+  readonly apiUrl: string;
+  readonly otlpEndpoint: string;
+  readonly serviceName: string;
+  /** True when spans are exported: a key is set and MIVAS_OTEL is not 0. Tool calls then travel as trace_ids. */
+  readonly tracingOn: boolean;
+  readonly otelQueueSize: number;
+  /** Wait between a snapshot being spooled and the update-simulation-result POST. */
+  readonly settleMs: number;
+}
+
 /** The parsed, frozen configuration passed down from main. */
 export interface Config {
   readonly port: number;
@@ -119,6 +144,7 @@ export interface Config {
   /** Unpaced agent audio (local `--fast` runs only). */
   readonly fast: boolean;
   readonly logLevel: Env['MIVAS_LOG_LEVEL'];
+  readonly bluejay: BluejaySettings;
   readonly providers: ProviderSettings;
 }
 
@@ -178,6 +204,15 @@ function toConfig(env: Env): ConfigResult {
     drainMs: env.MIVAS_DRAIN_S * 1000,
     fast: env.MIVAS_FAST,
     logLevel: env.MIVAS_LOG_LEVEL,
+    bluejay: {
+      apiKey: env.BLUEJAY_API_KEY,
+      apiUrl: env.BLUEJAY_API_URL,
+      otlpEndpoint: env.BLUEJAY_OTLP_ENDPOINT,
+      serviceName: env.BLUEJAY_SERVICE_NAME,
+      tracingOn: env.BLUEJAY_API_KEY !== undefined && env.MIVAS_OTEL,
+      otelQueueSize: env.MIVAS_OTEL_QUEUE,
+      settleMs: env.MIVAS_UPSERT_SETTLE_SECONDS * 1000,
+    },
     providers: providerSettings(env),
   };
   return { ok: true, config: Object.freeze(config) };

@@ -11,6 +11,7 @@ export class CallRegistry {
   private readonly reserved = new Set<string>();
   private readonly live = new Map<string, CallSession>();
   private draining = false;
+  private readonly idleWaiters: (() => void)[] = [];
 
   constructor(readonly maxCalls: number) {}
 
@@ -26,6 +27,7 @@ export class CallRegistry {
   /** Gives back a reservation that did not become a call. */
   cancel(callId: string): void {
     this.reserved.delete(callId);
+    this.wakeIfIdle();
   }
 
   /** Turns a reservation into a live call and forgets it when the call finishes. */
@@ -33,7 +35,10 @@ export class CallRegistry {
     const id = session.identity.callId;
     this.reserved.delete(id);
     this.live.set(id, session);
-    void session.finished().then(() => this.live.delete(id));
+    void session.finished().then(() => {
+      this.live.delete(id);
+      this.wakeIfIdle();
+    });
   }
 
   /** The live call with this id, if any. */
@@ -59,6 +64,16 @@ export class CallRegistry {
   /** True while draining. */
   isDraining(): boolean {
     return this.draining;
+  }
+
+  /** Resolves once no call is live or reserved (a reservation that becomes a call is waited for). */
+  whenIdle(): Promise<void> {
+    if (this.count() === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private wakeIfIdle(): void {
+    if (this.count() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   /** Every live call. */

@@ -39,6 +39,16 @@ export interface CallContext {
   readonly harness: string;
   /** Prices the call's usage on its model at hangup; no provider names here (style rule 2). */
   readonly estimateCost: CostEstimator;
+  /** Telemetry and the Bluejay link, attached by the app; the call only reports to it. */
+  readonly observer?: CallObserver;
+}
+
+/** What the app watches of a call (metrics, spans, the Bluejay link); none of that logic lives here. */
+export interface CallObserver {
+  /** The trace id the call's spans will carry (minted at accept), or null when tracing is off. */
+  readonly traceId: string | null;
+  /** Called once at hangup with the finished record, after its snapshot is spooled. */
+  callEnded(record: CallRecord): void;
 }
 
 /** The call's identity as accepted at upgrade. */
@@ -340,18 +350,19 @@ export class CallSession {
           endMs,
           firstAgentAudioMs: this.firstAgentAudioMs,
           toolsExpected: identity.taskId ? (ctx.pack.tasks.get(identity.taskId)?.exp_tool_calls.length ?? 0) > 0 : null,
-          traceId: null,
-          telemetryOn: false,
+          traceId: ctx.observer?.traceId ?? null,
+          telemetryOn: (ctx.observer?.traceId ?? null) !== null,
           clippingEvents: this.clippingEvents,
         }),
         usage: this.usage,
         costUsd: cost.costUsd,
         priceTableVersion: cost.priceTableVersion,
-        traceId: null,
+        traceId: ctx.observer?.traceId ?? null,
       };
       const { parts } = snapshotParts(record, dump, ctx.templateDump, database.file, this.recorder.toWav(endMs));
       ctx.outbox.store(ctx.pack.id, identity.callId, parts);
       ctx.databases.remove(identity.callId);
+      ctx.observer?.callEnded(record);
     } catch (err) {
       ctx.log.error({ err }, 'snapshot assembly failed');
     }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { EXIT } from '../core/index.ts';
-import { buildApp, createAppContext } from '../server/index.ts';
+import { buildApp, createAppContext, drainAndClose } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
@@ -22,7 +22,7 @@ export const serveCommand: Command = async (argv, io) => {
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       ctx.log.info({ signal }, 'draining: refusing new calls, letting live calls finish');
-      void app.close().then(resolve);
+      void drainAndClose(app, ctx).then(resolve);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

@@ -10,6 +10,7 @@ import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFac
 import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
 import Database from 'better-sqlite3';
+import { createOperations, type Operations } from './operations.ts';
 
 /** Everything the app needs, built once in main or a test (style rule 11). */
 export interface AppContext {
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly estimateCost: CostEstimator;
   readonly registry: CallRegistry;
   readonly limits: CallLimits;
+  /** Metrics, traces and the Bluejay link. */
+  readonly ops: Operations;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -68,9 +71,24 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const dataDir = resolve(config.dataDir);
   const template = ensureTemplate(join(dataDir, 'templates'), pack);
   const sink = createSink(config);
+  const registry = new CallRegistry(config.maxCalls);
+  const ops = createOperations(config, {
+    clock,
+    ids,
+    log,
+    dataDir,
+    // Read at scrape time; `outbox` is defined below before any scrape can happen.
+    sources: { liveCalls: () => registry.count(), maxCalls: () => registry.maxCalls, isDraining: () => registry.isDraining(), snapshotBacklog: () => outbox.backlog() },
+  });
   const outbox = new SnapshotOutbox(join(dataDir, 'spool'), sink, clock, {
-    uploaded: (p, callId, location) => log.info({ callId, pack: p, location }, 'snapshot uploaded'),
-    failed: (p, callId, attempt, err, retryInMs) => log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry'),
+    uploaded: (p, callId, location, durationMs) => {
+      ops.metrics.snapshotUpload('ok', durationMs);
+      log.info({ callId, pack: p, location }, 'snapshot uploaded');
+    },
+    failed: (p, callId, attempt, err, retryInMs) => {
+      ops.metrics.snapshotUpload('failed');
+      log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry');
+    },
   });
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
   const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
@@ -89,7 +107,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     outbox,
     harness,
     estimateCost,
-    registry: new CallRegistry(config.maxCalls),
+    registry,
+    ops,
     limits: {
       maxCallMs: config.maxCallMs,
       callerSilenceMs: config.callerSilenceMs,

@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type { AppContext } from './app-context.ts';
 import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
+import { closeOperations } from './operations.ts';
 import { toolRoutes } from './tool-routes.ts';
 
 /** Largest CHIRP message and HTTP body accepted (wire.md §1.10). */
@@ -23,17 +24,29 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
   };
 }
 
-/** Ends live calls once the drain deadline passes, then closes the socket server. */
-async function drainCalls(ctx: AppContext): Promise<void> {
+/**
+ * Refuses new calls (503 with Retry-After), waits for live and reserved calls to finish up to
+ * MIVAS_DRAIN_S on the injected clock, then ends the rest with `drain_deadline` (DESIGN.md §10).
+ */
+export async function drainCalls(ctx: AppContext): Promise<void> {
   ctx.registry.startDraining();
-  const live = ctx.registry.sessions();
   let timer: { cancel(): void } | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = ctx.clock.setTimer(ctx.config.drainMs, resolve);
   });
-  await Promise.race([Promise.all(live.map((s) => s.finished())), deadline]);
+  await Promise.race([ctx.registry.whenIdle(), deadline]);
   timer?.cancel();
   for (const session of ctx.registry.sessions()) session.end('drain_deadline', 1011);
+}
+
+/**
+ * The SIGTERM path: drain while the server still routes (so upgrades get our 503 with
+ * Retry-After, `/health` answers 503 and probes are still answered), then close: Fastify's own
+ * close would stop routing upgrades before `preClose` runs.
+ */
+export async function drainAndClose(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await drainCalls(ctx);
+  await app.close();
 }
 
 function mapError(error: FastifyError): { status: number; code: string; message: string } {
@@ -67,6 +80,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
     },
   });
+  app.get('/metrics', async (_request, reply) => {
+    const { contentType, body } = await ctx.ops.metrics.scrape();
+    return reply.type(contentType).send(body);
+  });
   app.get('/health', async (_request, reply) => {
     const body = healthBody(ctx);
     return reply.code(body.status === 'ok' ? 200 : 503).send(body);
@@ -79,6 +96,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await Promise.race([ctx.outbox.flush(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     ctx.outbox.stop();
+    await closeOperations(ctx.ops, ctx.config.bluejay.settleMs);
     ctx.databases.closeAll();
   });
   return app;

@@ -3,7 +3,9 @@ import type { WebSocket } from 'ws';
 import { CallSession } from '../call/index.ts';
 import { encodeTextFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
+import type { UpgradeRejection } from '../telemetry/index.ts';
 import type { AppContext } from './app-context.ts';
+import { callObserver, countAudio } from './operations.ts';
 
 /** Seconds a refused caller should wait before dialing again. */
 const RETRY_AFTER_S = 5;
@@ -56,6 +58,7 @@ async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<{ stat
 
 function answerProbe(ctx: AppContext, socket: WebSocket): void {
   const data = { pack: ctx.pack.id, harness: ctx.harness.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } };
+  ctx.ops.metrics.probeAnswered();
   socket.send(encodeTextFrame('probe.ok', data, ctx.ids, ctx.clock.epochMs()));
   socket.close(1000, 'probe ok');
 }
@@ -72,9 +75,9 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name, estimateCost: ctx.estimateCost },
+    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name, estimateCost: ctx.estimateCost, observer: callObserver(ctx.ops, log) },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
-    wrapWebSocket(socket),
+    countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,
   );
   ctx.registry.activate(session);
@@ -83,12 +86,30 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
   void session.finished().then((outcome) => log.info({ endReason: outcome.endReason, closeCode: outcome.closeCode }, 'call ended'));
 }
 
+/** Counts upgrades refused before 101, by reason; runs for refusals from the auth hook too. */
+function countRejection(ctx: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const reason = request.ws ? rejectionReason(reply.statusCode, ctx.registry.isDraining()) : null;
+    if (reason) ctx.ops.metrics.upgradeRejected(reason);
+    return payload;
+  };
+}
+
+function rejectionReason(status: number, draining: boolean): UpgradeRejection | null {
+  if (status === 401) return 'auth';
+  if (status === 400) return 'bad_id';
+  if (status === 409) return 'duplicate';
+  if (status === 503) return draining ? 'draining' : 'capacity';
+  return status >= 400 && status !== 426 ? 'refused' : null;
+}
+
 /** The CHIRP WebSocket on `/`, any path no HTTP route takes, and the 101 probe on `/probe`. */
 export async function chirpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.decorateRequest('chirpFacts', null);
   const route = {
     method: 'GET' as const,
     preValidation: upgradeGate(ctx),
+    onSend: countRejection(ctx),
     handler: async (_request: FastifyRequest, reply: FastifyReply) => {
       await reply.code(426).header('Upgrade', 'websocket').send({ error: { code: 'UPGRADE_REQUIRED', message: 'this path speaks CHIRP over WebSocket' } });
     },

@@ -10,7 +10,8 @@ const RETRY_MAX_MS = 60_000;
 
 /** Outbox events worth a log line or a metric. */
 export interface OutboxObserver {
-  uploaded(pack: string, callId: string, location: string): void;
+  /** A set was uploaded; `durationMs` is the successful attempt's upload time. */
+  uploaded(pack: string, callId: string, location: string, durationMs: number): void;
   failed(pack: string, callId: string, attempt: number, error: unknown, retryInMs: number): void;
 }
 
@@ -111,10 +112,11 @@ export class SnapshotOutbox {
     const id = `${set.pack}/${set.callId}`;
     if (this.inFlight.has(id) || this.stopped) return;
     set.attempts++;
+    const startedMs = this.clock.nowMs();
     const run = this.upload(set).then(
       () => {
         this.pending.delete(id);
-        this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')));
+        this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
       },
       (err: unknown) => this.scheduleRetry(set, err),
     );

@@ -19,7 +19,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   caller: ['core', 'audio', 'packs'],
   scoring: ['core', 'packs', 'store', 'tools', 'snapshot', 'config.ts', 'report'],
   report: ['core', 'packs', 'snapshot', 'scoring'],
-  server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'graph', 'providers', 'call', 'config.ts', 'report', 'scoring'],
+  telemetry: ['core', 'call', 'snapshot', 'config.ts'],
+  bluejay: ['core', 'call', 'snapshot', 'packs', 'config.ts'],
+  server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'graph', 'providers', 'call', 'config.ts', 'report', 'scoring', 'telemetry', 'bluejay'],
   cli: ['*'],
 };
 

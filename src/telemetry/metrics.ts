@@ -1,0 +1,144 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { advisoryVoidReason, type CallRecord } from '../call/index.ts';
+import { callFacts, usageClasses } from './call-facts.ts';
+
+/** Why an upgrade was refused (wire.md §5.3 `mivas_upgrade_rejections_total{reason}`). */
+export type UpgradeRejection = 'auth' | 'bad_id' | 'duplicate' | 'capacity' | 'draining' | 'refused';
+
+/** Outcome of one Bluejay link (wire.md §5.3): `retried` counts retry attempts, the others one per call. */
+export type LinkResult = 'ok' | 'retried' | 'failed' | 'skipped';
+
+/** Live values read at scrape time (never copied, so they cannot go stale). */
+export interface MetricSources {
+  liveCalls(): number;
+  maxCalls(): number;
+  isDraining(): boolean;
+  snapshotBacklog(): { count: number; oldestMs: number };
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const CALL_BUCKETS = [5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/**
+ * The Prometheus metrics of one app (wire.md §5.3) on a private Registry (stack.md: never the
+ * global one, so tests can build many apps). Per-call series are derived from the finished
+ * call's record at hangup; no label ever carries a call id.
+ */
+export class MivasMetrics {
+  readonly registry = new Registry();
+  private readonly callsTotal: Counter<'pack' | 'harness' | 'end_reason'>;
+  private readonly rejections: Counter<'reason'>;
+  private readonly probes: Counter;
+  private readonly callDuration: Histogram<'pack' | 'harness'>;
+  private readonly greetingLatency: Histogram<'harness'>;
+  private readonly nudges: Counter;
+  private readonly voids: Counter<'reason'>;
+  private readonly audioBytes: Counter<'direction'>;
+  private readonly underruns: Counter;
+  private readonly bargeIns: Counter<'harness'>;
+  private readonly providerErrors: Counter<'provider' | 'code'>;
+  private readonly tokens: Counter<'model' | 'class'>;
+  private readonly cost: Counter<'model'>;
+  private readonly toolCalls: Counter<'pack' | 'tool' | 'kind' | 'ok'>;
+  private readonly toolDuration: Histogram<'pack' | 'kind'>;
+  private readonly handoffs: Counter<'pack' | 'from' | 'to'>;
+  private readonly handoffsRefused: Counter<'pack'>;
+  private readonly uploads: Counter<'result'>;
+  private readonly uploadSeconds: Histogram;
+  private readonly links: Counter<'result'>;
+  private readonly spansDropped: Counter;
+
+  constructor(sources: MetricSources) {
+    const r = [this.registry];
+    const gauge = (name: string, help: string, read: () => number): void => {
+      new Gauge({ name, help, registers: r, collect() { this.set(read()); } });
+    };
+    gauge('mivas_calls_active', 'Live (and reserved) calls.', () => sources.liveCalls());
+    gauge('mivas_calls_max', 'MIVAS_MAX_CALLS: live calls one process takes.', () => sources.maxCalls());
+    gauge('mivas_draining', '1 while the process drains (new upgrades get 503).', () => (sources.isDraining() ? 1 : 0));
+    gauge('mivas_snapshot_backlog', 'Snapshot sets spooled and not yet uploaded.', () => sources.snapshotBacklog().count);
+    gauge('mivas_snapshot_oldest_pending_seconds', 'Age of the oldest spooled snapshot set.', () => sources.snapshotBacklog().oldestMs / 1000);
+    this.callsTotal = new Counter({ name: 'mivas_calls_total', help: 'Finished calls by end reason.', labelNames: ['pack', 'harness', 'end_reason'], registers: r });
+    this.rejections = new Counter({ name: 'mivas_upgrade_rejections_total', help: 'Upgrades refused before 101.', labelNames: ['reason'], registers: r });
+    this.probes = new Counter({ name: 'mivas_probes_total', help: '101 probes answered.', registers: r });
+    this.callDuration = new Histogram({ name: 'mivas_call_duration_seconds', help: 'Accept to hangup.', labelNames: ['pack', 'harness'], buckets: CALL_BUCKETS, registers: r });
+    this.greetingLatency = new Histogram({ name: 'mivas_greeting_latency_seconds', help: 'Accept to the first agent frame.', labelNames: ['harness'], buckets: SECONDS_BUCKETS, registers: r });
+    this.nudges = new Counter({ name: 'mivas_greeting_nudges_total', help: 'Greeting nudges sent.', registers: r });
+    this.voids = new Counter({ name: 'mivas_void_calls_total', help: 'Calls with an advisory void reason.', labelNames: ['reason'], registers: r });
+    this.audioBytes = new Counter({ name: 'mivas_audio_bytes_total', help: 'CHIRP PCM bytes by direction.', labelNames: ['direction'], registers: r });
+    this.underruns = new Counter({ name: 'mivas_pacer_underruns_total', help: 'Outbound pacer stalls.', registers: r });
+    this.bargeIns = new Counter({ name: 'mivas_barge_ins_total', help: 'Agent utterances cut by the caller.', labelNames: ['harness'], registers: r });
+    this.providerErrors = new Counter({ name: 'mivas_provider_errors_total', help: 'Provider errors by code.', labelNames: ['provider', 'code'], registers: r });
+    this.tokens = new Counter({ name: 'mivas_tokens_total', help: 'Model tokens by price class.', labelNames: ['model', 'class'], registers: r });
+    this.cost = new Counter({ name: 'mivas_cost_usd_total', help: 'Estimated model cost.', labelNames: ['model'], registers: r });
+    this.toolCalls = new Counter({ name: 'mivas_tool_calls_total', help: 'Tool calls of every kind.', labelNames: ['pack', 'tool', 'kind', 'ok'], registers: r });
+    this.toolDuration = new Histogram({ name: 'mivas_tool_duration_seconds', help: 'Tool dispatch to output.', labelNames: ['pack', 'kind'], buckets: SECONDS_BUCKETS, registers: r });
+    this.handoffs = new Counter({ name: 'mivas_handoffs_total', help: 'Agent handoffs applied.', labelNames: ['pack', 'from', 'to'], registers: r });
+    this.handoffsRefused = new Counter({ name: 'mivas_handoffs_refused_total', help: 'Handoffs refused (undeclared edge).', labelNames: ['pack'], registers: r });
+    this.uploads = new Counter({ name: 'mivas_snapshot_uploads_total', help: 'Snapshot upload attempts by result.', labelNames: ['result'], registers: r });
+    this.uploadSeconds = new Histogram({ name: 'mivas_snapshot_upload_seconds', help: 'Time to upload one snapshot set.', buckets: SECONDS_BUCKETS, registers: r });
+    this.links = new Counter({ name: 'mivas_bluejay_links_total', help: 'update-simulation-result outcomes.', labelNames: ['result'], registers: r });
+    this.spansDropped = new Counter({ name: 'mivas_otel_spans_dropped_total', help: 'Spans in exports that failed.', registers: r });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Derives every per-call series from a finished call's record (one hook at hangup). */
+  callEnded(record: CallRecord): void {
+    const { pack, harness } = { pack: record.pack.id, harness: record.harness };
+    const facts = callFacts(record);
+    this.callsTotal.inc({ pack, harness, end_reason: record.endReason });
+    this.callDuration.observe({ pack, harness }, record.durationMs / 1000);
+    if (facts.firstAgentAudioMs !== null) this.greetingLatency.observe({ harness }, facts.firstAgentAudioMs / 1000);
+    if (facts.nudges) this.nudges.inc(facts.nudges);
+    const voidReason = advisoryVoidReason(record);
+    if (voidReason) this.voids.inc({ reason: voidReason });
+    if (facts.underruns) this.underruns.inc(facts.underruns);
+    if (facts.bargeIns) this.bargeIns.inc({ harness }, facts.bargeIns);
+    for (const [code, n] of facts.providerErrors) this.providerErrors.inc({ provider: harness, code }, n);
+    for (const tool of facts.tools) {
+      this.toolCalls.inc({ pack, tool: tool.name, kind: tool.kind, ok: String(tool.ok) });
+      this.toolDuration.observe({ pack, kind: tool.kind }, tool.durationMs / 1000);
+    }
+    for (const h of facts.handoffs) this.handoffs.inc({ pack, from: h.from, to: h.to });
+    if (facts.refusedHandoffs) this.handoffsRefused.inc({ pack }, facts.refusedHandoffs);
+    const model = record.model ?? harness;
+    for (const [cls, n] of usageClasses(record.usage)) if (n > 0) this.tokens.inc({ model, class: cls }, n);
+    if (record.costUsd !== null && record.costUsd > 0) this.cost.inc({ model }, record.costUsd);
+  }
+
+  /** Counts CHIRP PCM bytes (inbound: caller → mivas; outbound: mivas → caller). */
+  audio(direction: 'inbound' | 'outbound', bytes: number): void {
+    this.audioBytes.inc({ direction }, bytes);
+  }
+
+  /** Counts an upgrade refused before 101. */
+  upgradeRejected(reason: UpgradeRejection): void {
+    this.rejections.inc({ reason });
+  }
+
+  /** Counts a 101 probe answered. */
+  probeAnswered(): void {
+    this.probes.inc();
+  }
+
+  /** Counts one snapshot upload attempt; a success observes its duration. */
+  snapshotUpload(result: 'ok' | 'failed', durationMs?: number): void {
+    this.uploads.inc({ result });
+    if (result === 'ok' && durationMs !== undefined) this.uploadSeconds.observe(durationMs / 1000);
+  }
+
+  /** Counts a Bluejay link outcome. */
+  bluejayLink(result: LinkResult): void {
+    this.links.inc({ result });
+  }
+
+  /** Counts spans lost in a failed export. */
+  spansLost(count: number): void {
+    if (count > 0) this.spansDropped.inc(count);
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
