@@ -56,7 +56,7 @@ export const getBalance = defineTool({
     }),
   }),
   effect: 'read',
-  writes: [],
+  writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
     const patient = pinnedPatient(ctx);
@@ -108,7 +108,7 @@ export const explainLineItem = defineTool({
   input: z.object({ charge_id: chargeIdField }),
   output: z.object({ charge_id: z.string(), kind_name: z.string(), amount_cents: z.number().int(), amount_display: z.string(), reviewable: z.boolean(), review_reason: z.string(), script: z.string() }),
   effect: 'read',
-  writes: [],
+  writes: ['call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { charge_id: readCode }),
   run(args, ctx) {
@@ -129,7 +129,7 @@ export const sendPaymentLink = defineTool({
   input: z.object({ amount_cents: z.number().int().describe('Amount in cents: $120 is 12000.') }),
   output: z.object({ amount_cents: z.number().int(), amount_display: z.string(), balance_cents: z.number().int(), sent_to: z.string(), expires_spoken: z.string(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['payment_links'],
+  writes: ['payment_links', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { amount_cents: readMoney }),
   run(args, ctx) {
@@ -156,7 +156,7 @@ export const setUpPaymentPlan = defineTool({
   input: z.object({ months: z.number().int().describe('Three to six.'), terms_acknowledged: z.boolean() }),
   output: z.object({ plan_id: z.string(), balance_cents: z.number().int(), months: z.number().int(), monthly_cents: z.number().int(), monthly_display: z.string(), monthly_reason: z.string(), first_payment_spoken: z.string(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['payment_plans'],
+  writes: ['payment_plans', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { months: readInt, terms_acknowledged: readBool }),
   run(args, ctx) {
@@ -184,7 +184,7 @@ export const requestFeeReview = defineTool({
   input: z.object({ charge_id: chargeIdField, reason: z.enum(FEE_REVIEW_REASONS), details: proseField(400).optional().describe("The caller's explanation in a sentence or two.") }),
   output: z.object({ review_id: z.string(), amount_display: z.string(), decide_by: z.string(), decide_by_spoken: z.string(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
-  writes: ['fee_reviews'],
+  writes: ['fee_reviews', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { charge_id: readCode, reason: readCode }),
   run(args, ctx) {
@@ -214,7 +214,7 @@ export const requestCallback = defineTool({
   input: z.object({ topic: z.enum(CALLBACK_TOPICS), best_time: z.enum(['morning', 'afternoon']), phone: phoneField.optional().describe('Only when the caller gives a different number, E.164.') }),
   output: z.object({ callback_id: z.string(), team: z.enum(['billing', 'clinical']), due_by: z.string(), due_spoken: z.string(), phone: z.string(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['callbacks'],
+  writes: ['callbacks', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { topic: readCode, best_time: readCode, phone: readPhone }),
   run(args, ctx) {

@@ -17,7 +17,7 @@ export const checkResultStatus = defineTool({
   input: z.object({ kind: z.enum(RESULT_KINDS).describe('"Pathology" or "skin sample" is biopsy; "labs" is blood_work.') }),
   output: z.object({ kind: z.string(), status: z.enum(['pending', 'awaiting_review', 'reviewed']), collected_spoken: z.string(), expected_by_spoken: z.string().nullable(), provider: z.string(), script: z.string() }),
   effect: 'read',
-  writes: [],
+  writes: ['call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { kind: readEnum({ pathology: 'biopsy', skin_sample: 'biopsy', labs: 'blood_work', blood_test: 'blood_work', patch_testing: 'patch_test' }) }),
   run(args, ctx) {
@@ -63,7 +63,7 @@ export const requestRefill = defineTool({
   input: z.object({ medication: z.enum(MEDICATIONS).describe('Generic name: "Retin-A" is tretinoin; "Accutane" is isotretinoin; "Efudex" is fluorouracil.') }),
   output: z.object({ refill_id: z.string(), medication_name: z.string(), prescriber: z.string(), status: z.literal('sent_to_prescriber'), decide_by_spoken: z.string(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
-  writes: ['refill_requests'],
+  writes: ['refill_requests', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { medication: readEnum(MEDICATION_ALIASES) }),
   run(args, ctx) {
@@ -110,7 +110,7 @@ export const sendCareMessage = defineTool({
   input: z.object({ priority: z.enum(['urgent', 'routine']), topic: z.enum(CARE_TOPICS), message: proseField(500).describe("The caller's concern in their words.") }),
   output: z.object({ message_id: z.string(), priority: z.string(), respond_by: z.string(), respond_by_spoken: z.string(), respond_reason: z.string(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
-  writes: ['care_messages'],
+  writes: ['care_messages', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { priority: readCode, topic: readCode }),
   run(args, ctx) {
@@ -139,7 +139,7 @@ export const sendPortalInvite = defineTool({
   input: z.object({}),
   output: z.object({ sent_to: z.string(), expires_spoken: z.string(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['portal_invites', 'patients'],
+  writes: ['portal_invites', 'patients', 'call_session'],
   gate: 'verified',
   run(_args, ctx) {
     const patient = pinnedPatient(ctx);

@@ -35,7 +35,7 @@ const DEPOSIT_SCRIPT = `The consult has a ${moneyDisplay(policy.cosmetic_deposit
 export const quoteCosmeticPrice = defineTool({
   name: 'quote_cosmetic_price',
   description:
-    'Use when: a caller asks what a cosmetic treatment costs. Returns: the low and high price in cents with displays and unit, where it is offered, the consult deposit, any age limit, and a script. The only source of cosmetic prices. Do not use for: medical visit costs. Errors: none beyond invalid arguments.',
+    'Use when: a caller asks what a cosmetic treatment costs. Returns: the low and high price in cents with displays and unit, where it is offered, the consult deposit, any age limit, and a script. The only source of cosmetic prices. Do not use for: medical visit costs. Errors: none.',
   input: z.object({ service: serviceField }),
   output: z.object({
     service: z.string(),
@@ -105,7 +105,7 @@ export const holdCosmeticConsult = defineTool({
     script: z.string(),
   }),
   effect: 'read',
-  writes: ['holds'],
+  writes: ['holds', 'call_session'],
   normalize: (raw) => normalizeFields(raw, { opening_id: readCode, service: readEnum(COSMETIC_ALIASES), full_name: readName, date_of_birth: readDate, mobile_phone: readPhone }),
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
@@ -189,7 +189,7 @@ export const sendDepositLink = defineTool({
   input: z.object({}),
   output: z.object({ amount_cents: z.number().int(), amount_display: z.string(), sent_to: z.string(), expires_at: z.string(), expires_spoken: z.string(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['payment_links'],
+  writes: ['payment_links', 'call_session'],
   gate: 'verified',
   run(_args, ctx) {
     const patient = pinnedPatient(ctx);

@@ -27,7 +27,7 @@ function cannotConfirmScript(office: string): string {
 export const checkPlanAccepted = defineTool({
   name: 'check_plan_accepted',
   description:
-    'Use when: anyone asks whether an insurance plan is accepted at a specific office. Returns: status accepted, not_accepted with the offices that do accept it, or cannot_confirm with a script to read. No verification needed. Do not use for: copays, which need check_benefits. Errors: none beyond invalid arguments.',
+    'Use when: anyone asks whether an insurance plan is accepted at a specific office. Returns: status accepted, not_accepted with the offices that do accept it, or cannot_confirm with a script to read. No verification needed. Do not use for: copays, which need check_benefits. Errors: none.',
   input: z.object({ carrier: carrierField, location_id: locationField }),
   output: z.object({
     carrier: z.string(),
@@ -75,7 +75,7 @@ export const checkBenefits = defineTool({
     script: z.string(),
   }),
   effect: 'read',
-  writes: [],
+  writes: ['call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { visit_type: readCode, location_id: readLocation }),
   run(args, ctx) {
@@ -115,7 +115,7 @@ export const updateInsurance = defineTool({
   input: z.object({ carrier: carrierField, member_id: memberIdField.describe('Member id from the card, letters and digits.') }),
   output: z.object({ carrier_name: z.string(), member_id_last4: z.string(), home_office: z.string().nullable(), accepted_at_home_office: z.boolean().nullable(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['patients'],
+  writes: ['patients', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { carrier: readCarrier, member_id: readMemberId }),
   run(args, ctx) {

@@ -16,7 +16,7 @@ export const memberIdField = z.string().regex(/^[A-Z0-9]{5,20}$/);
 export const openingIdField = z.string().regex(/^opn_[a-z0-9_]{3,40}$/);
 export const appointmentIdField = z.string().regex(/^apt_[a-z0-9_]{3,40}$/);
 export const chargeIdField = z.string().regex(/^chg_[a-z0-9_]{3,40}$/);
-export const tokenField = z.string().regex(/^[a-z_]{3,30}-\d{1,4}$/).describe('The token from the quote or hold; never spoken.');
+export const tokenField = z.string().regex(/^[a-z][a-z0-9_-]{2,40}$/).describe('The token from the quote or hold; never spoken.');
 export const proseField = (max: number) => z.string().min(1).max(max);
 
 export const locationField = z
@@ -25,6 +25,12 @@ export const locationField = z
 export const carrierField = z
   .enum(CARRIERS)
   .describe('Insurance carrier: "Blue Cross" or "Empire" is empire_bcbs; "United" or "UHC" is unitedhealthcare; "Medicaid" is healthfirst; any plan not listed is other.');
+const OFFICE = `(${LOCATION_IDS.join('|')})`;
+/** One to four office ids joined by commas, sorted (a closed string, so a task can state it as one literal). */
+export const locationListField = z
+  .string()
+  .regex(new RegExp(`^${OFFICE}(,${OFFICE}){0,3}$`))
+  .describe('Office ids joined by commas, such as "loc_park_ave,loc_stamford".');
 export const visitTypeField = z.enum(VISIT_TYPES).describe('Visit type from classify_visit.');
 
 /** Money in cents with its display string. */
@@ -41,7 +47,26 @@ export const readLocation = (v: unknown): unknown => {
   const bare = code.replace(/^(the_)?/, '').replace(/_(office|location)$/, '').replace(/^loc_/, '');
   return LOCATION_ALIASES[bare] ?? ((LOCATION_IDS as readonly string[]).includes(`loc_${bare}`) ? `loc_${bare}` : code);
 };
-export const readLocationList = (v: unknown): unknown => (Array.isArray(v) ? v.map(readLocation) : typeof v === 'string' ? [readLocation(v)] : v);
+/** A list of offices (an array, a JSON array string or "Park Avenue, Stamford") as sorted ids joined by commas. */
+export const readLocationList = (v: unknown): unknown => {
+  const list = locationItems(v);
+  return Array.isArray(list) && list.every((x) => typeof x === 'string') ? [...new Set(list)].sort().join(',') : v;
+};
+
+function locationItems(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(readLocation);
+  if (typeof v !== 'string') return v;
+  const text = v.trim();
+  if (text.startsWith('[')) {
+    try {
+      const list: unknown = JSON.parse(text);
+      return Array.isArray(list) ? list.map(readLocation) : v;
+    } catch {
+      return v;
+    }
+  }
+  return text.split(/\s*(?:,|\band\b)\s*/).filter(Boolean).map(readLocation);
+};
 export const readCarrier = (v: unknown): unknown => {
   const code = normalizeAlias(v, CARRIER_ALIASES);
   if (typeof code !== 'string') return code;

@@ -24,7 +24,7 @@ const locationOut = z.object({
 export const listLocations = defineTool({
   name: 'list_locations',
   description:
-    'Use when: a caller asks for an office address, floor, hours, parking, transit or which services an office offers. Returns: each office (or the one asked about) with its facts and the visit types it offers. Do not use for: insurance questions or openings. Errors: none beyond invalid arguments.',
+    'Use when: a caller asks for an office address, floor, hours, parking, transit or which services an office offers. Returns: each office (or the one asked about) with its facts and the visit types it offers. Do not use for: insurance questions or openings. Errors: none.',
   input: z.object({ location_id: locationField.optional() }),
   output: z.object({ locations: z.array(locationOut) }),
   effect: 'read',
@@ -137,7 +137,7 @@ export const getPatientOverview = defineTool({
     portal_status: z.string(),
   }),
   effect: 'read',
-  writes: [],
+  writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
     const patient = pinnedPatient(ctx);
@@ -194,14 +194,14 @@ const HUMAN_SCRIPTS: Readonly<Record<(typeof ESCALATION_REASONS)[number], string
 export const transferToHuman = defineTool({
   name: 'transfer_to_human',
   description:
-    'Use when: the caller asks for a person, identity is locked, a complaint needs staff, emergency or urgent symptoms are described, or nothing on this line can help. Works before verification. Returns: the script to read before the call is handed over; the call then ends here. Do not use for: routine questions a desk tool answers. Errors: none beyond invalid arguments.',
+    'Use when: the caller asks for a person, identity is locked, a complaint needs staff, emergency or urgent symptoms are described, or nothing on this line can help. Works before verification. Returns: the script to read before the call is handed over; the call then ends here. Do not use for: routine questions a desk tool answers. Errors: none.',
   input: z.object({
     reason: z.enum(ESCALATION_REASONS).describe('Why the caller goes to a person.'),
     summary: proseField(300).optional().describe('One or two sentences for the staff member.'),
   }),
   output: z.object({ transferred: z.literal(true), reason: z.string(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
-  writes: ['escalations'],
+  writes: ['escalations', 'call_session'],
   normalize: (raw) => normalizeFields(raw, { reason: readCode }),
   run(args, ctx) {
     const id = `esc_${args.reason}`;

@@ -42,7 +42,7 @@ function classify(reason: VisitReason, status: 'new' | 'established', age: numbe
 export const classifyVisit = defineTool({
   name: 'classify_visit',
   description:
-    'Use when: a caller describes why they want a medical visit; give whether they are new or established and, for a child, the age. Returns: the visit type, its length, who may do it and the offices that offer it. Do not use for: cosmetic treatments, which the cosmetic desk books. Errors: none beyond invalid arguments.',
+    'Use when: a caller describes why they want a medical visit; give whether they are new or established and, for a child, the age. Returns: the visit type, its length, who may do it and the offices that offer it. Do not use for: cosmetic treatments, which the cosmetic desk books. Errors: none.',
   input: z.object({
     reason: z.enum(VISIT_REASONS).describe('"Mole check" is new_or_changing_mole; "skin check" is full_skin_check; "Mohs" is skin_cancer_surgery.'),
     patient_status: z.enum(['new', 'established']).describe('new when the patient has never been seen at Straus.'),
@@ -128,7 +128,7 @@ export const registerNewPatient = defineTool({
     carrier: carrierField.optional(),
     member_id: memberIdField.optional().describe('Member id from the insurance card.'),
     guardian_name: personNameField.optional().describe('Parent or guardian registering a minor.'),
-    guardian_relationship: z.enum(['mother', 'father', 'guardian']).optional(),
+    guardian_relationship: z.enum(['mother', 'father', 'legal_guardian']).optional(),
   }),
   output: z.object({ patient_id: z.string(), first_name: z.string(), age_years: z.number().int(), idempotent: z.boolean() }),
   effect: 'write',
@@ -172,7 +172,7 @@ export const registerNewPatient = defineTool({
         })
         .run();
       if (age < 18 && args.guardian_name) {
-        ctx.db.insert(guardians).values({ id: `gdn_${id.slice(4)}`, patient_id: id, guardian_name: args.guardian_name, relationship: args.guardian_relationship ?? 'guardian' }).run();
+        ctx.db.insert(guardians).values({ id: `gdn_${id.slice(4)}`, patient_id: id, guardian_name: args.guardian_name, relationship: args.guardian_relationship ?? 'legal_guardian' }).run();
       }
     }
     pinSubject(ctx.db, { kind: 'patient', id, method: 'registered', gate: 'verified' });
@@ -197,7 +197,7 @@ export const bookVisit = defineTool({
     script: z.string(),
   }),
   effect: 'write',
-  writes: ['appointments', 'openings', 'patients'],
+  writes: ['appointments', 'openings', 'patients', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { opening_id: readCode, visit_type: readCode }),
   run(args, ctx) {
@@ -225,7 +225,7 @@ export const sendVisitText = defineTool({
   input: z.object({ appointment_id: appointmentIdField }),
   output: z.object({ kind: z.enum(['visit_confirmation', 'cancellation_notice']), sent_to: z.string(), idempotent: z.boolean() }),
   effect: 'write',
-  writes: ['texts'],
+  writes: ['texts', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { appointment_id: readCode }),
   run(args, ctx) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, refuse, type ToolContext } from '../../../src/packs/index.ts';
 import { charges, waitlistEntries, waitlistOffices } from '../schema.ts';
 import { bookOpening, cancelAppointment, describeSlot, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
-import { appointmentIdField, dateField, locationField, moneyDisplay, openingIdField, readBool, readCode, readDate, readLocationList, tokenField, visitTypeField } from './fields.ts';
+import { appointmentIdField, dateField, locationListField, moneyDisplay, openingIdField, readBool, readCode, readDate, readLocationList, tokenField, visitTypeField } from './fields.ts';
 import { policy } from './policy.ts';
 import { ageFits, ageOn, locationName, officesFor, pinnedPatient, visitType } from './records.ts';
 
@@ -58,7 +58,7 @@ export const quoteVisitChange = defineTool({
     script: z.string().nullable(),
   }),
   effect: 'read',
-  writes: ['holds'],
+  writes: ['holds', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { appointment_id: readCode, action: readCode, new_opening_id: readCode }),
   run(args, ctx) {
@@ -122,7 +122,7 @@ export const confirmVisitChange = defineTool({
     deposit_outcome: z.string(),
   }),
   effect: 'write',
-  writes: ['appointments', 'openings', 'charges', 'holds', 'patients'],
+  writes: ['appointments', 'openings', 'charges', 'holds', 'patients', 'call_session'],
   gate: 'verified',
   confirms: 'quote_visit_change',
   normalize: (raw) => normalizeFields(raw, { fee_acknowledged: readBool }),
@@ -176,19 +176,19 @@ export const joinWaitlist = defineTool({
     'Use when: a verified patient wants an earlier time than find_openings offers; up to three offices and a range of at most thirty days. Returns: the waitlist entry with offices and dates; idempotent on repeats. Do not use for: booking an opening that exists. Errors: NOT_VERIFIED, WAITLIST_TOO_MANY_OFFICES, WAITLIST_RANGE_TOO_LONG, DATE_IN_PAST, INVALID_DATE_RANGE, VISIT_TYPE_NOT_AT_LOCATION, AGE_NOT_ELIGIBLE.',
   input: z.object({
     visit_type: visitTypeField,
-    location_ids: z.array(locationField).min(1).max(4),
+    location_ids: locationListField,
     earliest_date: dateField,
     latest_date: dateField,
   }),
   output: z.object({ waitlist_id: z.string(), offices: z.array(z.string()), earliest_spoken: z.string(), latest_spoken: z.string(), span_days: z.number().int(), max_span_days: z.number().int(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
-  writes: ['waitlist_entries', 'waitlist_offices'],
+  writes: ['waitlist_entries', 'waitlist_offices', 'call_session'],
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { visit_type: readCode, location_ids: readLocationList, earliest_date: readDate, latest_date: readDate }),
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const offices = [...new Set(args.location_ids)].sort();
+    const offices = [...new Set(args.location_ids.split(','))].sort();
     if (offices.length > policy.waitlist_max_offices) return refuse('WAITLIST_TOO_MANY_OFFICES', { recoverable: true, max_offices: policy.waitlist_max_offices });
     if (args.earliest_date < ctx.clock.today()) return refuse('DATE_IN_PAST', { recoverable: true });
     if (args.latest_date < args.earliest_date) return refuse('INVALID_DATE_RANGE', { recoverable: true });
