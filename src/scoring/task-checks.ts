@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { agentOwnsTool, END_CALL, type ExpectedCall, type Pack, type Task } from '../packs/index.ts';
+import { agentOwnsTool, END_CALL, taskSchema, type ExpectedCall, type Pack, type Task } from '../packs/index.ts';
 import { RUNTIME_ERROR_CODES } from '../tools/index.ts';
 import { isProseField } from './matchers.ts';
 import { shortestRoutes } from './route-search.ts';
@@ -110,4 +110,10 @@ export function staticTaskProblems(pack: Pack, task: Task, columns: SchemaColumn
   const shortest = route.path ?? [];
   if (shortest.join(',') !== task.exp_handoff_path.join(',')) return [`route: exp_handoff_path [${task.exp_handoff_path.join(', ')}] is not the shortest route [${shortest.join(', ')}]`];
   return [];
+}
+
+/** Schema problems of a raw task file (scoring.md §11.1), named by field. */
+export function taskSchemaProblems(raw: unknown): string[] {
+  const parsed = taskSchema.safeParse(raw);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `schema: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
 }

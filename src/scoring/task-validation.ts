@@ -63,7 +63,9 @@ function play(env: ValidationEnv, task: Task, id: string, actions: readonly Rout
 function judgeSynthetic(pack: Pack, task: Task, callId: string, steps: readonly SyntheticStep[], final: FinalState): ConversationVerdict {
   const options = { callId, pack: pack.id, taskId: task.task_id };
   const snapshot = syntheticSnapshot(pack.id, callId, syntheticSummary(pack, options), syntheticTimeline(steps, options), final);
-  return scoreConversation({ conversationId: callId, snapshot, entry: undefined, packHint: null }, { packs: new Map([[pack.id, pack]]), minCallMs: 0, allowPackDrift: false });
+  // Score against the task under validation, which may differ from (or be missing in) the pack's files.
+  const withTask: Pack = { ...pack, tasks: new Map([...pack.tasks, [task.task_id, task]]) };
+  return scoreConversation({ conversationId: callId, snapshot, entry: undefined, packHint: null }, { packs: new Map([[pack.id, withTask]]), minCallMs: 0, allowPackDrift: false });
 }
 
 function changedTables(before: FinalState, after: FinalState): string[] {
