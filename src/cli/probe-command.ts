@@ -54,6 +54,14 @@ function probe(url: string, headers: Record<string, string>, timeoutMs: number):
   });
 }
 
+/** One line saying why a probe failed; a 401 names the credentials. */
+function failureMessage(result: ProbeResult): string {
+  if (result.status === 401) return `HTTP 401 Unauthorized from ${result.url}: wrong or missing credentials (--user/--pass)`;
+  if (result.status !== null && result.status !== 101) return `HTTP ${result.status} from ${result.url} (503 means draining or at capacity)`;
+  if (result.error) return `${result.error} (${result.url})`;
+  return `no probe.ok frame or close code ${result.close_code ?? 'none'} instead of 1000 (${result.url})`;
+}
+
 /** `mivas probe URL`: the 101 health probe (DESIGN.md §3), with TLS, upgrade and round-trip time. */
 export const probeCommand: Command = async (argv, io) => {
   const { values, positionals } = parseArgs({
@@ -71,5 +79,7 @@ export const probeCommand: Command = async (argv, io) => {
   const result = await probe(url, headers, Number(values['timeout-s']) * 1000);
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const ok = result.status === 101 && (result.probe_ok as { type?: string } | null)?.type === 'probe.ok' && result.close_code === 1000;
+  if (ok) io.stderr.write(`probe ok: ${url} answered 101 and probe.ok in ${result.round_trip_ms} ms${result.tls ? ' over TLS' : ''}\n`);
+  else io.stderr.write(`probe FAILED: ${failureMessage(result)}\n`);
   return ok ? EXIT.ok : EXIT.checkFailed;
 };
