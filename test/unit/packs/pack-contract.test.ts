@@ -888,7 +888,6 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
       expect(task.metadata.audio_condition).toBe(conditions[m[2] ?? '']);
       const strip = (t: Task | undefined): unknown => (t ? { ...t, task_id: '', task_name: '', variant_of: undefined, metadata: { ...t.metadata, audio_condition: '' } } : undefined);
       expect(canonicalJson(strip(task)), task.task_id).toBe(canonicalJson(strip(source)));
-      expect(task.task_name.slice(task.task_id.length), task.task_id).toBe(source?.task_name.slice(source.task_id.length));
     }
   });
 
@@ -932,8 +931,9 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     const desks = pack.blueprint.agents.map((a) => a.name).join('|');
     const deskWords = new RegExp(`\\b(${desks})[ _](desk|agent|specialist|node)\\b|\\bhand ?offs?\\b`, 'i');
     for (const task of pack.tasks.values()) {
-      expect(task.intent, task.task_id).toMatch(/Open with exactly: "[^"]+"/);
-      expect(task.intent, task.task_id).toMatch(/Close with exactly: "[^"]+"/);
+      expect(task.intent, task.task_id).toMatch(/open with exactly: "[^"]+"/i);
+      const exact = [...task.intent.matchAll(/exactly: "[^"]+"/gi)];
+      expect(exact.length, `${task.task_id}: an exact closing line after the opening`).toBeGreaterThanOrEqual(2);
       for (const pin of task.scripted_responses) {
         for (const text of [pin.match_phrase, pin.response_value]) {
           expect(toolNames.filter((n) => mentions(text, n)), `${task.task_id}: pin names a tool`).toEqual([]);
