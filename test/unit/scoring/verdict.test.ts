@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
-import { scoreConversation, type ConversationVerdict, type MappingEntry } from '../../../src/scoring/index.ts';
+import { scoreConversation, scoreRun, type ConversationVerdict, type MappingEntry } from '../../../src/scoring/index.ts';
 import { syntheticSnapshot } from '../../../src/scoring/synthetic.ts';
 import type { LoadedSnapshot } from '../../../src/scoring/sources.ts';
 import { loadControlPack } from '../../support/scoring-fixtures.ts';
@@ -66,6 +66,13 @@ describe('verdict: inputs and statuses (scoring.md §2, §3, §7)', () => {
   it('an API-listed result with no snapshot → VOID, counted', () => {
     const v = score(null, entry('res_1', 'S-E1', 'COMPLETED'), { id: 'res_1' });
     expect([v.status, v.void_reason, v.task_id]).toEqual(['VOID', 'snapshot_missing', 'S-E1']);
+  });
+
+  it('listed results with no snapshot are counted as voids in the run', () => {
+    const mapping = new Map([['res_9', entry('res_9', 'S-E1', 'COMPLETED')], ['res_8', entry('res_8', 'S-E1', 'NO_ANSWER')]]);
+    const report = scoreRun([snap(ws.replay(S_E1_ROUTE, { callId: 'listed_ok', taskId: 'S-E1' }))], new Map([[pack.id, pack]]), mapping, { k: 5, seed: 1729, resamples: 10, minCallMs: 20_000, allowPackDrift: false, pack: null, stamp: null, flags: {} });
+    expect(report.aggregates.status).toMatchObject({ pass: 1, void: 2, voids_by_type: { snapshot_missing: 1, infra_error: 1 } });
+    expect(report.tasks[0]).toMatchObject({ task_id: 'S-E1', n: 1, c: 1, voids: 2 });
   });
 
   it('a NO_ANSWER result → VOID infra_error with detail caller_platform:NO_ANSWER', () => {
