@@ -65,7 +65,6 @@ export const CLINIC_POLICY = policy({
 /** A tool timeline event with defaults (executed, ok) and the given fields. */
 export function toolEvent(fields: Partial<Extract<TimelineEvent, { type: 'tool' }>> & { seq: number; name: string; agent: string }): Extract<TimelineEvent, { type: 'tool' }> {
   return {
-    seq: fields.seq,
     at_ms: fields.at_ms ?? 1000,
     type: 'tool',
     kind: fields.kind ?? 'industry',
