@@ -44,6 +44,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   packs: packsCommand,
   tasks: tasksCommand,
   score: scoreCommand,
+  check: async (argv, io) => (await import('./check-command.ts')).checkCommand(argv, io),
 };
 
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */

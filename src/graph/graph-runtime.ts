@@ -24,6 +24,15 @@ export interface DispatchRequest {
   readonly rawArguments: unknown;
 }
 
+/** Instructions and tools an agent offers the model; pure, so `mivas check` can show them without a call. */
+export function agentSetupOf(pack: Pack, agent: string): AgentSetup {
+  const prompt = pack.prompts.get(agent) ?? '';
+  const greeting = pack.blueprint.greeting;
+  const instructions = agent === pack.entryAgent && greeting ? `${prompt.trimEnd()}\n\nOpen the call with exactly these words: "${greeting}"\n` : prompt;
+  const tools = toolsOfAgent(pack, agent).map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
+  return { name: agent, instructions, tools };
+}
+
 /**
  * The provider-agnostic specialist graph (DESIGN.md §7): the active agent, what it may call, and
  * the effect of each call. Tool kinds come from the blueprint flags alone.
@@ -46,12 +55,7 @@ export class GraphRuntime {
 
   /** Instructions and tools for an agent (the entry agent's carry the greeting line). */
   agentSetup(agent: string = this.active): AgentSetup {
-    const prompt = this.pack.prompts.get(agent) ?? '';
-    const greeting = this.pack.blueprint.greeting;
-    const instructions =
-      agent === this.pack.entryAgent && greeting ? `${prompt.trimEnd()}\n\nOpen the call with exactly these words: "${greeting}"\n` : prompt;
-    const tools = toolsOfAgent(this.pack, agent).map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
-    return { name: agent, instructions, tools };
+    return agentSetupOf(this.pack, agent);
   }
 
   /** Runs one call for the active agent and records it; never throws. */
