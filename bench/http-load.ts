@@ -32,7 +32,7 @@ function once(): Promise<void> {
       res.on('end', () => {
         latencies.push(performance.now() - started);
         if (res.statusCode !== 200) errors++;
-        else if (!Buffer.concat(chunks).toString().startsWith('{"ok":')) wrong++;
+        else if (!Buffer.concat(chunks).toString().startsWith('{"ok":true')) wrong++;
         resolve();
       });
     });

@@ -8,11 +8,22 @@ import { summarize, type LatencySummary } from './stats.ts';
 /** A read and a write tool per pack, with arguments that succeed on the seed. */
 const BENCH_TOOLS: Readonly<Record<string, { read: [string, string, object]; write: [string, string, object] }>> = {
   'control-industry': { read: ['check_date', 'scheduler', { date: '2026-10-07' }], write: ['book_appointment', 'scheduler', { date: '2026-10-07' }] },
+  healthcare: {
+    read: ['find_openings', 'scheduling', { visit_type: 'follow_up', location_id: 'loc_park_ave' }],
+    // verify_identity writes the call's session row (the privacy gate) on every call.
+    write: ['verify_identity', 'identity', { full_name: 'Marcus Webb', date_of_birth: '1979-11-19', caller_role: 'self' }],
+  },
 };
+
+/** The healthcare pack when it loads, the control pack otherwise (issue 7). */
+export async function benchPack(): Promise<Pack> {
+  return loadPack(join(ROOT, 'packs'), 'healthcare').catch(() => loadPack(join(ROOT, 'packs'), 'control-industry'));
+}
 
 /** One measured configuration. */
 export interface ToolRow {
   readonly mode: 'in-process' | 'http';
+  readonly pack: string;
   readonly tool: string;
   readonly effect: 'read' | 'write';
   readonly connections: number;
@@ -38,7 +49,7 @@ function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', cal
     if (!out.output.ok) errors++;
   }
   const elapsed = performance.now() - started;
-  return { mode: 'in-process', tool: name, effect, connections: 1, callIds, latency: summarize(latencies), throughputPerS: Math.round((iterations / elapsed) * 1000), errors };
+  return { mode: 'in-process', pack: pack.id, tool: name, effect, connections: 1, callIds, latency: summarize(latencies), throughputPerS: Math.round((iterations / elapsed) * 1000), errors };
 }
 
 async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', connections: number, callIds: number, durationMs: number): Promise<ToolRow> {
@@ -53,6 +64,7 @@ async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', conn
   });
   return {
     mode: 'http',
+    pack: pack.id,
     tool: name,
     effect,
     connections,
@@ -65,7 +77,7 @@ async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', conn
 
 /** Tool-call latency and throughput, in-process and over HTTP (server on core 0, load on core 1). */
 export async function benchTools(options: { durationMs: number; iterations: number }): Promise<ToolRow[]> {
-  const pack = await loadPack(join(ROOT, 'packs'), 'control-industry');
+  const pack = await benchPack();
   const tmp = tempDir('mivas-bench-tools-');
   const rows: ToolRow[] = [];
   try {

@@ -14,6 +14,27 @@ export interface CallDatabase {
 const CALL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
+ * Drizzle prepares every query afresh (a pack tool issues ~10 per call); a call's database sees
+ * the same few dozen SQL texts over and over, so each handle keeps its statements. A cached
+ * statement is handed back in its default mode (drizzle switches `raw` on for row arrays), and
+ * the cache dies with the handle. Measured in docs/performance.md.
+ */
+function cacheStatements(sqlite: Database.Database): void {
+  const statements = new Map<string, Database.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    const cached = statements.get(source);
+    if (cached) {
+      if (cached.reader) cached.raw(false);
+      return cached;
+    }
+    const statement = prepare(source);
+    statements.set(source, statement);
+    return statement;
+  }) as Database.Database['prepare'];
+}
+
+/**
  * Per-call SQLite files: each a copy of the pack template, created atomically (copy to a temp
  * name, then rename) so a concurrent reader never sees a half-built database. Handles stay open
  * until released.
@@ -52,6 +73,7 @@ export class CallDatabases {
     const sqlite = new Database(file);
     sqlite.pragma('journal_mode = DELETE');
     sqlite.pragma('synchronous = NORMAL');
+    cacheStatements(sqlite);
     const handle: CallDatabase = { file, sqlite, db: drizzle(sqlite) };
     this.open.set(callId, handle);
     return handle;
