@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { EXIT } from '../core/index.ts';
+import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
 /** What the probe saw. */
@@ -66,16 +67,21 @@ function failureMessage(result: ProbeResult): string {
 export const probeCommand: Command = async (argv, io) => {
   const { values, positionals } = parseArgs({
     args: [...argv],
-    options: { user: { type: 'string' }, pass: { type: 'string' }, 'timeout-s': { type: 'string', default: '10' } },
+    options: { user: { type: 'string' }, pass: { type: 'string' }, local: { type: 'boolean' }, 'timeout-s': { type: 'string', default: '10' } },
     allowPositionals: true,
   });
-  const url = positionals[0];
+  // --local probes this container's own server with its own credentials (the Docker HEALTHCHECK).
+  const local = values.local ? configFromFlags(io, {}) : null;
+  if (values.local && !local) return EXIT.usage;
+  const url = positionals[0] ?? (local ? `ws://127.0.0.1:${local.port}/probe` : undefined);
   if (!url) {
-    io.stderr.write('usage: mivas probe ws[s]://HOST[:PORT]/probe [--user U --pass P]\n');
+    io.stderr.write('usage: mivas probe ws[s]://HOST[:PORT]/probe [--user U --pass P] | mivas probe --local\n');
     return EXIT.usage;
   }
+  const user = values.user ?? local?.auth?.user;
+  const pass = values.pass ?? local?.auth?.pass;
   const headers: Record<string, string> = {};
-  if (values.user && values.pass) headers.Authorization = `Basic ${Buffer.from(`${values.user}:${values.pass}`).toString('base64')}`;
+  if (user && pass) headers.Authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
   const result = await probe(url, headers, Number(values['timeout-s']) * 1000);
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const ok = result.status === 101 && (result.probe_ok as { type?: string } | null)?.type === 'probe.ok' && result.close_code === 1000;
