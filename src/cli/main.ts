@@ -1,7 +1,9 @@
 import { EXIT, MivasError } from '../core/errors.ts';
 import type { CliIO, Command } from './io.ts';
+import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
 import { packsCommand } from './packs-command.ts';
+import { preflightCommand } from './preflight-command.ts';
 import { probeCommand } from './probe-command.ts';
 import { runCommand } from './run-command.ts';
 import { scoreCommand } from './score-command.ts';
@@ -18,7 +20,9 @@ commands:
   run                      dial a pack's tasks K times as the local caller (starts the server in-process)
   serve                    run the service (CHIRP on /, probe on /probe, tools over HTTP)
   call                     dial one call against a running server
-  probe URL                the 101 WebSocket health probe
+  probe URL                the 101 WebSocket health probe (--local: this host's server)
+  preflight                check configuration, pack, snapshot store, provider key and clock
+  bluejay push-tasks|run|poll|results   digital humans, runs and the result mapping
   packs generate|migrate   regenerate tools.json / drizzle migrations
   tasks lock               fill a pack's exp_db_state by replay
   tasks list               print a pack's category × difficulty grid and audio counts
@@ -41,6 +45,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   call: callCommand,
   probe: probeCommand,
+  preflight: preflightCommand,
+  bluejay: bluejayCommand,
   packs: packsCommand,
   tasks: tasksCommand,
   score: scoreCommand,
