@@ -116,8 +116,9 @@ export const sendCareMessage = defineTool({
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const id = `msg_${patient.id.slice(4)}_${args.topic}_${args.priority}`;
-    const existing = ctx.db.select().from(careMessages).where(eq(careMessages.id, id)).get();
+    const mine = ctx.db.select().from(careMessages).where(eq(careMessages.patient_id, patient.id)).all();
+    const existing = mine.find((m) => m.topic === args.topic && m.priority === args.priority);
+    const id = existing?.id ?? `msg_${patient.id.slice(4)}_${mine.length + 1}`;
     const due = respondBy(ctx.clock, args.priority);
     if (!existing) ctx.db.insert(careMessages).values({ id, patient_id: patient.id, priority: args.priority, topic: args.topic, message: args.message, respond_by: due.at, created_at: ctx.clock.now() }).run();
     return ok({

@@ -204,7 +204,8 @@ export const transferToHuman = defineTool({
   writes: ['escalations', 'call_session'],
   normalize: (raw) => normalizeFields(raw, { reason: readCode }),
   run(args, ctx) {
-    const id = `esc_${args.reason}`;
+    // One escalation per call: the call ends when it fires, and a repeat changes nothing.
+    const id = 'esc_call';
     const existing = ctx.db.select().from(escalations).where(eq(escalations.id, id)).get();
     if (!existing) {
       const subject = readCallSession(ctx.db);
