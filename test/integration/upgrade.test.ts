@@ -101,6 +101,16 @@ describe('CHIRP upgrade (acceptance 3, wire checklist 1–4)', () => {
 
     it('is answered at capacity and takes no slot; a call past capacity gets 503 with Retry-After; a live id gets 409', async () => {
       const held = await RawChirpClient.connect(server.wsUrl, { ...AUTH, 'X-Simulation-Result-Id': 'held_call', 'X-Mivas-Task-Id': 'S-E3' });
+      try {
+        await checksAtCapacity(held);
+      } finally {
+        // A failed check must not leave the one slot taken for the tests after it.
+        if (held.ws.readyState === held.ws.OPEN) held.close();
+        await Promise.all(server.ctx.registry.sessions().map((s) => s.finished()));
+      }
+    });
+
+    async function checksAtCapacity(held: RawChirpClient): Promise<void> {
       await held.waitForType('speech.started');
       expect((await health(server)).live_calls).toBe(1);
 
@@ -129,7 +139,7 @@ describe('CHIRP upgrade (acceptance 3, wire checklist 1–4)', () => {
       expect(reused.upgraded).toBe(false);
       const next = await RawChirpClient.connect(server.wsUrl, { ...AUTH, 'X-Simulation-Result-Id': 'after_held', 'X-Mivas-Task-Id': 'S-E3' });
       expect((await completeCall(next)).code).toBe(1000);
-    });
+    }
   });
 
   describe('call ids', () => {
