@@ -7,6 +7,7 @@ import { loadPack } from '../packs/index.ts';
 import { buildApp, createAppContext } from '../server/index.ts';
 import { snapshotKey, summarySchema, type SnapshotSink, type Summary } from '../snapshot/index.ts';
 import { configFromFlags } from './config-flags.ts';
+import { scoreCommand } from './score-command.ts';
 import type { CliIO, Command } from './io.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
@@ -107,9 +108,14 @@ export const runCommand: Command = async (argv, io) => {
     (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`),
   );
   const missing = await reportCalls(io, calls, reports, local?.ctx.sink ?? null, pack.id);
-  if (local) io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n`);
-  await local?.close();
-  return missing === 0 ? EXIT.ok : EXIT.incomplete;
+  if (!local) return missing === 0 ? EXIT.ok : EXIT.incomplete;
+  await local.close();
+  io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n\n`);
+  const scored = await scoreCommand(
+    ['--snapshots', local.ctx.sink.root, '--pack', pack.id, '--run', runId, '--out', resolve(config.dataDir, 'scores', runId), ...(flags.fast ? ['--fast'] : [])],
+    io,
+  );
+  return missing === 0 && scored !== EXIT.usage ? EXIT.ok : EXIT.incomplete;
 };
 
 async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: readonly CallerReport[], sink: SnapshotSink | null, pack: string): Promise<number> {

@@ -11,7 +11,7 @@ import { conversationsCsv, directorySource, loadSnapshots, parseMapping, s3Sourc
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
 import type { CliIO, Command } from './io.ts';
 
-const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--mapping FILE]
+const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
                    [--allow-pack-drift] [--stamp] [--packs-dir packs]
 
@@ -23,6 +23,7 @@ const flagsSchema = z
     snapshots: z.string().min(1),
     out: z.string().min(1).default('./data/scores'),
     pack: z.string().regex(/^[a-z][a-z0-9-]*$/).optional(),
+    run: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
     mapping: z.string().min(1).optional(),
     gate: z.boolean().default(false),
     k: z.coerce.number().int().min(1).max(10).default(5),
@@ -42,7 +43,7 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      snapshots: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' }, mapping: { type: 'string' }, gate: { type: 'boolean' },
+      snapshots: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' }, run: { type: 'string' }, mapping: { type: 'string' }, gate: { type: 'boolean' },
       k: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'min-call-s': { type: 'string' }, fast: { type: 'boolean' },
       'allow-pack-drift': { type: 'boolean' }, stamp: { type: 'boolean' }, 'packs-dir': { type: 'string' }, help: { type: 'boolean' },
     },
@@ -85,7 +86,7 @@ export function scoreExitCode(report: ScoreReport, gate: boolean): number {
 }
 
 function recordedFlags(flags: ScoreFlags, minCallS: number): Record<string, string | number | boolean | null> {
-  return { pack: flags.pack ?? null, mapping: flags.mapping ? 'given' : null, gate: flags.gate, k: flags.k, seed: flags.seed, bootstrap: flags.bootstrap, min_call_s: minCallS, fast: flags.fast, allow_pack_drift: flags['allow-pack-drift'] };
+  return { pack: flags.pack ?? null, run: flags.run ?? null, mapping: flags.mapping ? 'given' : null, gate: flags.gate, k: flags.k, seed: flags.seed, bootstrap: flags.bootstrap, min_call_s: minCallS, fast: flags.fast, allow_pack_drift: flags['allow-pack-drift'] };
 }
 
 /** `mivas score`: snapshots + pack tasks → verdicts, aggregates, JSON, CSV, HTML and a terminal table. */
@@ -97,9 +98,11 @@ export const scoreCommand: Command = async (argv, io) => {
   }
   const source = openSource(flags, io);
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
-  const snapshots = await loadSnapshots(source, flags.pack);
+  const loaded = await loadSnapshots(source, flags.pack);
+  // --run keeps one run's conversations (the summary's run_id, from X-Mivas-Run-Id).
+  const snapshots = flags.run ? loaded.filter((s) => s.summary?.run_id === flags.run) : loaded;
   if (!snapshots.length && !mapping.size) {
-    io.stderr.write(`mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}\n`);
+    io.stderr.write(`mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${flags.run ? ` in run ${flags.run}` : ''}\n`);
     return EXIT.usage;
   }
   const packIds = new Set([...snapshots.map((s) => s.pack), ...[...mapping.values()].flatMap((m) => m.pack ?? []), ...(flags.pack ? [flags.pack] : [])]);
