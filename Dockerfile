@@ -1,27 +1,41 @@
 # syntax=docker/dockerfile:1
-# Build stage: compiles better-sqlite3 from source (no prebuilt binaries are downloaded).
+# mivas: one container, one port (8765). Build: docker build -t mivas .
+# Needs a registry that serves node:20-bookworm-slim (see docs/deploy.md).
+
+# ---- build stage: the only place with a compiler. better-sqlite3 builds from source here.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# Production dependencies only (tsx runs the TypeScript sources; there is no compile step).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# Runtime stage: production dependencies only, a non-root user, tini for signals.
-FROM node:20-bookworm-slim
+# ---- runtime stage: no compiler, no dev dependencies, non-root, tini as PID 1.
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    MIVAS_PORT=8765 \
+    MIVAS_DATA_DIR=/data
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends tini espeak-ng && rm -rf /var/lib/apt/lists/*
+# tini forwards SIGTERM to node so the drain runs; espeak-ng gives the scripted harness real speech.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini espeak-ng \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/node_modules ./node_modules
-COPY package.json ./
+COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY src ./src
 COPY packs ./packs
 COPY migrations ./migrations
+# Spool, per-call databases, templates and the Bluejay link ledger live on this volume.
 RUN mkdir -p /data && chown node:node /data
 USER node
-ENV NODE_ENV=production MIVAS_DATA_DIR=/data MIVAS_PORT=8765
 VOLUME ["/data"]
 EXPOSE 8765
-HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "bin/mivas.js", "probe", "ws://127.0.0.1:8765/probe", "--timeout-s", "4"]
+STOPSIGNAL SIGTERM
+# The 101 WebSocket probe against this container's own server, with its own credentials.
+HEALTHCHECK --interval=30s --timeout=8s --start-period=60s --retries=3 \
+  CMD ["node", "bin/mivas.js", "probe", "--local", "--timeout-s", "5"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "bin/mivas.js", "serve"]
