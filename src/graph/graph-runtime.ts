@@ -77,25 +77,22 @@ export class GraphRuntime {
     const from = this.active;
     const to = tool.handoffTo ?? from;
     // next_desk is advisory (wire.md §2.6): the edge is what the runtime enforces.
-    const parsed = tool.input.safeParse(request.rawArguments ?? {});
     const output = { assistant: to };
-    const event = this.record(request, 'handoff', {
-      canonicalArguments: parsed.success ? (parsed.data as Record<string, unknown>) : null,
-      output,
-      executed: true,
-      refusal: null,
-      internalFault: null,
-      durationMs: 0,
-    });
+    const event = this.recordRuntimeTool(request, tool, output);
     this.active = to;
     this.timeline.add({ type: 'handoff', from, to });
     return { output, effect: { kind: 'handoff', from, to }, event };
   }
 
   private endCall(request: DispatchRequest, tool: CatalogTool): DispatchResult {
-    const parsed = tool.input.safeParse(request.rawArguments ?? {});
     const output: Envelope = { ok: true };
-    const event = this.record(request, 'session', {
+    return { output, effect: { kind: 'end_call' }, event: this.recordRuntimeTool(request, tool, output) };
+  }
+
+  /** Records a tool the runtime answers itself (handoffs, end_call): always executed, instant. */
+  private recordRuntimeTool(request: DispatchRequest, tool: CatalogTool, output: Readonly<Record<string, unknown>>): TimelineEvent {
+    const parsed = tool.input.safeParse(request.rawArguments ?? {});
+    return this.record(request, tool.kind, {
       canonicalArguments: parsed.success ? (parsed.data as Record<string, unknown>) : null,
       output,
       executed: true,
@@ -103,7 +100,6 @@ export class GraphRuntime {
       internalFault: null,
       durationMs: 0,
     });
-    return { output, effect: { kind: 'end_call' }, event };
   }
 
   private refused(request: DispatchRequest, kind: CatalogTool['kind'], refusal: Refusal): DispatchResult {
