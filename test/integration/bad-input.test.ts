@@ -181,6 +181,43 @@ describe('bad CHIRP input (acceptance 5)', () => {
   });
 });
 
+describe('a peer that ignores pings (checklist 17, interval scaled down)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ MIVAS_FAST: '1', MIVAS_PING_INTERVAL_S: '0.5' });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is dropped as a caller hangup, with a snapshot; a peer that answers stays', async () => {
+    const dead = await RawChirpClient.connect(server.wsUrl, { 'X-Simulation-Result-Id': 'ping_dead', 'X-Mivas-Task-Id': 'S-E1' }, { autoPong: false });
+    const alive = await RawChirpClient.connect(server.wsUrl, { 'X-Simulation-Result-Id': 'ping_alive', 'X-Mivas-Task-Id': 'S-E1' });
+    let pings = 0;
+    const twoPings = new Promise<void>((resolve) =>
+      alive.ws.on('ping', () => {
+        if (++pings === 2) resolve(); // the second ping means it passed the check that drops a silent peer
+      }),
+    );
+    await dead.waitForType('speech.completed');
+    const deadSession = server.ctx.registry.get('ping_dead');
+    expect(deadSession).toBeDefined();
+    expect((await dead.closed).code).toBe(1006);
+    expect(await deadSession?.finished()).toMatchObject({ endReason: 'caller_hangup', closeCode: 1006 });
+
+    await twoPings;
+    expect(alive.ws.readyState).toBe(alive.ws.OPEN);
+    expect(server.ctx.registry.get('ping_alive')).toBeDefined();
+    alive.say(callerSignal(4000), 640);
+    expect((await alive.closed).code).toBe(1000);
+
+    await server.ctx.outbox.flush();
+    expect(readSnapshot(server, 'ping_dead').summary).toMatchObject({ end_reason: 'caller_hangup', close_code: 1006 });
+    expect(readSnapshot(server, 'ping_alive').summary.end_reason).toBe('agent_end_call');
+  });
+});
+
 /**
  * A keyless stand-in model for the HTTP tests: hands off to the scheduler and greets at once, then
  * waits for the caller's utterance before ending the call, so a live call sits at the scheduler.

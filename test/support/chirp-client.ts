@@ -102,9 +102,10 @@ export class RawChirpClient {
   }
 
   /** Opens a socket; rejects when the upgrade is refused. */
-  static connect(url: string, headers: Record<string, string> = {}): Promise<RawChirpClient> {
+  static connect(url: string, headers: Record<string, string> = {}, options: { autoPong?: boolean } = {}): Promise<RawChirpClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+      // autoPong: false plays a dead peer that never answers the server's pings.
+      const ws = new WebSocket(url, { headers, perMessageDeflate: false, autoPong: options.autoPong ?? true });
       const client = new RawChirpClient(ws);
       ws.once('open', () => resolve(client));
       ws.once('unexpected-response', (_req, res) => {

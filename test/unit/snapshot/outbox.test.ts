@@ -26,6 +26,9 @@ class MemorySink implements SnapshotSink {
   async exists(key: string): Promise<boolean> {
     return this.objects.has(key);
   }
+  async get(key: string): Promise<Buffer | null> {
+    return this.objects.get(key) ?? null;
+  }
   locate(key: string): string {
     return `${this.root}/${key}`;
   }
