@@ -48,6 +48,13 @@ export class RealtimeSession implements ModelSession {
     if (signal.aborted) return Promise.reject(new Error('the call ended before the provider connected'));
     signal.addEventListener('abort', () => void this.close(), { once: true });
     return new Promise((resolve, reject) => {
+      const fail = (err: Error): void => {
+        if (this.isOpen || this.isClosing) return;
+        this.isClosing = true;
+        // Recorded as a fatal failure so the timeline shows why the call ended (provider_error).
+        this.events.emit('failure', { code: 'connect_failed', message: err.message, fatal: true });
+        reject(err);
+      };
       const ws = new WebSocket(this.dialect.url, { headers: { ...this.dialect.headers }, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
       this.socket = ws;
       ws.once('open', () => {
@@ -57,12 +64,12 @@ export class RealtimeSession implements ModelSession {
       });
       ws.once('unexpected-response', (_req, res) => {
         res.resume();
-        reject(new Error(`the provider refused the upgrade: HTTP ${res.statusCode ?? 0}`));
+        fail(new Error(`the provider refused the upgrade: HTTP ${res.statusCode ?? 0}`));
         ws.terminate();
       });
       ws.on('error', (err) => {
         // Before open this is a failed connect; after it, 'close' follows and reports the loss.
-        if (!this.isOpen) reject(err);
+        fail(err);
       });
       ws.on('message', (data, isBinary) => {
         if (!isBinary) this.onText(data.toString());
@@ -103,7 +110,7 @@ export class RealtimeSession implements ModelSession {
     this.send({ type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: Math.max(0, Math.floor(audioEndMs)) });
   }
 
-  callerSpeech(): void {
+  callerSpeech(_kind: 'started' | 'completed'): void {
     /* the provider's own VAD takes turns; CHIRP speech events also fire on echo (wire.md §1.4) */
   }
 

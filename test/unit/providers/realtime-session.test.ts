@@ -37,12 +37,14 @@ describe('RealtimeSession against the GA stand-in', () => {
   let standIn: RealtimeStandIn;
   let model: RealtimeSession;
   let conn: StandInConnection;
+  let callAbort: AbortController;
 
   beforeEach(async () => {
+    callAbort = new AbortController();
     standIn = await RealtimeStandIn.start();
     model = session(standIn.baseUrl());
     const ready = next(model, 'ready');
-    await model.connect(AGENT, new AbortController().signal);
+    await model.connect(AGENT, callAbort.signal);
     conn = await standIn.nextConnection();
     await ready;
   });
@@ -166,6 +168,20 @@ describe('RealtimeSession against the GA stand-in', () => {
     expect(f).toMatchObject({ code: 'provider_disconnected', fatal: true });
   });
 
+  it('sends nothing for the caller\'s CHIRP speech events: its own VAD takes turns (wire.md §6.12)', async () => {
+    const before = conn.log.filter((e) => e.dir === 'in').length;
+    model.callerSpeech('started');
+    model.callerSpeech('completed');
+    model.truncate('sync', 0);
+    await conn.next('conversation.item.truncate');
+    expect(conn.log.filter((e) => e.dir === 'in').length).toBe(before + 1);
+  });
+
+  it('closes when the call aborts', async () => {
+    callAbort.abort();
+    expect((await conn.closed).code).toBe(1000);
+  });
+
   it('cancels a live response and closes 1000 without a failure', async () => {
     const failures = record(model, 'failure');
     const started = next(model, 'responseStarted');
@@ -179,11 +195,19 @@ describe('RealtimeSession against the GA stand-in', () => {
 });
 
 describe('RealtimeSession connect failures', () => {
-  it('rejects when nothing listens', async () => {
+  it('rejects and reports a fatal connect_failed when nothing listens', async () => {
     const standIn = await RealtimeStandIn.start();
     const url = standIn.baseUrl();
     await standIn.close();
     const model = session(url);
+    const failures = record(model, 'failure');
     await expect(model.connect(AGENT, new AbortController().signal)).rejects.toThrow();
+    expect(failures).toMatchObject([[{ code: 'connect_failed', fatal: true }]]);
+  });
+
+  it('does not connect once the call has ended', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    await expect(session('ws://127.0.0.1:9/v1').connect(AGENT, abort.signal)).rejects.toThrow(/ended/);
   });
 });
