@@ -23,7 +23,7 @@ import {
 
 const SEEDED_AT = '2025-01-15T09:00';
 const GRID_FIRST = '2026-10-07';
-const GRID_LAST = '2026-11-13';
+const GRID_LAST = '2026-11-05';
 const CLOSED_DAYS = new Set(['2026-10-12']); // Columbus Day: offices closed, no openings.
 
 const LOCATIONS = [

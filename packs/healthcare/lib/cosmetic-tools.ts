@@ -143,7 +143,7 @@ export const holdCosmeticConsult = defineTool({
 export const confirmCosmeticConsult = defineTool({
   name: 'confirm_cosmetic_consult',
   description:
-    'Use when: the caller agreed to the deposit terms you read from hold_cosmetic_consult; pass policy_acknowledged true. Returns: the booked consult and the deposit now due; a new caller is registered and identified for the rest of the call. Do not use for: an unheld time. Errors: TOKEN_UNKNOWN, TOKEN_WRONG_KIND, TOKEN_WRONG_OWNER, TOKEN_USED, TOKEN_SUPERSEDED, ACK_REQUIRED, OPENING_TAKEN, PATIENT_EXISTS.',
+    'Use when: the caller agreed to the deposit terms you read from hold_cosmetic_consult; pass policy_acknowledged true. Returns: the booked consult and the deposit now due; a new caller is registered and identified for the rest of the call. Do not use for: an unheld time. Errors: TOKEN_UNKNOWN, TOKEN_WRONG_KIND, TOKEN_WRONG_OWNER, TOKEN_USED, TOKEN_SUPERSEDED, ACK_REQUIRED, OPENING_TAKEN, OPENING_NOT_SUITABLE, PATIENT_EXISTS, NOT_VERIFIED.',
   input: z.object({ token: tokenField, policy_acknowledged: z.boolean().describe('True once the caller agreed to the deposit terms.') }),
   output: z.object({ appointment_id: z.string(), spoken: z.string(), office: z.string(), provider: z.string(), deposit_cents: z.number().int(), deposit_display: z.string(), deposit_status: z.literal('due'), registered: z.boolean() }),
   effect: 'write',

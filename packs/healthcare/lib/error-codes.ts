@@ -15,7 +15,7 @@ export const errorCodes: Record<string, ErrorCodeEntry> = {
   BIRTH_DATE_INVALID: { safe_message: 'That date of birth is not a date in the past.', recoverable: true },
   VISIT_TYPE_NOT_AT_LOCATION: { safe_message: 'That kind of visit is not offered at that office.', recoverable: true },
   DATE_IN_PAST: { safe_message: 'That date has already passed.', recoverable: true },
-  BEYOND_HORIZON: { safe_message: 'We only schedule up to sixty days ahead.', recoverable: true },
+  BEYOND_HORIZON: { safe_message: 'We only schedule up to thirty days ahead.', recoverable: true },
   INVALID_DATE_RANGE: { safe_message: 'The last date comes before the first date.', recoverable: true },
   OPENING_NOT_FOUND: { safe_message: 'I could not find that opening on the schedule.', recoverable: true },
   OPENING_TAKEN: { safe_message: 'That time is no longer available.', recoverable: true },

@@ -57,7 +57,7 @@ export const policy = {
   /** Days from earliest to latest date, inclusive of the edge. */
   waitlist_max_span_days: 30,
   openings_per_search: 3,
-  booking_horizon_days: 60,
+  booking_horizon_days: 30,
 } as const;
 
 /** Offices by id. */

@@ -42,7 +42,7 @@ function classify(reason: VisitReason, status: 'new' | 'established', age: numbe
 export const classifyVisit = defineTool({
   name: 'classify_visit',
   description:
-    'Use when: a caller describes why they want a medical visit; give whether they are new or established and, for a child, the age. Returns: the visit type, its length, who may do it and the offices that offer it. Do not use for: cosmetic treatments, which the cosmetic desk books. Errors: none.',
+    'Use when: a caller describes why they want a medical visit; give whether they are new or established and, for a child, the age. Returns: the visit type, its length, who may do it and the offices that offer it. Do not use for: cosmetic treatments, which the cosmetic desk books. Errors: VISIT_TYPE_NOT_AT_LOCATION.',
   input: z.object({
     reason: z.enum(VISIT_REASONS).describe('"Mole check" is new_or_changing_mole; "skin check" is full_skin_check; "Mohs" is skin_cancer_surgery.'),
     patient_status: z.enum(['new', 'established']).describe('new when the patient has never been seen at Straus.'),
