@@ -44,6 +44,8 @@ export interface Interruption {
 export class OutboundPacer {
   private readonly queue: Utterance[] = [];
   private timer: Timer | null = null;
+  /** When the audio sent so far finishes playing at the caller; the next utterance continues from it. */
+  private playoutEndMs = Number.NEGATIVE_INFINITY;
   private idleWaiters: (() => void)[] = [];
   private disposed = false;
 
@@ -89,7 +91,7 @@ export class OutboundPacer {
   /** Bytes sent so far of the utterance now playing, or null when none has started. */
   currentUtterance(): { utteranceId: string; itemId: string; sentMs: number } | null {
     const head = this.queue[0];
-    return head?.started ? { utteranceId: head.utteranceId, itemId: head.itemId, sentMs: head.bytesSent / 32 } : null;
+    return head && head.framesSent > 0 ? { utteranceId: head.utteranceId, itemId: head.itemId, sentMs: head.bytesSent / 32 } : null;
   }
 
   /**
@@ -100,9 +102,9 @@ export class OutboundPacer {
     const head = this.queue[0];
     this.cancelTimer();
     const dropped = this.queue.splice(0, this.queue.length);
-    for (const u of dropped.slice(1)) if (u.started) this.effects.utteranceCompleted(u.utteranceId, u.itemId, true);
+    for (const u of dropped.slice(1)) if (u.framesSent > 0) this.effects.utteranceCompleted(u.utteranceId, u.itemId, true);
     this.resolveIdle();
-    if (!head?.started) return null;
+    if (!head || head.framesSent === 0) return null;
     const sentMs = head.bytesSent / 32;
     const playedMs = Math.max(0, Math.min(sentMs, this.clock.nowMs() - head.startMs));
     this.effects.utteranceCompleted(head.utteranceId, head.itemId, true);
@@ -154,8 +156,8 @@ export class OutboundPacer {
 
   private startUtterance(u: Utterance, now: number): void {
     u.started = true;
-    u.startMs = now;
-    this.effects.utteranceStarted(u.utteranceId, u.itemId);
+    // Back-to-back utterances share one schedule, so the lead stays within 200 ms across the boundary.
+    u.startMs = this.fast ? now : Math.max(now, this.playoutEndMs);
   }
 
   /** After an underrun, restart the clock rather than burst the backlog (wire.md §1.7). */
@@ -176,8 +178,11 @@ export class OutboundPacer {
     u.chunks = rest.length ? [rest] : [];
     u.queuedBytes -= frameBytes;
     const positionMs = u.startMs + u.framesSent * FRAME_MS;
+    // speech.started goes out immediately before the first frame, never speculatively (wire.md §1.5).
+    if (u.framesSent === 0) this.effects.utteranceStarted(u.utteranceId, u.itemId);
     u.framesSent++;
     u.bytesSent += frameBytes;
+    this.playoutEndMs = u.startMs + (u.bytesSent / FRAME_BYTES) * FRAME_MS;
     this.effects.frame(frame, u.utteranceId, positionMs);
   }
 
