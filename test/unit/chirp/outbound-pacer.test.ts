@@ -231,3 +231,26 @@ describe('OutboundPacer', () => {
     expect(events).toHaveLength(count);
   });
 });
+
+describe('back-to-back utterances', () => {
+  it('keep one schedule, so the lead never exceeds 200 ms across the boundary', () => {
+    const clock = new ManualClock();
+    const { effects, events } = recorder(clock);
+    const pacer = new OutboundPacer(clock, effects, counter());
+    pacer.push('a', Buffer.alloc(FRAME_BYTES * 25));
+    pacer.finish('a');
+    pacer.push('b', Buffer.alloc(FRAME_BYTES * 25));
+    pacer.finish('b');
+    for (let t = 0; t < 1_500; t += 5) clock.advance(5);
+    const frames = events.filter((e): e is Extract<Event, { kind: 'frame' }> => e.kind === 'frame');
+    expect(frames).toHaveLength(50);
+    frames.forEach((frame, n) => {
+      // Frame n of the whole stream plays at n × 20 ms; it may leave at most 200 ms earlier.
+      expect(frame.at).toBeGreaterThanOrEqual(n * 20 - MAX_LEAD_MS);
+      expect(frame.positionMs).toBe(n * 20);
+    });
+    const secondStart = events.find((e) => e.kind === 'started' && e.id !== frames[0]?.id);
+    const secondFirstFrame = frames[25];
+    expect(secondStart?.at).toBe(secondFirstFrame?.at);
+  });
+});
