@@ -50,6 +50,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   packs: packsCommand,
   tasks: tasksCommand,
   score: scoreCommand,
+  report: async (argv, io) => (await import('./report-command.ts')).reportCommand(argv, io),
   check: async (argv, io) => (await import('./check-command.ts')).checkCommand(argv, io),
 };
 

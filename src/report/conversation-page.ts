@@ -1,0 +1,71 @@
+import type { ConversationVerdict } from '../scoring/index.ts';
+import type { Summary } from '../snapshot/index.ts';
+import type { ConversationEvidence } from './evidence-loader.ts';
+import { formatRate } from './format.ts';
+import { html, type SafeHtml } from './html.ts';
+import { jsonScript, renderPage } from './page-shell.ts';
+import { renderPathGraph } from './path-graph.ts';
+import { renderStateDiff } from './state-diff-view.ts';
+import { renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
+import { renderToolDiff } from './tool-diff-view.ts';
+import { failingGates, taskHref, taskSlug } from './ui-model.ts';
+import { PLAYER_SCRIPT } from './ui-scripts.ts';
+
+function header(v: ConversationVerdict): SafeHtml {
+  const why = v.status === 'VOID' ? `void: ${v.void_reason ?? ''}${v.void_detail.length ? ` (${v.void_detail.join('; ')})` : ''}` : v.status === 'UNMAPPED' ? `unmapped: ${v.unmapped_reason ?? ''}` : v.status === 'FAIL' ? `failed gates: ${failingGates(v).join(', ')}` : '';
+  const task = v.task_id ? html`<a href="${taskHref(taskSlug(v.pack, v.task_id))}">${v.task_id}</a>` : '(no task)';
+  return html`<h1><span class="st-${v.status.toLowerCase()}" id="status">${v.status}</span> ${v.conversation_id}</h1>
+<p>task ${task}${v.trial_index ? ` · trial #${v.trial_index}` : ''} · pack ${v.pack}@${v.pack_version ?? '?'} · ${v.harness ?? '-'}/${v.model ?? '-'} · reward ${formatRate(v.reward)} · ${v.duration_s === null ? '' : `${v.duration_s.toFixed(1)} s · `}end ${v.end_reason ?? '—'}${v.pack_drift ? ' · pack drift' : ''}</p>
+${why ? html`<p class="st-${v.status.toLowerCase()}"><b>${why}</b></p>` : ''}${v.fail_reasons.length ? html`<ul class="reasons">${v.fail_reasons.map((r) => html`<li>${r}</li>`)}</ul>` : ''}`;
+}
+
+function player(ev: ConversationEvidence): SafeHtml {
+  if (!ev.audioHref) return html`<p class="muted">No recording in the snapshot.</p>`;
+  return html`<div class="player"><audio id="audio" controls preload="auto" src="${ev.audioHref}"></audio></div>${jsonScript('wave-data', ev.peaks)}`;
+}
+
+const SMOKE: readonly (readonly [string, (s: Summary['smoke']) => boolean | null, (s: Summary['smoke']) => string])[] = [
+  ['both sides spoke', (s) => s.both_sides_spoke, () => ''],
+  ['tool calls recorded when expected', (s) => s.tools_recorded, () => ''],
+  ['trace id present', (s) => s.trace_id_present, () => ''],
+  ['dead air ≤ 25 s', (s) => s.dead_air_ok, (s) => `longest ${s.dead_air_max_s.toFixed(2)} s`],
+  ['clean outbound audio', (s) => s.clean_audio, (s) => `${s.outbound_dropouts} dropouts, ${s.clipping_events} clipping`],
+  ['first agent audio ≤ 3 s', (s) => s.first_audio_ok, (s) => (s.first_agent_audio_ms === null ? 'none' : `${Math.round(s.first_agent_audio_ms)} ms`)],
+];
+
+function smoke(v: ConversationVerdict, summary: Summary | null): SafeHtml {
+  if (!summary) return html`<p>smoke ${v.quality.smoke_pass === null ? 'unknown' : v.quality.smoke_pass ? 'pass' : 'fail'}${v.quality.smoke_failed.length ? `; failed: ${v.quality.smoke_failed.join(', ')}` : ''}</p>`;
+  const mark = (ok: boolean | null): SafeHtml => (ok === null ? html`<span class="na">n/a</span>` : ok ? html`<span class="ok">✓ pass</span>` : html`<span class="bad">✗ fail</span>`);
+  return html`<table class="smoke"><thead><tr><th>check</th><th>result</th><th>figure</th></tr></thead><tbody>${SMOKE.map(([name, ok, figure]) => html`<tr><td>${name}</td><td>${mark(ok(summary.smoke))}</td><td>${figure(summary.smoke)}</td></tr>`)}<tr><th>rubric</th><th>${mark(summary.smoke.pass)}</th><th></th></tr></tbody></table>
+<p class="small muted">Health signals beside the verdict, never read by it (scoring.md §10). Response latency p50 ${v.quality.latency_p50_ms ?? '—'} ms, p95 ${v.quality.latency_p95_ms ?? '—'} ms.</p>`;
+}
+
+function usage(v: ConversationVerdict, summary: Summary | null): SafeHtml {
+  const cost = v.cost.cost_usd_est === null ? 'not priced' : `$${v.cost.cost_usd_est.toFixed(4)}`;
+  const rows = summary ? Object.entries(summary.usage) : [['input_tokens', v.cost.input_tokens], ['output_tokens', v.cost.output_tokens]];
+  return html`<table class="usage"><tbody>${rows.map(([k, n]) => html`<tr><td>${k}</td><td>${n ?? '—'}</td></tr>`)}<tr><th>estimated cost</th><th>${cost}</th></tr><tr><td>price table</td><td>${v.cost.price_table_version ?? '—'}</td></tr></tbody></table>`;
+}
+
+function links(v: ConversationVerdict, ev: ConversationEvidence): SafeHtml {
+  return html`<p class="small muted">snapshot ${v.evidence.snapshot_uri ?? '—'}${ev.audioHref ? html` · <a href="${ev.audioHref}" download>download the recording</a>` : ''}${v.evidence.trace_id ? ` · trace ${v.evidence.trace_id}` : ''}</p>`;
+}
+
+function section(id: string, title: string, body: SafeHtml): SafeHtml {
+  return html`<section id="${id}" class="panel"><h2>${title}</h2>${body}</section>`;
+}
+
+/** One conversation's evidence: recording, timeline, tool, path and state diffs, transcript, smoke and cost. */
+export function renderConversationPage(v: ConversationVerdict, ev: ConversationEvidence): string {
+  const spanMs = timelineSpanMs(v, ev);
+  const body = html`${header(v)}${links(v, ev)}
+${section('recording', 'Recording and timeline', html`${player(ev)}${renderTimeline(v, ev, spanMs)}`)}
+${section('tools', 'Tool calls: expected vs actual', renderToolDiff(v.tools, ev.events))}
+${section('handoff', 'Handoff path: expected vs actual', renderPathGraph(v.handoff, ev.blueprint))}
+${section('state', 'Database diff', renderStateDiff(v.state))}
+${section('transcript', 'Transcript', renderTranscript(v, ev.events))}
+${section('events', 'Events', renderEventList(ev.events))}
+${section('smoke', 'Smoke rubric', smoke(v, ev.summary))}
+${section('usage', 'Usage and cost', usage(v, ev.summary))}`;
+  // The span rides on <body> so the player maps clicks and the playhead on the same scale as the drawn timeline.
+  return renderPage({ title: `mivas ${v.status} ${v.conversation_id}`, kind: 'conversation', body, scripts: [PLAYER_SCRIPT], data: { 'duration-ms': Math.round(spanMs) } });
+}

@@ -1,0 +1,32 @@
+import type { StateDiffEntry, StateGateResult } from '../scoring/index.ts';
+import { html, type SafeHtml } from './html.ts';
+
+const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+function valueCell(raw: unknown, normalised: unknown, cls: string): SafeHtml {
+  if (raw === null || raw === undefined) return html`<span class="muted">(none)</span>`;
+  const differs = json(raw) !== json(normalised);
+  return html`<code class="${cls}">${json(raw)}</code>${differs ? html`<div class="small muted">normalised <code>${json(normalised)}</code></div>` : ''}`;
+}
+
+function diffRow(d: StateDiffEntry): SafeHtml {
+  const marks = [d.allowed ? 'allowed' : '', d.unparsed ? 'unparsed' : ''].filter(Boolean).join(', ');
+  return html`<tr class="diff-${d.kind}${d.allowed ? ' allowed' : ''}" data-table="${d.table}" data-kind="${d.kind}"><td class="kind">${d.kind}</td><td><code>${json(d.key)}</code></td><td>${d.field ?? '—'}</td><td>${valueCell(d.expected, d.expected_normalised, 'exp')}</td><td>${valueCell(d.actual, d.actual_normalised, 'act')}</td><td class="rule">${d.rule}</td><td>${marks}</td></tr>`;
+}
+
+/** The database diff: per scored table its mode and verdict, then missing, extra and changed rows with fields and rules. */
+export function renderStateDiff(s: StateGateResult | null): SafeHtml {
+  if (!s) return html`<p class="muted">State gate not run (conversation not scored).</p>`;
+  const tables = s.tables.map((t) => {
+    const rows = s.diff.filter((d) => d.table === t.table);
+    return html`<div class="state-table" data-table="${t.table}"><h3>${t.table} <span class="badge ${t.pass ? 'pass' : 'fail'}">${t.pass ? 'pass' : 'FAIL'}</span> <span class="muted small">mode ${t.mode}</span></h3>${
+      rows.length
+        ? html`<table class="diff"><thead><tr><th>kind</th><th>key</th><th>field</th><th>expected</th><th>actual</th><th>rule</th><th>marks</th></tr></thead><tbody>${rows.map(diffRow)}</tbody></table>`
+        : html`<p class="small muted">No differences.</p>`
+    }</div>`;
+  });
+  const orphans = s.diff.filter((d) => !s.tables.some((t) => t.table === d.table));
+  return html`<div class="state-diff"><p><span class="badge ${s.pass ? 'pass' : 'fail'}">state ${s.pass ? 'pass' : 'FAIL'}</span> ${s.missing} missing · ${s.extra} extra · ${s.changed} changed</p>${tables}${
+    orphans.length ? html`<table class="diff"><tbody>${orphans.map(diffRow)}</tbody></table>` : ''
+  }</div>`;
+}
