@@ -34,6 +34,7 @@ export const envSchema = z.object({
   CHIRP_PASS: optionalText,
   MIVAS_ALLOW_PUBLIC_NOAUTH: bool.default(false),
   MIVAS_DATA_DIR: z.string().default('./data'),
+  MIVAS_SCORES_DIR: optionalText,
   MIVAS_SNAPSHOT_DIR: optionalText,
   MIVAS_SNAPSHOT_BUCKET: optionalText,
   MIVAS_SNAPSHOT_PREFIX: z.string().default('mivas'),
@@ -129,6 +130,8 @@ export interface Config {
   readonly migrationsDir: string;
   readonly auth: { readonly user: string; readonly pass: string } | null;
   readonly dataDir: string;
+  /** The scores folder `/ui` shows; undefined: the newest folder under <dataDir>/scores. */
+  readonly scoresDir: string | undefined;
   readonly snapshots: SnapshotTarget;
   /** S3 connection settings, also used to read `s3://` inputs (the scorer). */
   readonly s3: { readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean };
@@ -191,6 +194,7 @@ function toConfig(env: Env): ConfigResult {
     migrationsDir: env.MIVAS_MIGRATIONS_DIR,
     auth,
     dataDir: env.MIVAS_DATA_DIR,
+    scoresDir: env.MIVAS_SCORES_DIR,
     snapshots,
     s3: { endpoint: env.MIVAS_S3_ENDPOINT, region: env.MIVAS_S3_REGION, forcePathStyle: env.MIVAS_S3_FORCE_PATH_STYLE },
     maxCalls: env.MIVAS_MAX_CALLS,
