@@ -5,6 +5,7 @@ import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
 import { closeOperations } from './operations.ts';
 import { toolRoutes } from './tool-routes.ts';
+import { uiRoutes } from './ui-routes.ts';
 
 /** Largest CHIRP message and HTTP body accepted (wire.md §1.10). */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     secured.addHook('onRequest', basicAuthHook(ctx.config.auth));
     await toolRoutes(secured, ctx);
     await chirpRoutes(secured, ctx);
+    await uiRoutes(secured, ctx);
   });
   app.addHook('onClose', async () => {
     await Promise.race([ctx.outbox.flush(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
