@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { planCalls, runCalls, type CallerReport, type PlannedCall } from '../caller/index.ts';
@@ -8,6 +8,7 @@ import { buildApp, createAppContext } from '../server/index.ts';
 import { snapshotKey, summarySchema, type SnapshotSink, type Summary } from '../snapshot/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import { scoreCommand } from './score-command.ts';
+import { writeReport } from './report-command.ts';
 import type { CliIO, Command } from './io.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
@@ -115,6 +116,12 @@ export const runCommand: Command = async (argv, io) => {
     ['--snapshots', local.ctx.sink.root, '--pack', pack.id, '--run', runId, '--out', resolve(config.dataDir, 'scores', runId), ...(flags.fast ? ['--fast'] : [])],
     io,
   );
+  if (scored !== EXIT.usage) {
+    const scoresDir = resolve(config.dataDir, 'scores', runId);
+    const sink = local.ctx.sink;
+    const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
+    io.stdout.write(`report: ${written.indexPath}\n`);
+  }
   return missing === 0 && scored !== EXIT.usage ? EXIT.ok : EXIT.incomplete;
 };
 
