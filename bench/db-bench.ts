@@ -2,6 +2,10 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadPack, listPackIds } from '../src/packs/index.ts';
 import { buildDatabase, CallDatabases, dumpDatabase, ensureTemplate } from '../src/store/index.ts';
+import { snapshotParts, type CallRecord } from '../src/call/index.ts';
+import { systemClock } from '../src/core/index.ts';
+import { syntheticSummary, syntheticTimeline, type SyntheticStep } from '../src/scoring/synthetic.ts';
+import { directorySink, emptyUsage, SnapshotOutbox } from '../src/snapshot/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';
 
@@ -11,6 +15,35 @@ export interface DbRow {
   readonly templateCopy: LatencySummary;
   readonly migrateAndSeed: LatencySummary;
   readonly dump: LatencySummary;
+  /** Hangup: dump + the five parts (summary, timeline, final state, .db bytes, a 60 s stereo WAV). */
+  readonly snapshotAssembly: LatencySummary;
+  /** Writing the assembled parts to the spool (before the upload starts). */
+  readonly spoolWrite: LatencySummary;
+}
+
+/** A 60 s call's record: ~300 timeline events, as a busy call leaves. */
+function callRecord(pack: Awaited<ReturnType<typeof loadPack>>, callId: string): CallRecord {
+  const steps: SyntheticStep[] = Array.from({ length: 100 }, (_, i) => ({ kind: 'speech', side: i % 2 ? 'caller' : 'agent', text: `line ${i} of a long and winding conversation` }));
+  const options = { callId, pack: pack.id, taskId: null, endAtMs: 60_000 };
+  return {
+    pack,
+    callId,
+    runId: null,
+    taskId: null,
+    harness: 'scripted',
+    model: null,
+    startedAtEpochMs: Date.UTC(2026, 9, 5, 13),
+    endedAtEpochMs: Date.UTC(2026, 9, 5, 13, 1),
+    durationMs: 60_000,
+    endReason: 'caller_hangup',
+    closeCode: 1000,
+    events: syntheticTimeline(steps, options),
+    smoke: syntheticSummary(pack, options).smoke,
+    usage: emptyUsage(),
+    costUsd: null,
+    priceTableVersion: null,
+    traceId: null,
+  };
 }
 
 /** A call database by template copy vs by running migrations and seed, and the hangup dump. */
@@ -40,7 +73,28 @@ export async function benchDatabases(iterations: number): Promise<DbRow[]> {
         new Database(join(tmp.dir, `built_${i}.db`)).close();
         migrate.push(performance.now() - t0);
       }
-      rows.push({ pack: id, templateCopy: summarize(copy), migrateAndSeed: summarize(migrate), dump: summarize(dumps) });
+      const assembly: number[] = [];
+      const spool: number[] = [];
+      const templateDump = dumpDatabase(dbs.acquire('template_view').sqlite);
+      const outbox = new SnapshotOutbox(join(tmp.dir, 'spool'), directorySink(join(tmp.dir, 'snapshots')), systemClock(), { uploaded: () => undefined, failed: () => undefined });
+      const wav = Buffer.alloc(60 * 64_000 + 44);
+      for (let i = 0; i < Math.min(iterations, 100); i++) {
+        const callId = `snap_${i}`;
+        const db = dbs.acquire(callId);
+        const record = callRecord(pack, callId);
+        const t0 = performance.now();
+        const dump = dumpDatabase(db.sqlite);
+        const { parts } = snapshotParts(record, dump, templateDump, db.file, wav);
+        assembly.push(performance.now() - t0);
+        const t1 = performance.now();
+        outbox.store(id, callId, parts);
+        spool.push(performance.now() - t1);
+        dbs.remove(callId);
+      }
+      await outbox.flush();
+      outbox.stop();
+      dbs.closeAll();
+      rows.push({ pack: id, templateCopy: summarize(copy), migrateAndSeed: summarize(migrate), dump: summarize(dumps), snapshotAssembly: summarize(assembly), spoolWrite: summarize(spool) });
     } finally {
       tmp.remove();
     }

@@ -2,18 +2,26 @@
  * `npm run bench`: measures and prints; never fails on a figure. Writes bench/results.json and
  * flags any p99 that regressed more than 20% against the committed results. Loopback only,
  * every section bounded in time.
+ *
+ *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
+ *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
+ *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/progress.ts';
 import { canPin, ROOT } from './bench-context.ts';
-import { benchDatabases } from './db-bench.ts';
-import { benchTools } from './tools-bench.ts';
+import { benchDatabases, type DbRow } from './db-bench.ts';
+import { benchLive, type LiveResult } from './live-bench.ts';
+import { benchScoring, type ScoringResult } from './scoring-bench.ts';
+import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
 const REGRESSION = 1.2;
+const SECTIONS = ['live', 'tools', 'db', 'scoring'] as const;
+type Section = (typeof SECTIONS)[number];
 
 type Figures = Record<string, unknown>;
 
@@ -24,63 +32,120 @@ interface P99Row {
 
 function p99Rows(results: Figures): P99Row[] {
   const rows: P99Row[] = [];
-  const tools = (results.tools ?? []) as { mode: string; tool: string; connections: number; callIds: number; latency: { p99: number } }[];
+  const tools = (results.tools ?? []) as ToolRow[];
   for (const r of tools) rows.push({ key: `tools ${r.mode} ${r.tool} c${r.connections} ids${r.callIds}`, p99: r.latency.p99 });
-  const dbs = (results.databases ?? []) as { pack: string; templateCopy: { p99: number }; dump: { p99: number } }[];
-  for (const r of dbs) rows.push({ key: `db ${r.pack} copy`, p99: r.templateCopy.p99 }, { key: `db ${r.pack} dump`, p99: r.dump.p99 });
+  const dbs = (results.databases ?? []) as Partial<DbRow>[];
+  for (const r of dbs) {
+    if (r.templateCopy) rows.push({ key: `db ${r.pack} copy`, p99: r.templateCopy.p99 });
+    if (r.dump) rows.push({ key: `db ${r.pack} dump`, p99: r.dump.p99 });
+    if (r.snapshotAssembly) rows.push({ key: `db ${r.pack} snapshot assembly`, p99: r.snapshotAssembly.p99 });
+  }
+  const live = results.live as Partial<LiveResult> | undefined;
+  for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
 }
 
-function regressions(previous: Figures | null, current: Figures): string[] {
+function regressions(previous: Figures | null, current: Figures): string[][] {
   if (!previous) return [];
   const before = new Map(p99Rows(previous).map((r) => [r.key, r.p99]));
   return p99Rows(current).flatMap((r) => {
     const old = before.get(r.key);
-    return old !== undefined && old > 0 && r.p99 > old * REGRESSION ? [`REGRESSION ${r.key}: p99 ${old} ms → ${r.p99} ms`] : [];
+    return old !== undefined && old > 0 && r.p99 > old * REGRESSION ? [['REGRESSION', r.key, String(old), String(r.p99), `+${Math.round((r.p99 / old - 1) * 100)}%`]] : [];
   });
 }
 
-function printTools(rows: Awaited<ReturnType<typeof benchTools>>): void {
+function printLive(live: LiveResult): void {
+  console.log(`\nLive calls (${live.pack}, ${live.durationS} s per N; jitter = |frame interval − 20 ms| at the callers, ms)`);
+  console.log(
+    renderTable(
+      ['N', 'up', 'jitter p50', 'p99', 'max', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
+      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
+    ),
+  );
+  const perCall = live.rows.map((r) => r.cpuPerCallPct).filter((v) => v > 0);
+  const projected = perCall.length ? Math.floor(100 / Math.min(...perCall)) : 0;
+  console.log(`largest N held (p99 jitter ≤ 5 ms, no underruns, no dropped frames): ${live.largestHeld ?? 'none'}${live.skipped.length ? `; skipped ${live.skipped.join(', ')}` : ''}`);
+  console.log(`CPU-bound projection: ~${projected} calls per core at the best measured CPU per call`);
+}
+
+function printTools(rows: readonly ToolRow[]): void {
   console.log('\nTool calls (latency in ms)');
   console.log(
     renderTable(
-      ['mode', 'tool', 'effect', 'conns', 'call ids', 'p50', 'p99', 'max', 'req/s', 'errors'],
-      rows.map((r) => [r.mode, r.tool, r.effect, String(r.connections), String(r.callIds), String(r.latency.p50), String(r.latency.p99), String(r.latency.max), String(r.throughputPerS), String(r.errors)]),
+      ['mode', 'pack', 'tool', 'effect', 'conns', 'call ids', 'p50', 'p99', 'max', 'req/s', 'errors'],
+      rows.map((r) => [r.mode, r.pack, r.tool, r.effect, String(r.connections), String(r.callIds), String(r.latency.p50), String(r.latency.p99), String(r.latency.max), String(r.throughputPerS), String(r.errors)]),
     ),
   );
 }
 
-function printDatabases(rows: Awaited<ReturnType<typeof benchDatabases>>): void {
-  console.log('\nPer-call database (ms)');
+function printDatabases(rows: readonly DbRow[]): void {
+  console.log('\nPer-call database and snapshot (ms)');
   console.log(
     renderTable(
-      ['pack', 'copy p50', 'copy p99', 'migrate+seed p50', 'speed-up', 'dump p50', 'dump p99'],
-      rows.map((r) => [r.pack, String(r.templateCopy.p50), String(r.templateCopy.p99), String(r.migrateAndSeed.p50), `${(r.migrateAndSeed.p50 / Math.max(0.001, r.templateCopy.p50)).toFixed(1)}×`, String(r.dump.p50), String(r.dump.p99)]),
+      ['pack', 'copy p50', 'copy p99', 'migrate+seed p50', 'speed-up', 'dump p50', 'dump p99', 'assembly p50', 'assembly p99', 'spool p50', 'spool p99'],
+      rows.map((r) => [r.pack, String(r.templateCopy.p50), String(r.templateCopy.p99), String(r.migrateAndSeed.p50), `${(r.migrateAndSeed.p50 / Math.max(0.001, r.templateCopy.p50)).toFixed(1)}×`, String(r.dump.p50), String(r.dump.p99), String(r.snapshotAssembly.p50), String(r.snapshotAssembly.p99), String(r.spoolWrite.p50), String(r.spoolWrite.p99)]),
     ),
   );
+}
+
+function printScoring(r: ScoringResult): void {
+  console.log('\nScoring');
+  console.log(
+    renderTable(
+      ['pack', 'tasks', 'snapshots', 'bootstrap', 'score s', 'conversations/s', 'verdicts'],
+      [[r.pack, String(r.tasks), String(r.snapshots), String(r.bootstrapResamples), (r.scoreMs / 1000).toFixed(2), String(r.conversationsPerS), JSON.stringify(r.verdicts)]],
+    ),
+  );
+}
+
+function parseSections(only: string | undefined): Set<Section> {
+  const wanted = (only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
+  const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length) {
+    console.error(`unknown section(s): ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);
+    process.exit(3);
+  }
+  return new Set(wanted as Section[]);
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
-  const only = new Set((values.only ?? 'tools,db').split(','));
+  const only = parseSections(values.only);
   const quick = values.quick ?? false;
   const previous = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Figures) : null;
+  const started = performance.now();
   const results: Figures = {
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, pinned: canPin() },
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, pinned: canPin(), loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100) },
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    quick,
+    at: new Date().toISOString(),
   };
+  if (only.has('live')) {
+    const live = await benchLive({ calls: quick ? [10, 50] : [10, 50, 100, 200, 400], durationMs: quick ? 6_000 : 20_000 });
+    results.live = live;
+    printLive(live);
+  }
   if (only.has('tools')) {
-    results.tools = await benchTools({ durationMs: quick ? 1_000 : 5_000, iterations: quick ? 500 : 5_000 });
-    printTools(results.tools as Awaited<ReturnType<typeof benchTools>>);
+    results.tools = await benchTools({ durationMs: quick ? 1_500 : 5_000, iterations: quick ? 1_000 : 5_000 });
+    printTools(results.tools as ToolRow[]);
   }
   if (only.has('db')) {
     results.databases = await benchDatabases(quick ? 50 : 500);
-    printDatabases(results.databases as Awaited<ReturnType<typeof benchDatabases>>);
+    printDatabases(results.databases as DbRow[]);
   }
+  if (only.has('scoring')) {
+    results.scoring = await benchScoring({ count: quick ? 1_000 : 5_000, resamples: quick ? 1_000 : 10_000 });
+    printScoring(results.scoring as ScoringResult);
+  }
+  (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
+  results.elapsed_s = Math.round((performance.now() - started) / 1000);
   const flagged = regressions(previous, results);
-  console.log(flagged.length ? `\n${flagged.join('\n')}` : '\nno p99 regression beyond 20% against the committed results');
+  if (flagged.length) {
+    console.log('\np99 regressions beyond 20% against the committed bench/results.json (a report, not a failure)');
+    console.log(renderTable(['flag', 'row', 'before p99', 'now p99', 'change'], flagged));
+  } else console.log('\nno p99 regression beyond 20% against the committed results');
   writeFileSync(RESULTS, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
-  console.log(`wrote ${RESULTS}`);
+  console.log(`wrote ${RESULTS} in ${results.elapsed_s} s (load average ${JSON.stringify((results.machine as Figures).loadavg_at_start)} → ${JSON.stringify((results.machine as Figures).loadavg_at_end)})`);
 }
 
 await main();
