@@ -10,3 +10,8 @@ export * from './task-grid.ts';
 export * from './conversation-page.ts';
 export * from './site.ts';
 export * from './score-file.ts';
+export * from './page-shell.ts';
+export * from './timeline-view.ts';
+export * from './path-graph.ts';
+export * from './tool-diff-view.ts';
+export * from './state-diff-view.ts';
