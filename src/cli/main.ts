@@ -2,9 +2,11 @@ import { EXIT, MivasError } from '../core/errors.ts';
 import type { CliIO, Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
+import { checkCommand } from './check-command.ts';
 import { packsCommand } from './packs-command.ts';
 import { preflightCommand } from './preflight-command.ts';
 import { probeCommand } from './probe-command.ts';
+import { reportCommand } from './report-command.ts';
 import { runCommand } from './run-command.ts';
 import { scoreCommand } from './score-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -28,6 +30,8 @@ commands:
   tasks list               print a pack's category × difficulty grid and audio counts
   tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
+  report                   export the results pages (leaderboard, tasks, conversations) as static files
+  check                    print each agent's instructions size and the exact tools a harness offers
 
 Run "mivas <command> --help" for a command's options.`;
 
@@ -36,7 +40,7 @@ const tasksCommand: Command = async (argv, io) => {
   if (sub === 'lock') return tasksLockCommand(rest, io);
   if (sub === 'list') return tasksListCommand(rest, io);
   if (sub === 'validate') return tasksValidateCommand(rest, io);
-  io.stderr.write('usage: mivas tasks lock --pack P\n');
+  io.stderr.write('usage: mivas tasks lock|list|validate [--pack P]\n');
   return EXIT.usage;
 };
 
@@ -50,8 +54,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   packs: packsCommand,
   tasks: tasksCommand,
   score: scoreCommand,
-  report: async (argv, io) => (await import('./report-command.ts')).reportCommand(argv, io),
-  check: async (argv, io) => (await import('./check-command.ts')).checkCommand(argv, io),
+  report: reportCommand,
+  check: checkCommand,
 };
 
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */
