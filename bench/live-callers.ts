@@ -72,6 +72,8 @@ export class LoadCaller {
     this.ws.on('unexpected-response', (_req, res) => {
       this.refusedStatus = res.statusCode ?? 0;
       res.resume();
+      // Handling the refusal ourselves leaves the request open; end it so 'close' follows.
+      this.ws.terminate();
     });
     this.ws.on('error', () => undefined);
     this.opened = new Promise((resolve) => {

@@ -29,6 +29,8 @@ export interface ProviderOptions {
   readonly tool: { readonly name: string; readonly args: unknown } | null;
   /** Sessions (1-based arrival order) the provider drops right after the greeting. */
   readonly dropSession?: (index: number) => boolean;
+  /** Function calls a session makes, one per caller turn, instead of `tool`; then it only speaks. */
+  readonly script?: (index: number) => readonly { readonly name: string; readonly args: unknown }[];
 }
 
 /** What the stand-in tells its owner. */
@@ -37,6 +39,8 @@ export interface ProviderHooks {
   callerOnset(index: number, atMs: number): void;
   /** A function_call_output arrived; `ok` is the envelope's ok. */
   toolOutput(index: number, ok: boolean): void;
+  /** A scripted session made its last call and is saying its last line. */
+  scriptDone?(index: number): void;
 }
 
 function isAudible(pcm: Buffer): boolean {
@@ -60,6 +64,7 @@ class ProviderSession {
   private quietAppends = 0;
   private turns = 0;
   private greeted = false;
+  private scriptStep = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -95,7 +100,7 @@ class ProviderSession {
     if (event.type === 'session.update') this.send({ type: 'session.updated', session: {} });
     else if (event.type === 'response.create') this.onResponseCreate();
     else if (event.type === 'conversation.item.create' && event.item?.type === 'function_call_output') {
-      this.hooks.toolOutput(this.index, typeof event.item.output === 'string' && event.item.output.startsWith('{"ok":true'));
+      this.hooks.toolOutput(this.index, typeof event.item.output === 'string' && !event.item.output.startsWith('{"ok":false'));
     }
   }
 
@@ -121,8 +126,16 @@ class ProviderSession {
     this.speaking = false;
     this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: 0 });
     this.turns++;
+    if (this.options.script) return this.nextScriptStep(this.options.script(this.index));
     if (this.options.tool && this.turns % 2 === 1) this.callTool(this.options.tool);
     else this.speak();
+  }
+
+  private nextScriptStep(script: readonly { name: string; args: unknown }[]): void {
+    const step = script[this.scriptStep++];
+    if (step) return this.callTool(step);
+    this.speak();
+    if (this.scriptStep === script.length + 1) this.hooks.scriptDone?.(this.index);
   }
 
   /** One response carrying one agent utterance (the audio arrives faster than real time, as it does from the real service). */
