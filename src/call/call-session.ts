@@ -1,19 +1,17 @@
-import { SampleAligner, StereoRecorder, createResampler, CHIRP_RATE_HZ, type Resampler } from '../audio/index.ts';
-import { encodeTextFrame, OutboundPacer, parseTextFrame, type ChirpSocket, type OutboundChirpType } from '../chirp/index.ts';
-import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
+import { StereoRecorder, createResampler, CHIRP_RATE_HZ } from '../audio/index.ts';
+import { parseTextFrame, type ChirpSocket } from '../chirp/index.ts';
+import type { Clock, IdSource, Log } from '../core/index.ts';
 import { GraphRuntime, type DispatchEffect } from '../graph/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure } from '../providers/index.ts';
 import { emptyUsage, Timeline, type EndReason, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
 import { dumpDatabase, type CallDatabase, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
-import { computeSmoke, countClipping } from './smoke.ts';
-import { TurnDriver } from './turn-driver.ts';
-
-/** Caller audio kept while the provider is not ready yet: the newest 30 s. */
-const MAX_BUFFERED_INBOUND_BYTES = 30 * 32_000;
-/** How often the watchdog loop looks at silence and pings. */
-const WATCHDOG_TICK_MS = 1_000;
+import { AgentAudio } from './agent-audio.ts';
+import { CallWatchdogs } from './call-watchdogs.ts';
+import { InboundAudio } from './inbound-audio.ts';
+import { computeSmoke } from './smoke.ts';
+import { TurnDriver, type TurnDriverHost } from './turn-driver.ts';
 
 /** Limits and timings a call runs under (from configuration). */
 export interface CallLimits {
@@ -75,23 +73,13 @@ export class CallSession {
   private readonly acceptedMs: number;
   private readonly startedAtEpochMs: number;
   private readonly recorder = new StereoRecorder();
-  private readonly aligner = new SampleAligner();
-  private readonly pacer: OutboundPacer;
+  private readonly inbound: InboundAudio;
+  private readonly agent: AgentAudio;
+  private readonly watchdogs: CallWatchdogs;
   private readonly abort = new AbortController();
-  private database: CallDatabase | null = null;
-  private runtime: GraphRuntime | null = null;
-  private driver: TurnDriver | null = null;
-  private inbound: Resampler | null = null;
-  private outbound: Resampler | null = null;
-  private providerReady = false;
-  private pendingInbound: Buffer[] = [];
-  private pendingBytes = 0;
-  private lastInboundMs: number;
-  private awaitingPong = false;
-  private firstAgentAudioMs: number | null = null;
-  private clippingEvents = 0;
+  private graph: { runtime: GraphRuntime; database: CallDatabase; driver: TurnDriver } | null = null;
   private usage: Usage = emptyUsage();
-  private timers: Timer[] = [];
+  private endingReason: EndReason | null = null;
   private ended: CallOutcome | null = null;
   private readonly done: Promise<CallOutcome>;
   private resolveDone: (outcome: CallOutcome) => void = () => undefined;
@@ -103,10 +91,16 @@ export class CallSession {
     private readonly session: ModelSession,
   ) {
     this.acceptedMs = ctx.clock.nowMs();
-    this.lastInboundMs = this.acceptedMs;
     this.startedAtEpochMs = ctx.clock.epochMs();
     this.timeline = new Timeline(() => this.mediaMs());
-    this.pacer = new OutboundPacer(ctx.clock, this.pacerEffects(), () => `u_${ctx.ids.hex(12)}`, ctx.limits.fast);
+    this.inbound = new InboundAudio(ctx.clock, this.recorder, (pcm) => session.sendAudio(pcm));
+    this.agent = new AgentAudio({ clock: ctx.clock, ids: ctx.ids, socket, timeline: this.timeline, recorder: this.recorder, acceptedMs: this.acceptedMs, fast: ctx.limits.fast });
+    this.watchdogs = new CallWatchdogs(ctx.clock, ctx.limits, {
+      lastCallerFrameMs: () => this.inbound.lastFrameAtMs(),
+      ping: () => socket.ping(),
+      terminate: () => socket.terminate(),
+      end: (reason, code, callerClosed) => this.end(reason, code, callerClosed),
+    });
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -124,7 +118,7 @@ export class CallSession {
 
   /** The active agent (for HTTP tool calls on a live call). */
   runtimeOrNull(): GraphRuntime | null {
-    return this.runtime;
+    return this.graph?.runtime ?? null;
   }
 
   /** Starts the call: database, graph, audio pipeline, watchdogs, then the model connection. */
@@ -132,26 +126,25 @@ export class CallSession {
     const { ctx, identity } = this;
     this.timeline.add({ type: 'call.started', call_id: identity.callId, pack: ctx.pack.id, harness: ctx.harness, task_id: identity.taskId, run_id: identity.runId });
     this.listenToSocket();
-    this.startWatchdogs();
+    this.watchdogs.start();
+    let runtime: GraphRuntime;
     try {
-      this.database = ctx.databases.acquire(identity.callId);
-      this.runtime = new GraphRuntime(ctx.pack, { pack: ctx.pack, callId: identity.callId, database: this.database, nowMs: () => ctx.clock.nowMs() }, this.timeline);
-      this.inbound = await createResampler(CHIRP_RATE_HZ, this.session.inputRateHz);
-      this.outbound = await createResampler(this.session.outputRateHz, CHIRP_RATE_HZ);
+      const database = ctx.databases.acquire(identity.callId);
+      runtime = new GraphRuntime(ctx.pack, { pack: ctx.pack, callId: identity.callId, database, nowMs: () => ctx.clock.nowMs() }, this.timeline);
+      const driver = new TurnDriver(this.session, runtime, this.timeline, this.driverHost(), ctx.clock, { retryDelayMs: ctx.limits.nudgeRetryDelayMs, maxAttempts: ctx.limits.nudgeMaxAttempts });
+      this.graph = { runtime, database, driver };
+      this.inbound.useResampler(await createResampler(CHIRP_RATE_HZ, this.session.inputRateHz));
+      this.agent.useResampler(await createResampler(this.session.outputRateHz, CHIRP_RATE_HZ));
     } catch (err) {
       ctx.log.error({ err }, 'call setup failed');
       return this.end('internal_error', 1011);
     }
     if (this.ended) return;
-    this.driver = new TurnDriver(this.session, this.runtime, this.timeline, this.driverHost(), ctx.clock, {
-      retryDelayMs: ctx.limits.nudgeRetryDelayMs,
-      maxAttempts: ctx.limits.nudgeMaxAttempts,
-    });
-    this.driver.attach();
-    this.session.events.on('ready', () => this.onProviderReady());
+    this.graph.driver.attach();
+    this.session.events.on('ready', () => this.inbound.markReady());
     this.session.events.on('itemInjected', (role, text) => this.timeline.add({ type: 'item.injected', role, text }));
     try {
-      await this.session.connect(this.runtime.agentSetup(), this.abort.signal);
+      await this.session.connect(runtime.agentSetup(), this.abort.signal);
     } catch (err) {
       this.fail({ code: 'connect_failed', message: err instanceof Error ? err.message : 'connect failed', fatal: true });
     }
@@ -162,18 +155,17 @@ export class CallSession {
     if (this.ended) return;
     this.ended = { callId: this.identity.callId, endReason: reason, closeCode };
     this.abort.abort();
-    for (const t of this.timers.splice(0)) t.cancel();
-    this.driver?.detach();
-    this.pacer.dispose();
+    this.watchdogs.stop();
+    this.graph?.driver.detach();
+    this.agent.dispose();
     if (!callerClosed && this.socket.isOpen()) {
-      if (closeCode === 1011) this.sendText('session.error', { code: 'INTERNAL_ERROR', message: reason });
+      if (closeCode === 1011) this.agent.sendText('session.error', { code: 'INTERNAL_ERROR', message: reason });
       this.socket.close(closeCode ?? 1000, reason);
     }
     this.session.close().catch((err: unknown) => this.ctx.log.warn({ err }, 'provider close failed'));
     this.timeline.add({ type: 'call.ended', end_reason: reason, close_code: closeCode });
     this.writeSnapshot(this.ended);
-    this.inbound?.destroy();
-    this.outbound?.destroy();
+    this.inbound.dispose();
     this.resolveDone(this.ended);
   }
 
@@ -184,34 +176,12 @@ export class CallSession {
 
   private listenToSocket(): void {
     const ev = this.socket.events;
-    ev.on('binary', (chunk) => this.onCallerAudio(chunk));
-    ev.on('text', (text) => this.onCallerText(text));
-    ev.on('pong', () => {
-      this.awaitingPong = false;
+    ev.on('binary', (chunk) => {
+      if (!this.ended) this.inbound.write(chunk, this.mediaMs());
     });
+    ev.on('text', (text) => this.onCallerText(text));
+    ev.on('pong', () => this.watchdogs.pong());
     ev.on('close', (code) => this.end('caller_hangup', code, true));
-  }
-
-  private onCallerAudio(chunk: Buffer): void {
-    if (this.ended) return;
-    this.lastInboundMs = this.ctx.clock.nowMs();
-    const pcm = this.aligner.write(chunk);
-    if (pcm.length === 0) return;
-    this.recorder.write('caller', this.mediaMs() - pcm.length / 32, pcm);
-    if (this.providerReady && this.inbound) {
-      this.session.sendAudio(this.inbound.process(pcm));
-      return;
-    }
-    this.pendingInbound.push(pcm);
-    this.pendingBytes += pcm.length;
-    while (this.pendingBytes > MAX_BUFFERED_INBOUND_BYTES) this.pendingBytes -= this.pendingInbound.shift()?.length ?? this.pendingBytes;
-  }
-
-  private onProviderReady(): void {
-    if (this.providerReady || !this.inbound) return;
-    this.providerReady = true;
-    for (const pcm of this.pendingInbound.splice(0)) this.session.sendAudio(this.inbound.process(pcm));
-    this.pendingBytes = 0;
   }
 
   private onCallerText(text: string): void {
@@ -240,72 +210,15 @@ export class CallSession {
     }
   }
 
-  private startWatchdogs(): void {
-    const { limits } = this.ctx;
-    this.timers.push(this.ctx.clock.setTimer(limits.maxCallMs, () => this.end('max_duration', 1000)));
-    this.scheduleTick(this.ctx.clock.nowMs());
-  }
-
-  private scheduleTick(lastPingMs: number): void {
-    if (this.ended) return;
-    this.timers.push(
-      this.ctx.clock.setTimer(WATCHDOG_TICK_MS, () => {
-        const now = this.ctx.clock.nowMs();
-        if (now - this.lastInboundMs >= this.ctx.limits.callerSilenceMs) return this.end('caller_silence', 1000);
-        let pingAt = lastPingMs;
-        if (now - lastPingMs >= this.ctx.limits.pingIntervalMs) {
-          if (this.awaitingPong) {
-            this.socket.terminate();
-            return this.end('caller_hangup', 1006, true);
-          }
-          this.awaitingPong = true;
-          this.socket.ping();
-          pingAt = now;
-        }
-        this.scheduleTick(pingAt);
-      }),
-    );
-  }
-
-  private sendText(type: OutboundChirpType, data: Record<string, unknown>): void {
-    this.socket.sendText(encodeTextFrame(type, data, this.ctx.ids, this.ctx.clock.epochMs()));
-  }
-
-  private pacerEffects(): ConstructorParameters<typeof OutboundPacer>[1] {
+  private driverHost(): TurnDriverHost {
     return {
-      utteranceStarted: (utteranceId) => {
-        this.firstAgentAudioMs ??= this.mediaMs();
-        this.sendText('speech.started', { utterance_id: utteranceId });
-        this.timeline.add({ type: 'speech.started', side: 'agent', utterance_id: utteranceId });
-      },
-      frame: (pcm, _utteranceId, positionMs) => {
-        this.socket.sendBinary(pcm);
-        this.clippingEvents += countClipping(pcm);
-        this.recorder.write('agent', positionMs - this.acceptedMs, pcm);
-      },
-      utteranceCompleted: (utteranceId, _itemId, interrupted) => {
-        this.sendText('speech.completed', { utterance_id: utteranceId });
-        if (!interrupted) this.sendText('mark', { name: utteranceId });
-        this.timeline.add({ type: 'speech.completed', side: 'agent', utterance_id: utteranceId, interrupted });
-      },
-      underrun: (utteranceId, gapMs) => {
-        this.timeline.add({ type: 'audio.underrun', utterance_id: utteranceId, gap_ms: Math.round(gapMs) });
-      },
-    };
-  }
-
-  private driverHost(): ConstructorParameters<typeof TurnDriver>[3] {
-    return {
-      agentAudio: (itemId, pcm) => {
-        const resampled = this.outbound?.process(pcm) ?? pcm;
-        this.pacer.push(itemId, resampled);
-      },
-      agentAudioDone: (itemId) => this.pacer.finish(itemId),
-      interruptPlayback: () => this.pacer.interrupt(),
+      agentAudio: (itemId, pcm) => this.agent.push(itemId, pcm),
+      agentAudioDone: (itemId) => this.agent.finish(itemId),
+      interruptPlayback: () => this.agent.interrupt(),
       sessionToolFired: (effect) => this.onSessionTool(effect),
       farewellComplete: () => {
         const reason = this.endingReason ?? 'agent_end_call';
-        void this.pacer.whenIdle().then(() => this.end(reason, 1000));
+        void this.agent.whenIdle().then(() => this.end(reason, 1000));
       },
       addUsage: (usage) => {
         this.usage = addUsage(this.usage, usage);
@@ -314,17 +227,46 @@ export class CallSession {
     };
   }
 
-  private endingReason: EndReason | null = null;
-
   private onSessionTool(effect: Extract<DispatchEffect, { kind: 'end_call' | 'human_transfer' }>): void {
     this.endingReason = effect.kind === 'human_transfer' ? 'human_transfer' : 'agent_end_call';
-    const reason = this.endingReason;
-    this.timers.push(this.ctx.clock.setTimer(this.ctx.limits.endCallMaxWaitMs, () => this.end(reason, 1000)));
+    this.watchdogs.endAfter(this.ctx.limits.endCallMaxWaitMs, this.endingReason);
+  }
+
+  private buildRecord(outcome: CallOutcome, endMs: number): CallRecord {
+    const { ctx, identity } = this;
+    const cost = ctx.estimateCost(this.session.model, this.usage, endMs);
+    const traceId = ctx.observer?.traceId ?? null;
+    const task = identity.taskId ? ctx.pack.tasks.get(identity.taskId) : undefined;
+    return {
+      pack: ctx.pack,
+      ...identity,
+      harness: ctx.harness,
+      model: this.session.model,
+      startedAtEpochMs: this.startedAtEpochMs,
+      endedAtEpochMs: ctx.clock.epochMs(),
+      durationMs: endMs,
+      endReason: outcome.endReason,
+      closeCode: outcome.closeCode,
+      events: this.timeline.events(),
+      smoke: computeSmoke({
+        events: this.timeline.events(),
+        endMs,
+        firstAgentAudioMs: this.agent.firstAudioMs(),
+        toolsExpected: identity.taskId ? (task?.exp_tool_calls.length ?? 0) > 0 : null,
+        traceId,
+        telemetryOn: traceId !== null,
+        clippingEvents: this.agent.clippingEvents(),
+      }),
+      usage: this.usage,
+      costUsd: cost.costUsd,
+      priceTableVersion: cost.priceTableVersion,
+      traceId,
+    };
   }
 
   private writeSnapshot(outcome: CallOutcome): void {
     const { ctx, identity } = this;
-    const database = this.database;
+    const database = this.graph?.database ?? null;
     if (!database) {
       ctx.log.error({}, 'no database: snapshot skipped');
       return;
@@ -333,32 +275,7 @@ export class CallSession {
       const dump = dumpDatabase(database.sqlite);
       ctx.databases.release(identity.callId);
       const endMs = this.mediaMs();
-      const cost = ctx.estimateCost(this.session.model, this.usage, endMs);
-      const record: CallRecord = {
-        pack: ctx.pack,
-        ...identity,
-        harness: ctx.harness,
-        model: this.session.model,
-        startedAtEpochMs: this.startedAtEpochMs,
-        endedAtEpochMs: ctx.clock.epochMs(),
-        durationMs: endMs,
-        endReason: outcome.endReason,
-        closeCode: outcome.closeCode,
-        events: this.timeline.events(),
-        smoke: computeSmoke({
-          events: this.timeline.events(),
-          endMs,
-          firstAgentAudioMs: this.firstAgentAudioMs,
-          toolsExpected: identity.taskId ? (ctx.pack.tasks.get(identity.taskId)?.exp_tool_calls.length ?? 0) > 0 : null,
-          traceId: ctx.observer?.traceId ?? null,
-          telemetryOn: (ctx.observer?.traceId ?? null) !== null,
-          clippingEvents: this.clippingEvents,
-        }),
-        usage: this.usage,
-        costUsd: cost.costUsd,
-        priceTableVersion: cost.priceTableVersion,
-        traceId: ctx.observer?.traceId ?? null,
-      };
+      const record = this.buildRecord(outcome, endMs);
       const { parts } = snapshotParts(record, dump, ctx.templateDump, database.file, this.recorder.toWav(endMs));
       ctx.outbox.store(ctx.pack.id, identity.callId, parts);
       ctx.databases.remove(identity.callId);
