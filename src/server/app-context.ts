@@ -89,6 +89,10 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       ops.metrics.snapshotUpload('failed');
       log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry');
     },
+    conflicted: (p, callId, keptAt) => {
+      ops.metrics.snapshotUpload('failed');
+      log.error({ callId, pack: p, keptAt }, 'another snapshot already holds this call id; ours was kept locally, nothing overwritten');
+    },
   });
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
   const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });

@@ -13,6 +13,8 @@ export interface OutboxObserver {
   /** A set was uploaded; `durationMs` is the successful attempt's upload time. */
   uploaded(pack: string, callId: string, location: string, durationMs: number): void;
   failed(pack: string, callId: string, attempt: number, error: unknown, retryInMs: number): void;
+  /** Another snapshot already holds this call id at the sink; ours was kept in `keptAt`, nothing overwritten. */
+  conflicted?(pack: string, callId: string, keptAt: string): void;
 }
 
 interface PendingSet {
@@ -114,9 +116,9 @@ export class SnapshotOutbox {
     set.attempts++;
     const startedMs = this.clock.nowMs();
     const run = this.upload(set).then(
-      () => {
+      (outcome) => {
         this.pending.delete(id);
-        this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
+        if (outcome === 'uploaded') this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
       },
       (err: unknown) => this.scheduleRetry(set, err),
     );
@@ -138,11 +140,38 @@ export class SnapshotOutbox {
     );
   }
 
-  private async upload(set: PendingSet): Promise<void> {
+  private async upload(set: PendingSet): Promise<'uploaded' | 'conflict'> {
+    const summaryKey = snapshotKey(set.pack, set.callId, 'summary.json');
+    const local = readFileSync(join(this.spoolDir, summaryKey));
+    // The upgrade's "snapshot exists" check fails open while the store is down, so a reused id can
+    // reach here: never overwrite a different call's snapshot. The same bytes mean an earlier
+    // attempt finished before its cleanup did.
+    const remote = await this.sink.get(summaryKey);
+    if (remote && !remote.equals(local)) {
+      this.quarantine(set);
+      return 'conflict';
+    }
+    if (!remote) {
+      for (const part of SNAPSHOT_PARTS) {
+        const key = snapshotKey(set.pack, set.callId, part);
+        await this.sink.put(key, readFileSync(join(this.spoolDir, key)));
+      }
+    }
+    this.removeFromSpool(set);
+    return 'uploaded';
+  }
+
+  private quarantine(set: PendingSet): void {
+    const dir = join(this.spoolDir, '..', 'conflicts', set.pack);
+    mkdirSync(dir, { recursive: true });
     for (const part of SNAPSHOT_PARTS) {
       const key = snapshotKey(set.pack, set.callId, part);
-      await this.sink.put(key, readFileSync(join(this.spoolDir, key)));
+      renameSync(join(this.spoolDir, key), join(this.spoolDir, '..', 'conflicts', key));
     }
+    this.observer.conflicted?.(set.pack, set.callId, dir);
+  }
+
+  private removeFromSpool(set: PendingSet): void {
     // Remove the summary first so a crash mid-cleanup never leaves a "complete" partial set.
     for (const part of [...SNAPSHOT_PARTS].reverse()) rmSync(join(this.spoolDir, snapshotKey(set.pack, set.callId, part)), { force: true });
   }

@@ -16,6 +16,8 @@ class MemorySink implements SnapshotSink {
   readonly root = 'mem://snapshots';
   readonly objects = new Map<string, Buffer>();
   readonly puts: string[] = [];
+  /** Every read; an upload attempt starts with one (the overwrite check), synchronously. */
+  readonly gets: string[] = [];
   failOn: ((key: string) => boolean) | null = null;
 
   async put(key: string, body: Buffer): Promise<void> {
@@ -27,6 +29,7 @@ class MemorySink implements SnapshotSink {
     return this.objects.has(key);
   }
   async get(key: string): Promise<Buffer | null> {
+    this.gets.push(key);
     return this.objects.get(key) ?? null;
   }
   locate(key: string): string {
@@ -105,12 +108,12 @@ describe('SnapshotOutbox', () => {
       expect(outbox.isSpooled(PACK, 'call_1')).toBe(true);
       expect(outbox.backlog().count).toBe(1);
       expect(sink.objects.has(`${PACK}/call_1.summary.json`)).toBe(false);
-      const putsSoFar = sink.puts.length;
+      const attemptsSoFar = sink.gets.length;
       clock.advance(delay - 1);
-      expect(sink.puts.length).toBe(putsSoFar); // not yet
+      expect(sink.gets.length).toBe(attemptsSoFar); // not yet
       if (i === expectedDelays.length - 1) sink.failOn = null; // the outage ends before the next retry
       clock.advance(1);
-      expect(sink.puts.length).toBeGreaterThan(putsSoFar); // retried exactly at the delay
+      expect(sink.gets.length).toBeGreaterThan(attemptsSoFar); // retried exactly at the delay
     }
     await seen.until(() => seen.uploads.length === 1);
     expect(sink.puts.filter((k) => k.endsWith('.summary.json'))).toEqual([`${PACK}/call_1.summary.json`]);
@@ -216,5 +219,48 @@ describe('SnapshotOutbox', () => {
     await seen.until(() => seen.uploads.length === 1);
     for (const p of SNAPSHOT_PARTS) expect(readFileSync(join(root, 'out', PACK, `call_9.${p}`), 'utf8')).toBe(`call_9:${p}`);
     expect(readdirSync(join(root, 'out', PACK)).some((f) => f.endsWith('.partial'))).toBe(false);
+  });
+});
+
+describe('SnapshotOutbox and an id the sink already holds', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('never overwrites another call’s snapshot: ours is kept aside and reported', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mivas-outbox-conflict-'));
+    dirs.push(root);
+    const sink = new MemorySink();
+    for (const [part, body] of parts('earlier')) sink.objects.set(`${PACK}/loc_reused.${part}`, body);
+    const conflicts: string[] = [];
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(join(root, 'spool'), sink, new ManualClock(), {
+      uploaded: (p, c, l, d) => seen.uploaded(p, c),
+      failed: (p, c, a, e, r) => seen.failed(p, c, a, e, r),
+      conflicted: (_p, callId) => conflicts.push(callId),
+    });
+    outbox.store(PACK, 'loc_reused', parts('later'));
+    await outbox.flush();
+    expect(conflicts).toEqual(['loc_reused']);
+    expect(seen.uploads).toEqual([]);
+    expect(sink.puts).toEqual([]);
+    expect(sink.objects.get(`${PACK}/loc_reused.summary.json`)?.toString()).toBe('earlier:summary.json');
+    expect(readFileSync(join(root, 'conflicts', PACK, 'loc_reused.summary.json'), 'utf8')).toBe('later:summary.json');
+    expect(outbox.backlog().count).toBe(0);
+  });
+
+  it('treats an identical summary at the sink as already uploaded and only cleans the spool', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mivas-outbox-same-'));
+    dirs.push(root);
+    const sink = new MemorySink();
+    for (const [part, body] of parts('same')) sink.objects.set(`${PACK}/loc_same.${part}`, body);
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(join(root, 'spool'), sink, new ManualClock(), seen);
+    outbox.store(PACK, 'loc_same', parts('same'));
+    await outbox.flush();
+    expect(seen.uploads).toEqual(['loc_same']);
+    expect(sink.puts).toEqual([]);
+    expect(outbox.isSpooled(PACK, 'loc_same')).toBe(false);
   });
 });
