@@ -185,7 +185,8 @@ const kill9: Scenario = async (dates) => {
     const url = `ws://127.0.0.1:${first.port}/`;
     const finished = ids('kill_done', 10);
     await rig.hangUpWhenDone(await rig.dial(url, finished, FAST), 30_000);
-    const spooled = await waitUntil(() => filesIn(join(tmp.dir, 'spool', PACK)).filter((f) => f.endsWith('.summary.json')).length === 10, 10_000);
+    const summaries = (): number => filesIn(join(tmp.dir, 'spool', PACK)).filter((f) => f.endsWith('.summary.json')).length;
+    const spooled = { ok: await waitUntil(() => summaries() === 10, 10_000), count: summaries() };
     const live = ids('kill_live', 5);
     const liveCallers = await rig.dial(url, live, FAST);
     await sleep(500);
@@ -202,7 +203,7 @@ const kill9: Scenario = async (dates) => {
     const stopped = await second.stop();
     const leftDbs = filesIn(join(tmp.dir, 'calls')).filter((f) => f.endsWith('.db'));
     return [
-      check('10 finished calls were spooled while S3 was down', spooled, filesIn(join(tmp.dir, 'spool', PACK)).length.toString()),
+      check('10 finished calls were spooled while S3 was down', spooled.ok, `${spooled.count} summaries in the spool`),
       check('after restart every spooled snapshot uploaded, once, with all 5 parts', uploaded && JSON.stringify(keys) === JSON.stringify(s3Keys([...finished, 'kill_after'])), `${keys.length} keys`),
       check('the spool is empty after the upload', filesIn(join(tmp.dir, 'spool', PACK)).length === 0, ''),
       check('the 5 calls live at kill -9 left no snapshot (documented loss)', live.every((id) => !keys.some((k) => k.includes(`/${id}.`))), ''),

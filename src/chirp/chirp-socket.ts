@@ -31,7 +31,8 @@ function clipReason(reason: string): string {
 export function wrapWebSocket(ws: WebSocket): ChirpSocket {
   const events = new TypedEmitter<ChirpSocketEvents>();
   ws.on('message', (data, isBinary) => {
-    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // ws hands over a Buffer (binaryType nodebuffer); Buffer.from(buffer) would copy every frame.
+    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (isBinary) events.emit('binary', buf);
     else events.emit('text', buf.toString('utf8'));
   });

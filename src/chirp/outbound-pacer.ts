@@ -172,10 +172,7 @@ export class OutboundPacer {
   }
 
   private sendFrame(u: Utterance, frameBytes: number): void {
-    const joined = u.chunks.length === 1 ? (u.chunks[0] as Buffer) : Buffer.concat(u.chunks);
-    const frame = joined.subarray(0, frameBytes);
-    const rest = joined.subarray(frameBytes);
-    u.chunks = rest.length ? [rest] : [];
+    const frame = takeFrame(u.chunks, frameBytes);
     u.queuedBytes -= frameBytes;
     const positionMs = u.startMs + u.framesSent * FRAME_MS;
     // speech.started goes out immediately before the first frame, never speculatively (wire.md §1.5).
@@ -197,4 +194,29 @@ export class OutboundPacer {
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/**
+ * Cuts one frame off the front of the queued chunks. Only the frame's own bytes are copied (and
+ * only when it spans chunks): joining the whole queue per frame made every provider delta that
+ * arrived mid-utterance copy everything still queued (docs/performance.md).
+ */
+function takeFrame(chunks: Buffer[], frameBytes: number): Buffer {
+  const head = chunks[0] as Buffer;
+  if (head.length >= frameBytes) {
+    if (head.length === frameBytes) chunks.shift();
+    else chunks[0] = head.subarray(frameBytes);
+    return head.subarray(0, frameBytes);
+  }
+  const frame = Buffer.allocUnsafe(frameBytes);
+  let filled = 0;
+  while (filled < frameBytes) {
+    const chunk = chunks[0] as Buffer;
+    const n = Math.min(chunk.length, frameBytes - filled);
+    chunk.copy(frame, filled, 0, n);
+    filled += n;
+    if (n === chunk.length) chunks.shift();
+    else chunks[0] = chunk.subarray(n);
+  }
+  return frame;
 }
