@@ -168,7 +168,16 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
   };
 }
 
-/** Runs each N in turn on one server; skips the larger ones once fewer than half the calls of a step stay up. */
+/**
+ * Past saturation a larger N only measures a queue (and its ramp alone can take minutes): a step
+ * whose calls mostly failed, whose server loop p99 passed 250 ms, or with more than ten underruns
+ * per call ends the escalation; the larger N are reported as skipped.
+ */
+function isSaturated(row: LiveRow): boolean {
+  return !row.held && (row.callsUp < row.calls / 2 || row.eventLoopP99Ms > 250 || row.underruns > row.calls * 10);
+}
+
+/** Runs each N in turn on one server, stopping the escalation at saturation. */
 export async function benchLive(options: { calls: readonly number[]; durationMs: number; profileDir?: string }): Promise<LiveResult> {
   const pack = await benchPack();
   const tmp = tempDir('mivas-bench-live-');
@@ -180,14 +189,14 @@ export async function benchLive(options: { calls: readonly number[]; durationMs:
   try {
     const ready = await nextMessage(load, (m) => m.event === 'ready', 60_000);
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, MIVAS_DATA_DIR: join(tmp.dir, 'data'), MIVAS_SNAPSHOT_DIR: snapshotDir, MIVAS_PORT: String(port), MIVAS_HOST: '127.0.0.1', MIVAS_PACK: pack.id, MIVAS_HARNESS: 'openai/realtime', MIVAS_OPENAI_BASE_URL: ready.baseUrl, OPENAI_API_KEY: 'sk-bench-dummy', MIVAS_MAX_CALLS: '1000', MIVAS_LOG_LEVEL: 'warn', MIVAS_OTEL: '0' };
+    const env: NodeJS.ProcessEnv = { ...process.env, MIVAS_DATA_DIR: join(tmp.dir, 'data'), MIVAS_SNAPSHOT_DIR: snapshotDir, MIVAS_PORT: String(port), MIVAS_HOST: '127.0.0.1', MIVAS_PACK: pack.id, MIVAS_HARNESS: 'openai/realtime', MIVAS_OPENAI_BASE_URL: ready.baseUrl, OPENAI_API_KEY: 'sk-bench-dummy', MIVAS_MAX_CALLS: '1000', MIVAS_LOG_LEVEL: 'error', MIVAS_OTEL: '0', MIVAS_DRAIN_S: '5' };
     for (const key of ['BLUEJAY_API_KEY', 'MIVAS_SNAPSHOT_BUCKET', 'CHIRP_USER', 'CHIRP_PASS', 'MIVAS_FAST']) delete env[key];
     const proc = child(0, 'bench/live-server.ts', [], env, options.profileDir);
     server = proc;
     await nextMessage(proc, (m) => m.ready === true, 60_000);
     for (const calls of options.calls) {
       const last = rows.at(-1);
-      if (last && last.callsUp < last.calls / 2) {
+      if (last && isSaturated(last)) {
         skipped.push(calls);
         continue;
       }
