@@ -28,6 +28,8 @@ export interface LiveRow {
   readonly calls: number;
   readonly callsUp: number;
   readonly jitter: LatencySummary;
+  /** Frames past the lead arriving behind the paced schedule (a diagnostic beside the interval jitter). */
+  readonly lateness: LatencySummary;
   readonly relay: LatencySummary;
   readonly underruns: number;
   readonly droppedFrames: number;
@@ -151,6 +153,7 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
     calls,
     callsUp: result.callsUp,
     jitter: result.jitter,
+    lateness: result.lateness,
     relay: result.relay,
     underruns,
     droppedFrames: result.droppedFrames,

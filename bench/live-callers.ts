@@ -23,6 +23,8 @@ export interface CallerFigures {
   readonly closeCode: number | null;
   /** |interval − 20 ms| between consecutive agent frames past the lead, in ms. */
   readonly jitterMs: number[];
+  /** How late each frame past the lead arrived against the paced schedule (frame 0's arrival + (n − 10) × 20 ms), in ms. */
+  readonly latenessMs: number[];
   /** Bytes of each agent utterance that played to its mark. */
   readonly utteranceBytes: number[];
   readonly interruptedUtterances: number;
@@ -52,11 +54,12 @@ export class LoadCaller {
   private speechStarting = false;
   private nextDueMs = 0;
   private lastFrameMs: number | null = null;
+  private firstFrameMs = 0;
   /** Frames received in the current utterance; -1 between utterances. */
   private frameIndex = -1;
   private utteranceBytes = 0;
   private isMeasuring = true;
-  private figures: { jitterMs: number[]; utteranceBytes: number[]; interrupted: number; utterances: number } = { jitterMs: [], utteranceBytes: [], interrupted: 0, utterances: 0 };
+  private figures: { jitterMs: number[]; latenessMs: number[]; utteranceBytes: number[]; interrupted: number; utterances: number } = { jitterMs: [], latenessMs: [], utteranceBytes: [], interrupted: 0, utterances: 0 };
   private refusedStatus: number | null = null;
   private closeCode: number | null = null;
   private isOpen = false;
@@ -110,7 +113,7 @@ export class LoadCaller {
 
   /** Starts a fresh measurement window (after the ramp). */
   resetFigures(): void {
-    this.figures = { jitterMs: [], utteranceBytes: [], interrupted: 0, utterances: 0 };
+    this.figures = { jitterMs: [], latenessMs: [], utteranceBytes: [], interrupted: 0, utterances: 0 };
   }
 
   /** Stops recording (before hanging up). */
@@ -146,6 +149,7 @@ export class LoadCaller {
       refusedStatus: this.refusedStatus,
       closeCode: this.closeCode,
       jitterMs: this.figures.jitterMs,
+      latenessMs: this.figures.latenessMs,
       utteranceBytes: this.figures.utteranceBytes,
       interruptedUtterances: this.figures.interrupted,
       agentUtterances: this.figures.utterances,
@@ -157,6 +161,8 @@ export class LoadCaller {
     if (this.frameIndex < 0) return;
     const n = this.frameIndex++;
     this.utteranceBytes += byteLength;
+    if (n === 0) this.firstFrameMs = now;
+    else if (this.isMeasuring && n >= LEAD_FRAMES) this.figures.latenessMs.push(Math.max(0, now - (this.firstFrameMs + (n - LEAD_FRAMES + 1) * FRAME_MS)));
     if (this.isMeasuring && n >= LEAD_FRAMES && this.lastFrameMs !== null) this.figures.jitterMs.push(Math.abs(now - this.lastFrameMs - FRAME_MS));
     this.lastFrameMs = now;
   }

@@ -26,6 +26,7 @@ export interface LoadResult {
   readonly callsUp: number;
   readonly callIds: string[];
   readonly jitter: LatencySummary;
+  readonly lateness: LatencySummary;
   readonly relay: LatencySummary;
   readonly agentUtterances: number;
   readonly interruptedUtterances: number;
@@ -102,6 +103,7 @@ async function run(command: RunCommand): Promise<LoadResult> {
     callsUp: reports.filter((r) => r.refusedStatus === null && r.closeCode === 1000).length,
     callIds: reports.map((r) => r.callId),
     jitter: summarize(reports.flatMap((r) => r.jitterMs)),
+    lateness: summarize(reports.flatMap((r) => r.latenessMs)),
     relay: summarize(relay),
     agentUtterances: reports.reduce((n, r) => n + r.agentUtterances, 0),
     interruptedUtterances: reports.reduce((n, r) => n + r.interruptedUtterances, 0),
