@@ -72,7 +72,11 @@ export class CallDatabases {
     }
     const sqlite = new Database(file);
     sqlite.pragma('journal_mode = DELETE');
-    sqlite.pragma('synchronous = NORMAL');
+    // A call's database is evidence only until its snapshot is spooled, and a process crash loses
+    // the live call anyway (docs/reliability.md); the rollback journal still protects it from a
+    // crash mid-transaction, so skipping fsync costs nothing but an OS crash. It saves one fsync
+    // per tool write.
+    sqlite.pragma('synchronous = OFF');
     cacheStatements(sqlite);
     const handle: CallDatabase = { file, sqlite, db: drizzle(sqlite) };
     this.open.set(callId, handle);
