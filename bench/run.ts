@@ -5,7 +5,7 @@
  *
  *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
  *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
- *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring
+ *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -15,12 +15,13 @@ import { renderTable } from '../src/cli/progress.ts';
 import { canPin, ROOT } from './bench-context.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
 import { benchLive, type LiveResult } from './live-bench.ts';
+import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
 import { benchScoring, type ScoringResult } from './scoring-bench.ts';
 import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
 const REGRESSION = 1.2;
-const SECTIONS = ['live', 'tools', 'db', 'scoring'] as const;
+const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report'] as const;
 type Section = (typeof SECTIONS)[number];
 
 type Figures = Record<string, unknown>;
@@ -98,6 +99,17 @@ function printScoring(r: ScoringResult): void {
   );
 }
 
+function printReport(r: ReportBenchResult): void {
+  console.log(`\nResults pages: ${r.tasks} tasks × ${r.trials} trials (${r.conversations} conversations); model build ${r.modelBuildMs} ms; largest page ${Math.round(r.largestPageBytes / 1024)} KiB (target: under 1 s per page)`);
+  const row = (name: string, l: ReportBenchResult['leaderboard']): string[] => [name, String(l.n), String(l.p50), String(l.p99), String(l.max)];
+  console.log(
+    renderTable(
+      ['page', 'renders', 'p50 ms', 'p99 ms', 'max ms'],
+      [row('leaderboard', r.leaderboard), row('task grid', r.taskGrid), row('task page', r.taskPage), row('conversation page', r.conversationPage)],
+    ),
+  );
+}
+
 function parseSections(only: string | undefined): Set<Section> {
   const wanted = (only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
@@ -136,6 +148,10 @@ async function main(): Promise<void> {
   if (only.has('scoring')) {
     results.scoring = await benchScoring({ count: quick ? 1_000 : 5_000, resamples: quick ? 1_000 : 10_000 });
     printScoring(results.scoring as ScoringResult);
+  }
+  if (only.has('report')) {
+    results.report = await benchReportPages({ iterations: quick ? 1 : 3 });
+    printReport(results.report as ReportBenchResult);
   }
   (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   results.elapsed_s = Math.round((performance.now() - started) / 1000);
