@@ -28,7 +28,7 @@ function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, 
   if (!agentOwnsTool(ctx.pack, agent, name)) {
     return reply.send({ ok: false, error_code: 'TOOL_NOT_AVAILABLE', safe_message: 'That is handled by another desk, so I cannot do it from here.' });
   }
-  const database = ctx.databases.acquire(callId);
+  const database = ctx.databases.acquireTransient(callId);
   return reply.send(executeTool({ pack: ctx.pack, callId, database, nowMs: () => ctx.clock.nowMs() }, agent, tool, request.body).output);
 }
 
@@ -45,6 +45,6 @@ export async function toolRoutes(app: FastifyInstance, ctx: AppContext): Promise
     const { callId } = request.params;
     if (!CALL_ID_PATTERN.test(callId)) return problem(reply, 400, 'CALL_ID_INVALID', 'call ids must match ^[A-Za-z0-9_-]{1,64}$');
     if (!ctx.registry.get(callId) && !ctx.databases.exists(callId)) return problem(reply, 404, 'CALL_NOT_FOUND', `no database for call ${callId}`);
-    return reply.send(dumpDatabase(ctx.databases.acquire(callId).sqlite));
+    return reply.send(dumpDatabase(ctx.databases.acquireTransient(callId).sqlite));
   });
 }

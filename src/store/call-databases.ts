@@ -41,10 +41,14 @@ function cacheStatements(sqlite: Database.Database): void {
  */
 export class CallDatabases {
   private readonly open = new Map<string, CallDatabase>();
+  /** Handles opened for one-off requests, least recently used first. */
+  private readonly transient = new Set<string>();
 
   constructor(
     private readonly dir: string,
     private readonly templateFile: string,
+    /** Idle handles kept open for HTTP tool calls on calls with no live session. */
+    private readonly maxTransient = 64,
   ) {
     mkdirSync(dir, { recursive: true });
   }
@@ -60,8 +64,30 @@ export class CallDatabases {
     return existsSync(this.pathOf(callId));
   }
 
-  /** Opens the call's database, creating it from the template on first use. */
+  /** Opens the call's database for its holder (a live call), creating it from the template on first use. */
   acquire(callId: string): CallDatabase {
+    this.transient.delete(callId);
+    return this.openHandle(callId);
+  }
+
+  /**
+   * Opens a call's database for one request (HTTP tools and state on a call with no live session).
+   * A long-running server sees endless call ids there, so only the most recent idle handles stay open.
+   */
+  acquireTransient(callId: string): CallDatabase {
+    const held = this.open.get(callId);
+    if (held && !this.transient.has(callId)) return held;
+    const handle = this.openHandle(callId);
+    this.transient.delete(callId);
+    this.transient.add(callId);
+    for (const oldest of this.transient) {
+      if (this.transient.size <= this.maxTransient) break;
+      this.release(oldest);
+    }
+    return handle;
+  }
+
+  private openHandle(callId: string): CallDatabase {
     const cached = this.open.get(callId);
     if (cached) return cached;
     const file = this.pathOf(callId);
@@ -85,6 +111,7 @@ export class CallDatabases {
 
   /** Closes the call's handle (the file stays until removed). */
   release(callId: string): void {
+    this.transient.delete(callId);
     const handle = this.open.get(callId);
     if (!handle) return;
     this.open.delete(callId);
@@ -95,6 +122,11 @@ export class CallDatabases {
   remove(callId: string): void {
     this.release(callId);
     rmSync(this.pathOf(callId), { force: true });
+  }
+
+  /** How many handles are open (live and transient). */
+  openCount(): number {
+    return this.open.size;
   }
 
   /** Closes every open handle. */
