@@ -56,6 +56,7 @@ describe.skipIf(reason !== null)('the Docker image (acceptance 5)', () => {
   });
 });
 
+// Names the reason in the test report when the image cannot be built here (one skipped line).
 describe.skipIf(reason === null)('the Docker image (acceptance 5): skipped', () => {
-  it.skip(`skipped: ${reason ?? ''}`, () => undefined);
+  it.skipIf(reason !== null)(`skipped: ${reason ?? ''}`, () => undefined);
 });
