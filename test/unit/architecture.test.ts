@@ -17,7 +17,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   providers: ['core', 'packs', 'tools', 'snapshot', 'audio', 'graph', 'store', 'config.ts'],
   call: ['core', 'packs', 'tools', 'snapshot', 'audio', 'graph', 'chirp', 'providers', 'store'],
   caller: ['core', 'audio', 'packs'],
-  scoring: ['core', 'packs', 'store', 'tools', 'snapshot', 'config.ts', 'report'],
+  scoring: ['core', 'packs', 'store', 'tools', 'snapshot', 'config.ts'],
   report: ['core', 'packs', 'snapshot', 'scoring'],
   telemetry: ['core', 'call', 'snapshot', 'config.ts'],
   bluejay: ['core', 'call', 'snapshot', 'packs', 'config.ts'],
@@ -58,6 +58,27 @@ describe('dependency direction', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it('has no import cycle between folders', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of files) {
+      const from = relative(SRC, file).split('/')[0] ?? '';
+      for (const spec of importsOf(file)) {
+        const target = relative(SRC, resolve(file, '..', spec)).split('/')[0] ?? '';
+        if (target !== from && !target.startsWith('..')) edges.set(from, new Set([...(edges.get(from) ?? []), target]));
+      }
+    }
+    const cycles: string[] = [];
+    const visit = (node: string, path: string[]): void => {
+      if (path.includes(node)) {
+        cycles.push([...path.slice(path.indexOf(node)), node].join(' → '));
+        return;
+      }
+      for (const next of edges.get(node) ?? []) visit(next, [...path, node]);
+    };
+    for (const node of edges.keys()) visit(node, []);
+    expect(cycles).toEqual([]);
   });
 
   it('keeps scoring free of the server, calls, providers and model SDKs', () => {
