@@ -4,6 +4,9 @@ import type { Clock, IdSource } from '../core/index.ts';
 import type { Timeline } from '../snapshot/index.ts';
 import { countClipping } from './smoke.ts';
 
+/** Resampled audio kept queued ahead of the pacer: its 200 ms lead plus as much again. */
+const REFILL_TARGET_MS = 400;
+
 /** Where the agent's direction of a call runs: its clock, ids, socket, timeline and recorder. */
 export interface AgentAudioDeps {
   readonly clock: Clock;
@@ -24,6 +27,9 @@ export interface AgentAudioDeps {
 export class AgentAudio {
   private readonly pacer: OutboundPacer;
   private resampler: Resampler | null = null;
+  /** Provider audio not yet resampled, per item in arrival order. */
+  private readonly raw: { readonly itemId: string; readonly chunks: Buffer[]; finished: boolean }[] = [];
+  private refilling = false;
   private firstFrameMs: number | null = null;
   private clipping = 0;
 
@@ -38,22 +44,59 @@ export class AgentAudio {
 
   /** Queues provider audio for an item. */
   push(itemId: string, pcm: Buffer): void {
-    this.pacer.push(itemId, this.resampler?.process(pcm) ?? pcm);
+    let entry = this.raw.find((r) => r.itemId === itemId && !r.finished);
+    if (!entry) {
+      entry = { itemId, chunks: [], finished: false };
+      this.raw.push(entry);
+    }
+    entry.chunks.push(pcm);
+    this.refill();
   }
 
   /** The item's audio is complete. */
   finish(itemId: string): void {
-    this.pacer.finish(itemId);
+    const entry = this.raw.find((r) => r.itemId === itemId && !r.finished);
+    if (entry) entry.finished = true;
+    this.refill();
   }
 
   /** Barge-in: drop unsent audio and report what the caller heard. */
   interrupt(): Interruption | null {
+    this.raw.length = 0;
     return this.pacer.interrupt();
   }
 
   /** Resolves once everything queued has been sent. */
-  whenIdle(): Promise<void> {
-    return this.pacer.whenIdle();
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      await this.pacer.whenIdle();
+      if (this.raw.every((r) => r.chunks.length === 0)) return;
+      this.refill();
+    }
+  }
+
+  /**
+   * Resamples provider audio only as the pacer needs it. A provider sends a reply's audio in a
+   * burst, faster than real time; resampling all of it on arrival held the event loop for several
+   * milliseconds, while every call's pacer waits on the same loop (docs/performance.md).
+   */
+  private refill(): void {
+    if (this.refilling) return;
+    this.refilling = true;
+    try {
+      while (this.pacer.queuedMs() < REFILL_TARGET_MS) {
+        const head = this.raw[0];
+        if (!head) return;
+        const chunk = head.chunks.shift();
+        if (chunk) this.pacer.push(head.itemId, this.resampler?.process(chunk) ?? chunk);
+        else if (head.finished) {
+          this.raw.shift();
+          this.pacer.finish(head.itemId);
+        } else return;
+      }
+    } finally {
+      this.refilling = false;
+    }
   }
 
   /** Media offset of the first agent frame, or null when the agent never spoke. */
@@ -86,6 +129,8 @@ export class AgentAudio {
         timeline.add({ type: 'speech.started', side: 'agent', utterance_id: utteranceId });
       },
       frame: (pcm, _utteranceId, positionMs) => {
+        // Never re-enter the pacer from its own effect: top up once this frame's pump is done.
+        queueMicrotask(() => this.refill());
         socket.sendBinary(pcm);
         this.clipping += countClipping(pcm);
         recorder.write('agent', positionMs - acceptedMs, pcm);

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { StereoRecorder, type Resampler } from '../../../src/audio/index.ts';
+import { AgentAudio } from '../../../src/call/agent-audio.ts';
+import { TypedEmitter, ManualClock, seededIds } from '../../../src/core/index.ts';
+import type { ChirpSocket, ChirpSocketEvents } from '../../../src/chirp/index.ts';
+import { Timeline } from '../../../src/snapshot/index.ts';
+
+/** A socket that records what the call sends (the ChirpSocket seam). */
+function recordingSocket(): ChirpSocket & { binary: Buffer[]; texts: string[] } {
+  const binary: Buffer[] = [];
+  const texts: string[] = [];
+  return {
+    events: new TypedEmitter<ChirpSocketEvents>(),
+    binary,
+    texts,
+    isOpen: () => true,
+    sendBinary: (pcm) => binary.push(pcm),
+    sendText: (text) => texts.push(text),
+    ping: () => undefined,
+    close: () => undefined,
+    terminate: () => undefined,
+  };
+}
+
+/** A pass-through resampler that counts the bytes it converted. */
+function countingResampler(): Resampler & { converted: number } {
+  const r = {
+    fromHz: 16_000,
+    toHz: 16_000,
+    converted: 0,
+    process(pcm: Buffer) {
+      r.converted += pcm.length;
+      return pcm;
+    },
+    destroy: () => undefined,
+  };
+  return r;
+}
+
+const flushMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function setup() {
+  const clock = new ManualClock();
+  const socket = recordingSocket();
+  const timeline = new Timeline(() => clock.nowMs());
+  const audio = new AgentAudio({ clock, ids: seededIds('agent-audio'), socket, timeline, recorder: new StereoRecorder(), acceptedMs: 0, fast: false });
+  const resampler = countingResampler();
+  audio.useResampler(resampler);
+  return { clock, socket, audio, resampler };
+}
+
+describe('AgentAudio', () => {
+  it('resamples a reply delivered in one burst only as the pacer needs it', async () => {
+    const { clock, socket, audio, resampler } = setup();
+    for (let i = 0; i < 20; i++) audio.push('item_1', Buffer.alloc(3_200)); // 2 s in 100 ms deltas
+    audio.finish('item_1');
+    await flushMicrotasks();
+    expect(resampler.converted).toBeLessThanOrEqual(640 * 35); // about the 400 ms target, not 2 s
+    for (let t = 0; t < 2_500; t += 20) {
+      clock.advance(20);
+      await flushMicrotasks();
+    }
+    expect(resampler.converted).toBe(64_000);
+    expect(socket.binary.reduce((n, f) => n + f.length, 0)).toBe(64_000);
+    await audio.whenIdle();
+    expect(socket.texts.map((t) => (JSON.parse(t) as { type: string }).type)).toEqual(['speech.started', 'speech.completed', 'mark']);
+  });
+
+  it('drops unconverted audio on barge-in', async () => {
+    const { clock, socket, audio, resampler } = setup();
+    for (let i = 0; i < 20; i++) audio.push('item_1', Buffer.alloc(3_200));
+    await flushMicrotasks();
+    clock.advance(300);
+    await flushMicrotasks();
+    const cut = audio.interrupt();
+    expect(cut?.itemId).toBe('item_1');
+    const sent = socket.binary.length;
+    clock.advance(2_000);
+    await flushMicrotasks();
+    expect(socket.binary.length).toBe(sent);
+    expect(resampler.converted).toBeLessThan(64_000);
+  });
+});
