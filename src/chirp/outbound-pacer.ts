@@ -5,15 +5,6 @@ import type { Clock, Timer } from '../core/index.ts';
 export const MAX_LEAD_MS = 200;
 /** Falling further behind than this restarts the utterance clock instead of bursting. */
 export const CATCH_UP_MS = 100;
-/**
- * When audio resumes after the queue ran dry with frames already overdue (the lead was still
- * filling as the provider's deltas arrived), the cadence restarts from the lead the caller holds
- * and the lead grows back this much per frame: intervals of 18 ms instead of bursts of late
- * frames, so the stream Bluejay timestamps by arrival stays even (docs/performance.md).
- */
-export const LEAD_RAMP_MS = 2;
-/** Lateness below this is timer noise, absorbed by the schedule, not a reason to re-anchor. */
-const REANCHOR_LATE_MS = 5;
 
 /** What the pacer tells its owner. */
 export interface PacerEffects {
@@ -35,10 +26,6 @@ interface Utterance {
   bytesSent: number;
   /** True while the stream is behind real time, so one stall counts as one underrun. */
   starved: boolean;
-  /** How far ahead of real time frames may leave now: 200 ms, or less while it grows back. */
-  leadMs: number;
-  /** True when the queue ran out mid-utterance and no frame has left since. */
-  dry: boolean;
 }
 
 /** What an interruption cut: the utterance and how much of it the caller heard. */
@@ -74,7 +61,7 @@ export class OutboundPacer {
     if (this.disposed || pcm.length === 0) return;
     let utterance = this.queue.find((u) => u.itemId === itemId && !u.finished);
     if (!utterance) {
-      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0, starved: false, leadMs: MAX_LEAD_MS, dry: false };
+      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0, starved: false };
       this.queue.push(utterance);
     }
     utterance.chunks.push(pcm);
@@ -162,17 +149,11 @@ export class OutboundPacer {
   private sendDue(u: Utterance): number | null {
     for (;;) {
       const frameBytes = u.queuedBytes >= FRAME_BYTES ? FRAME_BYTES : u.finished ? u.queuedBytes : 0;
-      if (frameBytes === 0) {
-        u.dry = u.started;
-        return null;
-      }
+      if (frameBytes === 0) return null;
       const now = this.clock.nowMs();
       if (!u.started) this.startUtterance(u, now);
-      else if (!this.fast) {
-        this.catchUp(u, now);
-        if (u.dry) this.reanchor(u, now);
-      }
-      const dueMs = u.startMs + u.framesSent * FRAME_MS - u.leadMs;
+      else if (!this.fast) this.catchUp(u, now);
+      const dueMs = u.startMs + u.framesSent * FRAME_MS - MAX_LEAD_MS;
       if (!this.fast && now < dueMs) return dueMs - now;
       this.sendFrame(u, frameBytes);
     }
@@ -195,14 +176,6 @@ export class OutboundPacer {
     }
   }
 
-  /** Audio is back after a dry spell: keep an even cadence from the lead the caller holds now. */
-  private reanchor(u: Utterance, now: number): void {
-    u.dry = false;
-    const overdueMs = now - (u.startMs + u.framesSent * FRAME_MS - u.leadMs);
-    const heldMs = u.startMs + u.framesSent * FRAME_MS - now;
-    if (overdueMs > REANCHOR_LATE_MS && heldMs > 0) u.leadMs = heldMs;
-  }
-
   private sendFrame(u: Utterance, frameBytes: number): void {
     const frame = takeFrame(u.chunks, frameBytes);
     u.queuedBytes -= frameBytes;
@@ -211,7 +184,6 @@ export class OutboundPacer {
     if (u.framesSent === 0) this.effects.utteranceStarted(u.utteranceId, u.itemId);
     u.framesSent++;
     u.bytesSent += frameBytes;
-    u.leadMs = Math.min(MAX_LEAD_MS, u.leadMs + LEAD_RAMP_MS);
     this.playoutEndMs = u.startMs + (u.bytesSent / FRAME_BYTES) * FRAME_MS;
     this.effects.frame(frame, u.utteranceId, positionMs);
   }

@@ -254,30 +254,3 @@ describe('back-to-back utterances', () => {
     expect(secondStart?.at).toBe(secondFirstFrame?.at);
   });
 });
-
-describe('a lead that fills as provider deltas trickle in', () => {
-  it('keeps an even cadence after the first burst instead of bursting late frames', () => {
-    const clock = new ManualClock();
-    const { effects, events } = recorder(clock);
-    const pacer = new OutboundPacer(clock, effects, counter());
-    // 2 s of audio in 100 ms deltas (5 frames each), the first 4 frames at once, then one delta every 25 ms.
-    pacer.push('a', Buffer.alloc(FRAME_BYTES * 4));
-    for (let d = 0; d < 20; d++) {
-      clock.advance(25);
-      pacer.push('a', Buffer.alloc(FRAME_BYTES * 5));
-    }
-    pacer.finish('a');
-    clock.advance(3_000);
-    const frames = events.filter((e): e is Extract<Event, { kind: 'frame' }> => e.kind === 'frame');
-    expect(frames).toHaveLength(104);
-    expect(events.filter((e) => e.kind === 'underrun')).toEqual([]);
-    const intervals = frames.slice(4).map((f, i) => f.at - (frames[i + 3]?.at ?? 0));
-    // After the first burst every frame leaves 18 to 20 ms after the one before.
-    for (const interval of intervals.slice(1)) {
-      expect(interval).toBeGreaterThanOrEqual(20 - 2);
-      expect(interval).toBeLessThanOrEqual(20);
-    }
-    // The lead never passes 200 ms: frame n leaves no earlier than its real-time slot minus the lead.
-    frames.forEach((f, n) => expect(f.at).toBeGreaterThanOrEqual(n * 20 - MAX_LEAD_MS));
-  });
-});
