@@ -1,7 +1,4 @@
-import type { IdSource } from '../core/index.ts';
-
-/** Call ids name files and S3 keys, so nothing else may reach a path (DESIGN.md §4). */
-export const CALL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+import { CALL_ID_PATTERN, type IdSource } from '../core/index.ts';
 
 /** What the upgrade request says about the call. */
 export interface UpgradeFacts {

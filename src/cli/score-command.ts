@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { ConfigError, EXIT } from '../core/errors.ts';
+import { CALL_ID_PATTERN } from '../core/ids.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { renderScoreReport } from '../report/score-report.ts';
 import { renderScoreTable } from '../report/score-table.ts';
@@ -23,7 +24,7 @@ const flagsSchema = z
     snapshots: z.string().min(1),
     out: z.string().min(1).default('./data/scores'),
     pack: z.string().regex(/^[a-z][a-z0-9-]*$/).optional(),
-    run: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+    run: z.string().regex(CALL_ID_PATTERN).optional(),
     mapping: z.string().min(1).optional(),
     gate: z.boolean().default(false),
     k: z.coerce.number().int().min(1).max(10).default(5),

@@ -4,3 +4,4 @@ export * from './errors.ts';
 export * from './hash.ts';
 export * from './typed-emitter.ts';
 export * from './log.ts';
+export * from './values.ts';

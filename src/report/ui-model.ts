@@ -1,3 +1,4 @@
+import { CALL_ID_PATTERN } from '../core/index.ts';
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, percentile, type ConversationVerdict, type GroupMetrics, type ScoreReport, type TaskStats } from '../scoring/index.ts';
 
 /** A gate that can fail, or `void` for an unmeasured trial (the grid's failing-gate filter). */
@@ -42,7 +43,7 @@ export interface ReportModel {
 }
 
 /** Ids that may become a file or route name (the snapshot key alphabet). */
-export const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const SAFE_ID = CALL_ID_PATTERN;
 
 /** The page of one task: pack and task id, with anything outside `[A-Za-z0-9_-]` replaced. */
 export function taskSlug(pack: string, taskId: string): string {

@@ -1,3 +1,4 @@
+import { isPlainObject } from '../core/index.ts';
 import type { ComparePolicy, ExpectedCall, Matcher, NormaliserName } from '../packs/index.ts';
 import { normalise, sameValue } from './normalisers.ts';
 import type { MatcherFailure } from './types.ts';
@@ -12,15 +13,11 @@ export interface ToolShape {
 const SAMPLE_DATE = '2026-10-07';
 const SAMPLE_MINUTE = '2026-10-07T09:30';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function firstConcrete(schema: Record<string, unknown>): Record<string, unknown> {
   const options = schema.anyOf ?? schema.oneOf;
   if (!Array.isArray(options)) return schema;
-  const concrete = options.find((o) => isRecord(o) && o.type !== 'null');
-  return isRecord(concrete) ? concrete : schema;
+  const concrete = options.find((o) => isPlainObject(o) && o.type !== 'null');
+  return isPlainObject(concrete) ? concrete : schema;
 }
 
 function patternMatches(pattern: unknown, sample: string): boolean {
@@ -38,7 +35,7 @@ function typeDefault(property: Record<string, unknown> | undefined, strings: Nor
   const p = firstConcrete(property);
   if (p.type === 'number' || p.type === 'integer') return 'number';
   if (p.type === 'boolean') return 'bool';
-  if (p.type === 'array') return isRecord(p.items) && firstConcrete(p.items).type === 'string' ? 'set_text' : 'exact';
+  if (p.type === 'array') return isPlainObject(p.items) && firstConcrete(p.items).type === 'string' ? 'set_text' : 'exact';
   if (p.type !== 'string' && !Array.isArray(p.enum)) return 'exact';
   if (p.format === 'date' || (patternMatches(p.pattern, SAMPLE_DATE) && !patternMatches(p.pattern, SAMPLE_MINUTE))) return 'date';
   if (p.format === 'date-time' || patternMatches(p.pattern, SAMPLE_MINUTE)) return 'datetime_minute';
@@ -47,8 +44,8 @@ function typeDefault(property: Record<string, unknown> | undefined, strings: Nor
 
 function inputProperty(tool: ToolShape, field: string): Record<string, unknown> | undefined {
   const props = tool.inputSchema.properties;
-  const property = isRecord(props) ? props[field] : undefined;
-  return isRecord(property) ? property : undefined;
+  const property = isPlainObject(props) ? props[field] : undefined;
+  return isPlainObject(property) ? property : undefined;
 }
 
 /**
@@ -98,13 +95,13 @@ export function matchArguments(policy: ComparePolicy, tool: ToolShape, expected:
 }
 
 function isMatcherObject(value: unknown): value is Matcher {
-  return isRecord(value) && (Object.hasOwn(value, '$any_of') || Object.hasOwn(value, '$present'));
+  return isPlainObject(value) && (Object.hasOwn(value, '$any_of') || Object.hasOwn(value, '$present'));
 }
 
 function matchData(path: string, expected: unknown, actual: unknown, out: MatcherFailure[]): void {
   const fail = (reason: MatcherFailure['reason']): void => void out.push({ argument: path, reason, expected, actual: actual ?? null, rule: 'subset, exact' });
   if (actual === undefined) return fail('absent');
-  if (isMatcherObject(expected) || !isRecord(expected) && !Array.isArray(expected)) {
+  if (isMatcherObject(expected) || !isPlainObject(expected) && !Array.isArray(expected)) {
     const failure = matchOne(path, isMatcherObject(expected) ? expected : (expected as Matcher), actual, 'exact');
     if (failure) out.push({ ...failure, rule: 'subset, exact' });
     return;
@@ -114,7 +111,7 @@ function matchData(path: string, expected: unknown, actual: unknown, out: Matche
     expected.forEach((item, i) => matchData(`${path}[${i}]`, item, actual[i], out));
     return;
   }
-  if (!isRecord(actual)) return fail('mismatch');
+  if (!isPlainObject(actual)) return fail('mismatch');
   for (const key of Object.keys(expected).sort()) {
     matchData(`${path}.${key}`, expected[key], Object.hasOwn(actual, key) ? actual[key] : undefined, out);
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CALL_ID_PATTERN } from '../chirp/index.ts';
+import { CALL_ID_PATTERN, isPlainObject } from '../core/index.ts';
 import { agentOwnsTool } from '../packs/index.ts';
 import { dumpDatabase } from '../store/index.ts';
 import { executeTool } from '../tools/index.ts';
@@ -9,17 +9,19 @@ function problem(reply: FastifyReply, status: number, code: string, message: str
   return reply.code(status).send({ error: { code, message } });
 }
 
-function isJsonObject(body: unknown): body is Record<string, unknown> {
-  return body !== null && typeof body === 'object' && !Array.isArray(body);
+/** Answers 400 unless the id may name a call (and so a file). */
+function invalidCallId(reply: FastifyReply, callId: string): FastifyReply | null {
+  return CALL_ID_PATTERN.test(callId) ? null : problem(reply, 400, 'CALL_ID_INVALID', `call ids must match ${CALL_ID_PATTERN.source}`);
 }
 
 /** Runs a dispatchable tool for a call: through the live call's graph, or on its database directly. */
 function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, callId: string | undefined, name: string): FastifyReply {
   if (!callId) return problem(reply, 400, 'CALL_ID_MISSING', 'the X-Mivas-Call-Id header is required');
-  if (!CALL_ID_PATTERN.test(callId)) return problem(reply, 400, 'CALL_ID_INVALID', 'call ids must match ^[A-Za-z0-9_-]{1,64}$');
+  const badId = invalidCallId(reply, callId);
+  if (badId) return badId;
   const tool = ctx.pack.catalog.get(name);
   if (!tool?.definition) return problem(reply, 404, 'UNKNOWN_TOOL', `no HTTP tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`);
-  if (!isJsonObject(request.body)) return problem(reply, 422, 'BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments');
+  if (!isPlainObject(request.body)) return problem(reply, 422, 'BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments');
   const live = ctx.registry.get(callId)?.runtimeOrNull();
   if (live) return reply.send(live.dispatch({ toolCallId: null, name, rawArguments: request.body }).output);
   const header = request.headers['x-mivas-agent'];
@@ -43,7 +45,8 @@ export async function toolRoutes(app: FastifyInstance, ctx: AppContext): Promise
   );
   app.get<{ Params: { callId: string } }>('/calls/:callId/state', async (request, reply) => {
     const { callId } = request.params;
-    if (!CALL_ID_PATTERN.test(callId)) return problem(reply, 400, 'CALL_ID_INVALID', 'call ids must match ^[A-Za-z0-9_-]{1,64}$');
+    const badId = invalidCallId(reply, callId);
+  if (badId) return badId;
     if (!ctx.registry.get(callId) && !ctx.databases.exists(callId)) return problem(reply, 404, 'CALL_NOT_FOUND', `no database for call ${callId}`);
     return reply.send(dumpDatabase(ctx.databases.acquireTransient(callId).sqlite));
   });

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CALL_ID_PATTERN } from '../core/index.ts';
 import type { PackDb } from '../packs/index.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
@@ -11,7 +12,6 @@ export interface CallDatabase {
   readonly db: PackDb;
 }
 
-const CALL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Drizzle prepares every query afresh (a pack tool issues ~10 per call); a call's database sees
@@ -55,7 +55,7 @@ export class CallDatabases {
 
   /** File path of a call's database; the call id was validated at the edge and is checked again. */
   pathOf(callId: string): string {
-    if (!CALL_ID.test(callId)) throw new Error(`invalid call id ${JSON.stringify(callId)}`);
+    if (!CALL_ID_PATTERN.test(callId)) throw new Error(`invalid call id ${JSON.stringify(callId)}`);
     return join(this.dir, `${callId}.db`);
   }
 

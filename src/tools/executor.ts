@@ -1,5 +1,6 @@
 import type { ZodError } from 'zod';
 import type { CatalogTool, Pack, ToolContext, ToolDefinition, ToolResult } from '../packs/index.ts';
+import { isPlainObject } from '../core/index.ts';
 import { hasGate } from '../packs/index.ts';
 import type { CallDatabase } from '../store/index.ts';
 import { runtimeRefusal, RUNTIME_ERROR_CODES, type Envelope, type Refusal } from './envelope.ts';
@@ -28,10 +29,6 @@ export interface ExecutorContext {
 
 function invalidFields(error: ZodError): string[] {
   return [...new Set(error.issues.map((i) => (i.path.length ? i.path.join('.') : '(arguments)')))];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Thrown inside the tool's transaction when its output breaks its schema, so its writes roll back. */

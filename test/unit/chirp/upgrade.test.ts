@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_ID_PATTERN, isUpgradeProblem, readUpgradeFacts } from '../../../src/chirp/upgrade.ts';
-import { seededIds } from '../../../src/core/ids.ts';
+import { isUpgradeProblem, readUpgradeFacts } from '../../../src/chirp/upgrade.ts';
+import { CALL_ID_PATTERN, seededIds } from '../../../src/core/ids.ts';
 
 const ids = () => seededIds('upgrade');
 
