@@ -1,3 +1,4 @@
+import { expectNoUnhandledRejections } from './no-unhandled-rejections.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -60,19 +61,13 @@ function roundTrip(client: RawChirpClient): Promise<void> {
 
 describe('fuzz: CHIRP frames against the real server', () => {
   let server: TestServer;
-  const rejections: unknown[] = [];
-  const onRejection = (reason: unknown): void => {
-    rejections.push(reason);
-  };
+  expectNoUnhandledRejections();
 
   beforeAll(async () => {
-    process.on('unhandledRejection', onRejection);
     server = await startTestServer({ MIVAS_MAX_CALLS: '8' }, { harness: silentHarness() });
   });
   afterAll(async () => {
     await server?.close();
-    process.off('unhandledRejection', onRejection);
-    expect(rejections).toEqual([]);
   });
 
   it('random binary and text frames never end the call; each bad text frame is one frame.ignored', async () => {

@@ -1,3 +1,4 @@
+import { expectNoUnhandledRejections } from './no-unhandled-rejections.ts';
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
@@ -37,21 +38,13 @@ function envelopeProblems(pack: Pack, output: unknown): string[] {
 }
 
 const packs: Pack[] = [];
-const rejections: unknown[] = [];
-const onRejection = (reason: unknown): void => {
-  rejections.push(reason);
-};
+expectNoUnhandledRejections();
 
 beforeAll(async () => {
-  process.on('unhandledRejection', onRejection);
   for (const id of listPackIds(PACKS_DIR)) {
     const pack = await loadPack(PACKS_DIR, id).catch(() => null);
     if (pack) packs.push(pack);
   }
-});
-afterAll(() => {
-  process.off('unhandledRejection', onRejection);
-  expect(rejections).toEqual([]);
 });
 
 describe('fuzz: tool arguments through the executor', () => {

@@ -1,3 +1,4 @@
+import { expectNoUnhandledRejections } from './no-unhandled-rejections.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, tryUpgrade } from '../support/chirp-client.ts';
@@ -38,19 +39,13 @@ function expectedStatus(h: { id: string; task?: string; run?: string; auth?: str
 
 describe('fuzz: upgrade headers against the real server', () => {
   let server: TestServer;
-  const rejections: unknown[] = [];
-  const onRejection = (reason: unknown): void => {
-    rejections.push(reason);
-  };
+  expectNoUnhandledRejections();
 
   beforeAll(async () => {
-    process.on('unhandledRejection', onRejection);
     server = await startTestServer({ CHIRP_USER: USER, CHIRP_PASS: PASS, MIVAS_HOST: '127.0.0.1', MIVAS_MAX_CALLS: '1000' }, { harness: silentHarness() });
   });
   afterAll(async () => {
     await server?.close();
-    process.off('unhandledRejection', onRejection);
-    expect(rejections).toEqual([]);
   });
 
   it('random call ids, task and run ids and credentials get 101, 400, 401 or 409 as documented', async () => {
