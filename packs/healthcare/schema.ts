@@ -1,4 +1,4 @@
-import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export { callSession, holds } from '../../src/packs/session-tables.ts';
 
@@ -42,14 +42,19 @@ export const visitTypes = sqliteTable('visit_types', {
 });
 
 /** The bookable grid: one row per free block; booking marks it booked, cancelling reopens it. */
-export const openings = sqliteTable('openings', {
-  id: text('id').primaryKey(),
-  provider_id: text('provider_id').notNull(),
-  location_id: text('location_id').notNull(),
-  starts_at: text('starts_at').notNull(),
-  duration_min: integer('duration_min').notNull(),
-  status: text('status').notNull(),
-});
+export const openings = sqliteTable(
+  'openings',
+  {
+    id: text('id').primaryKey(),
+    provider_id: text('provider_id').notNull(),
+    location_id: text('location_id').notNull(),
+    starts_at: text('starts_at').notNull(),
+    duration_min: integer('duration_min').notNull(),
+    status: text('status').notNull(),
+  },
+  // find_openings walks one office's blocks in time order and stops at the first few that fit.
+  (t) => [index('openings_by_location_time').on(t.location_id, t.starts_at, t.id)],
+);
 
 /** Which carriers each office takes; a missing row means not accepted there. */
 export const planContracts = sqliteTable(

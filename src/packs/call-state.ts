@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { canonicalJson, sha256Parts } from '../core/hash.ts';
 import { callSession, holds } from './session-tables.ts';
+import { param, preparedQuery } from './prepared.ts';
 import type { PackDb, ToolContext, ToolRefusal } from './tool-kit.ts';
 import { refuse } from './tool-kit.ts';
 
@@ -17,14 +18,37 @@ export interface CallSessionState {
   readonly flags: Readonly<Record<string, boolean | string | number>>;
 }
 
-function ensureRow(db: PackDb): void {
-  db.insert(callSession).values({ id: 1 }).onConflictDoNothing().run();
-}
+const sessionRow = preparedQuery((db) => db.select().from(callSession).where(eq(callSession.id, 1)).prepare());
+const insertSessionRow = preparedQuery((db) => db.insert(callSession).values({ id: 1 }).onConflictDoNothing().prepare());
+const updateFlags = preparedQuery((db) => db.update(callSession).set({ flags: param('flags') }).where(eq(callSession.id, 1)).prepare());
+const updateSubject = preparedQuery((db) =>
+  db
+    .update(callSession)
+    .set({ subject_kind: param('kind'), subject_id: param('id'), verified_by: param('method') })
+    .where(eq(callSession.id, 1))
+    .prepare(),
+);
+const updateFailures = preparedQuery((db) =>
+  db.update(callSession).set({ failures: param('failures'), locked: param('locked') }).where(eq(callSession.id, 1)).prepare(),
+);
+const holdTokensOfKind = preparedQuery((db) => db.select({ token: holds.token }).from(holds).where(eq(holds.kind, param('kind'))).prepare());
+const supersedeHolds = preparedQuery((db) =>
+  db
+    .update(holds)
+    .set({ status: 'superseded' })
+    .where(and(eq(holds.kind, param('kind')), eq(holds.target, param('target')), eq(holds.status, 'open')))
+    .prepare(),
+);
+const holdByToken = preparedQuery((db) => db.select().from(holds).where(eq(holds.token, param('token'))).prepare());
+const markHold = preparedQuery((db) => db.update(holds).set({ status: 'used' }).where(eq(holds.token, param('token'))).prepare());
 
 /** Reads the call's session state (creating the single row on first use). */
 export function readCallSession(db: PackDb): CallSessionState {
-  ensureRow(db);
-  const row = db.select().from(callSession).where(eq(callSession.id, 1)).get();
+  let row = sessionRow(db).get();
+  if (!row) {
+    insertSessionRow(db).run();
+    row = sessionRow(db).get();
+  }
   const parsed = flagsSchema.safeParse(JSON.parse(row?.flags ?? '{}'));
   return {
     subjectKind: row?.subject_kind ?? null,
@@ -44,24 +68,21 @@ export function hasGate(db: PackDb, gate: string): boolean {
 /** Sets flags on the call session. */
 export function setSessionFlags(db: PackDb, flags: Record<string, boolean | string | number>): void {
   const current = readCallSession(db);
-  db.update(callSession).set({ flags: canonicalJson({ ...current.flags, ...flags }) }).where(eq(callSession.id, 1)).run();
+  updateFlags(db).run({ flags: canonicalJson({ ...current.flags, ...flags }) });
 }
 
 /** Pins the subject (patient, client, customer) the call is about and opens the given gate. */
 export function pinSubject(db: PackDb, subject: { kind: string; id: string; method: string; gate?: string }): void {
-  readCallSession(db);
-  db.update(callSession)
-    .set({ subject_kind: subject.kind, subject_id: subject.id, verified_by: subject.method })
-    .where(eq(callSession.id, 1))
-    .run();
-  if (subject.gate) setSessionFlags(db, { [subject.gate]: true });
+  const current = readCallSession(db);
+  updateSubject(db).run({ kind: subject.kind, id: subject.id, method: subject.method });
+  if (subject.gate) updateFlags(db).run({ flags: canonicalJson({ ...current.flags, [subject.gate]: true }) });
 }
 
 /** Counts one failed verification; locks at the limit. Returns the new failure count. */
 export function recordVerificationFailure(db: PackDb, lockAfter: number): number {
   const current = readCallSession(db);
   const failures = current.failures + 1;
-  db.update(callSession).set({ failures, locked: failures >= lockAfter ? 1 : 0 }).where(eq(callSession.id, 1)).run();
+  updateFailures(db).run({ failures, locked: failures >= lockAfter ? 1 : 0 });
   return failures;
 }
 
@@ -74,11 +95,8 @@ export interface OpenHold<P> {
 /** Opens a hold of `kind` for `target`, superseding older open holds of that kind and target. */
 export function openHold(ctx: ToolContext, hold: { kind: string; target: string; payload: unknown }): string {
   const { db } = ctx;
-  const existing = db.select({ token: holds.token }).from(holds).where(eq(holds.kind, hold.kind)).all();
-  db.update(holds)
-    .set({ status: 'superseded' })
-    .where(and(eq(holds.kind, hold.kind), eq(holds.target, hold.target), eq(holds.status, 'open')))
-    .run();
+  const existing = holdTokensOfKind(db).all({ kind: hold.kind });
+  supersedeHolds(db).run({ kind: hold.kind, target: hold.target });
   const token = `${hold.kind}-${existing.length + 1}`;
   const payload = canonicalJson(hold.payload);
   db.insert(holds)
@@ -103,7 +121,7 @@ export function openHold(ctx: ToolContext, hold: { kind: string; target: string;
  */
 export function checkHold<P>(ctx: ToolContext, token: string, kind: string, payloadSchema: z.ZodType<P>): OpenHold<P> | ToolRefusal {
   const { db } = ctx;
-  const row = db.select().from(holds).where(eq(holds.token, token)).get();
+  const row = holdByToken(db).get({ token });
   if (!row) return refuse('TOKEN_UNKNOWN');
   if (row.kind !== kind) return refuse('TOKEN_WRONG_KIND');
   if (row.subject !== readCallSession(db).subjectId) return refuse('TOKEN_WRONG_OWNER');
@@ -116,5 +134,5 @@ export function checkHold<P>(ctx: ToolContext, token: string, kind: string, payl
 
 /** Marks a checked hold as used, so a second confirm gets TOKEN_USED. */
 export function markHoldUsed(db: PackDb, token: string): void {
-  db.update(holds).set({ status: 'used' }).where(eq(holds.token, token)).run();
+  markHold(db).run({ token });
 }

@@ -5,6 +5,7 @@ export * from './catalog.ts';
 export * from './loader.ts';
 export * from './graph-checks.ts';
 export * from './call-state.ts';
+export * from './prepared.ts';
 export * from './session-tables.ts';
 export * from './input-normalizers.ts';
 export * from './generate.ts';

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { readCallSession, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { param, preparedQuery, readCallSession, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { locations, patients, providers, visitTypes } from '../schema.ts';
 
 /** Row shapes and record lookups shared by the Straus tools. */
@@ -8,11 +8,20 @@ export type PatientRow = typeof patients.$inferSelect;
 export type ProviderRow = typeof providers.$inferSelect;
 export type VisitTypeRow = typeof visitTypes.$inferSelect;
 
+const patientById = preparedQuery((db) => db.select().from(patients).where(eq(patients.id, param('id'))).prepare());
+const patientsBornOn = preparedQuery((db) => db.select().from(patients).where(eq(patients.date_of_birth, param('dob'))).prepare());
+const locationNameById = preparedQuery((db) => db.select({ name: locations.name }).from(locations).where(eq(locations.id, param('id'))).prepare());
+const providerNameById = preparedQuery((db) =>
+  db.select({ name: providers.display_name }).from(providers).where(eq(providers.id, param('id'))).prepare(),
+);
+const visitTypeById = preparedQuery((db) => db.select().from(visitTypes).where(eq(visitTypes.id, param('id'))).prepare());
+const allProviders = preparedQuery((db) => db.select().from(providers).prepare());
+
 /** The patient pinned on this call (verified or registered), if any. */
 export function pinnedPatient(ctx: ToolContext): PatientRow | undefined {
   const session = readCallSession(ctx.db);
   if (session.subjectKind !== 'patient' || !session.subjectId) return undefined;
-  return ctx.db.select().from(patients).where(eq(patients.id, session.subjectId)).get();
+  return patientById(ctx.db).get({ id: session.subjectId });
 }
 
 /** Casefolded name with punctuation removed and spaces collapsed. */
@@ -62,28 +71,30 @@ export function patientIdFor(fullName: string, dateOfBirth: string): string {
 
 /** Seeded or registered patients with this name (tolerant) and this exact date of birth. */
 export function findPatients(db: PackDb, fullName: string, dateOfBirth: string): PatientRow[] {
-  return db
-    .select()
-    .from(patients)
-    .where(eq(patients.date_of_birth, dateOfBirth))
-    .all()
+  return patientsBornOn(db)
+    .all({ dob: dateOfBirth })
     .filter((p) => namesMatch(fullName, p.full_name));
 }
 
 /** Display name of an office. */
 export function locationName(db: PackDb, id: string | null): string | null {
   if (!id) return null;
-  return db.select({ name: locations.name }).from(locations).where(eq(locations.id, id)).get()?.name ?? null;
+  return locationNameById(db).get({ id })?.name ?? null;
 }
 
 /** Display name of a provider. */
 export function providerName(db: PackDb, id: string): string {
-  return db.select({ name: providers.display_name }).from(providers).where(eq(providers.id, id)).get()?.name ?? 'your provider';
+  return providerNameById(db).get({ id })?.name ?? 'your provider';
 }
 
 /** Visit type row by id. */
 export function visitType(db: PackDb, id: string): VisitTypeRow | undefined {
-  return db.select().from(visitTypes).where(eq(visitTypes.id, id)).get();
+  return visitTypeById(db).get({ id });
+}
+
+/** Every provider on staff. */
+export function staffOf(db: PackDb): ProviderRow[] {
+  return allProviders(db).all();
 }
 
 /** True when the provider holds the credential a visit type needs. */
@@ -104,15 +115,14 @@ export function providerCanDo(provider: ProviderRow, type: VisitTypeRow): boolea
   }
 }
 
+/** Providers holding the credential a visit type needs. */
+export function qualifiedStaff(db: PackDb, type: VisitTypeRow): ProviderRow[] {
+  return staffOf(db).filter((p) => providerCanDo(p, type));
+}
+
 /** Offices where a visit type is offered: those with a provider holding its credential. */
-export function officesFor(db: PackDb, type: VisitTypeRow): string[] {
-  const ids = db
-    .select()
-    .from(providers)
-    .all()
-    .filter((p) => providerCanDo(p, type))
-    .map((p) => p.location_id);
-  return [...new Set(ids)].sort();
+export function officesFor(db: PackDb, type: VisitTypeRow, qualified = qualifiedStaff(db, type)): string[] {
+  return [...new Set(qualified.map((p) => p.location_id))].sort();
 }
 
 /** True when the patient's age fits the visit type's age band. */

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineTool, normalizeFields, ok, pinSubject, refuse, setSessionFlags } from '../../../src/packs/index.ts';
-import { guardians, openings, patients, providers, texts } from '../schema.ts';
-import { bookOpening, describeSlot, existingBooking, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
+import { guardians, openings, patients, texts } from '../schema.ts';
+import { bookOpening, describeSlot, earliestOpenings, existingBooking, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
 import {
   appointmentIdField,
   carrierField,
@@ -27,7 +27,7 @@ import {
   zipField,
 } from './fields.ts';
 import { policy, VISIT_REASON_ALIASES, VISIT_REASONS, type VisitReason, type VisitType } from './policy.ts';
-import { ageFits, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, providerCanDo, visitType } from './records.ts';
+import { ageFits, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, qualifiedStaff, visitType } from './records.ts';
 
 /** Scheduling desk: classify, search, register, book, confirmation texts. */
 
@@ -86,7 +86,8 @@ export const findOpenings = defineTool({
   run(args, ctx) {
     const type = visitTypeOrRefuse(ctx, args.visit_type);
     if (isRefusal(type)) return type;
-    const offered = officesFor(ctx.db, type);
+    const qualified = qualifiedStaff(ctx.db, type);
+    const offered = officesFor(ctx.db, type, qualified);
     if (!offered.includes(args.location_id)) return refuse('VISIT_TYPE_NOT_AT_LOCATION', { recoverable: true, offered_at: offered });
     const today = ctx.clock.today();
     const from = args.earliest_date ?? today;
@@ -95,16 +96,7 @@ export const findOpenings = defineTool({
     if (from > horizon) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.booking_horizon_days });
     const to = args.latest_date && args.latest_date < horizon ? args.latest_date : horizon;
     if (to < from) return refuse('INVALID_DATE_RANGE', { recoverable: true });
-    const staff = new Map(ctx.db.select().from(providers).all().map((p) => [p.id, p]));
-    const found = ctx.db
-      .select()
-      .from(openings)
-      .where(and(eq(openings.location_id, args.location_id), eq(openings.status, 'open')))
-      .all()
-      .filter((o) => o.starts_at > ctx.clock.now() && o.starts_at.slice(0, 10) >= from && o.starts_at.slice(0, 10) <= to)
-      .filter((o) => o.duration_min >= type.duration_min && providerCanDo(staff.get(o.provider_id) ?? ({} as never), type))
-      .sort((a, b) => (a.starts_at === b.starts_at ? (a.id < b.id ? -1 : 1) : a.starts_at < b.starts_at ? -1 : 1))
-      .slice(0, policy.openings_per_search);
+    const found = earliestOpenings(ctx, type, qualified, { location: args.location_id, from, to });
     return ok({
       visit_type: type.id,
       location_id: args.location_id,

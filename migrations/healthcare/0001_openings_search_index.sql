@@ -1,0 +1,1 @@
+CREATE INDEX `openings_by_location_time` ON `openings` (`location_id`,`starts_at`,`id`);
