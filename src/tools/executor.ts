@@ -84,7 +84,7 @@ export function executeTool(ctx: ExecutorContext, agent: string, tool: CatalogTo
     return finish({ canonicalArguments, output: runtimeRefusal('NOT_VERIFIED'), executed: true, refusal: null, internalFault: null });
   }
   try {
-    const result = ctx.database.sqlite.transaction(() => runChecked(definition, canonicalArguments, toolContext))();
+    const result = ctx.database.inTransaction(() => runChecked(definition, canonicalArguments, toolContext));
     const { output, fault } = packEnvelope(ctx.pack, result, tool);
     return finish({ canonicalArguments, output, executed: true, refusal: null, internalFault: fault });
   } catch (err) {

@@ -346,7 +346,8 @@ describe('bad tool requests over HTTP (acceptance 5)', () => {
     expect(bodies.map((b) => [b.ok, b.data?.idempotent])).toEqual(dates.map(() => [true, false]));
     const state = (await (await fetch(`${server.httpUrl}/calls/${callId}/state`)).json()) as { appointments: { date: string }[] };
     expect(state.appointments.map((r) => r.date).sort()).toEqual(dates);
-    const files = readdirSync(join(server.dataDir, 'calls')).filter((f) => f.startsWith(callId));
+    // The open handle keeps its rollback journal beside the file (exclusive locking); no temp copy is left.
+    const files = readdirSync(join(server.dataDir, 'calls')).filter((f) => f.startsWith(callId) && f !== `${callId}.db-journal`);
     expect(files).toEqual([`${callId}.db`]);
   });
 
