@@ -73,8 +73,8 @@ function printTools(rows: readonly ToolRow[]): void {
   console.log('\nTool calls (latency in ms)');
   console.log(
     renderTable(
-      ['mode', 'pack', 'tool', 'effect', 'conns', 'call ids', 'p50', 'p99', 'max', 'req/s', 'errors'],
-      rows.map((r) => [r.mode, r.pack, r.tool, r.effect, String(r.connections), String(r.callIds), String(r.latency.p50), String(r.latency.p99), String(r.latency.max), String(r.throughputPerS), String(r.errors)]),
+      ['mode', 'pack', 'tool', 'effect', 'conns', 'call ids', 'p50', 'p99', 'max', 'req/s', 'errors', 'load'],
+      rows.map((r) => [r.mode, r.pack, r.tool, r.effect, String(r.connections), String(r.callIds), String(r.latency.p50), String(r.latency.p99), String(r.latency.max), String(r.throughputPerS), String(r.errors), r.loadGenerator ?? '']),
     ),
   );
 }

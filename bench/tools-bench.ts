@@ -1,8 +1,9 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { loadPack, type Pack } from '../src/packs/index.ts';
 import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
 import { executeTool } from '../src/tools/index.ts';
-import { ROOT, runScript, startServerProcess, tempDir } from './bench-context.ts';
+import { pinned, ROOT, runScript, startServerProcess, tempDir } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';
 
 /** A read and a write tool per pack, with arguments that succeed on the seed. */
@@ -31,6 +32,47 @@ export interface ToolRow {
   readonly latency: LatencySummary;
   readonly throughputPerS: number;
   readonly errors: number;
+  /** What generated the HTTP load: wrk when installed, else the Node client (which saturates first). */
+  readonly loadGenerator?: 'wrk' | 'node';
+}
+
+/** True when wrk (Debian package `wrk`) is on the PATH. */
+export function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (err) {
+    // wrk --version exits 1 after printing its banner; only a missing binary throws ENOENT.
+    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
+interface WrkFigures {
+  requests: number;
+  durationUs: number;
+  p50Us: number;
+  p99Us: number;
+  maxUs: number;
+  meanUs: number;
+  errors: number;
+  wrong: number;
+}
+
+/** One closed-loop wrk run on core 1 (one thread, N connections); the Lua driver prints the figures. */
+function runWrk(url: string, body: string, connections: number, durationMs: number, callIds: readonly string[]): Promise<WrkFigures> {
+  const seconds = `${Math.max(1, Math.round(durationMs / 1000))}s`;
+  const [cmd, args] = pinned(1, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '-s', join(ROOT, 'bench/wrk-tools.lua'), url, '--', body, ...callIds]);
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = Buffer.concat(chunks).toString().trim().split('\n').find((l) => l.startsWith('{"requests"'));
+      if (code !== 0 || !line) reject(new Error(`wrk exited ${code} without figures`));
+      else resolveRun(JSON.parse(line) as WrkFigures);
+    });
+  });
 }
 
 function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', callIds: number, iterations: number): ToolRow {
@@ -52,27 +94,34 @@ function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', cal
   return { mode: 'in-process', pack: pack.id, tool: name, effect, connections: 1, callIds, latency: summarize(latencies), throughputPerS: Math.round((iterations / elapsed) * 1000), errors };
 }
 
-async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', connections: number, callIds: number, durationMs: number): Promise<ToolRow> {
-  const [name, , args] = BENCH_TOOLS[pack.id]?.[effect] ?? ['', '', {}];
-  const ids = Array.from({ length: callIds }, (_, i) => `http_${effect}_${connections}_${callIds}_${i}`);
-  const result = await runScript<{ latencies: number[]; errors: number; wrong: number; elapsedMs: number }>('bench/http-load.ts', {
-    url: `http://127.0.0.1:${port}/tools/${name}`,
-    body: JSON.stringify(args),
-    connections,
-    durationMs,
-    callIds: ids,
-  });
+type LoadFigures = Pick<ToolRow, 'latency' | 'throughputPerS' | 'errors' | 'loadGenerator'>;
+
+/** Closed-loop load from the other core: wrk when installed, else the Node generator. */
+async function generateLoad(url: string, body: string, connections: number, durationMs: number, ids: readonly string[]): Promise<LoadFigures> {
+  if (hasWrk()) {
+    const f = await runWrk(url, body, connections, durationMs, ids);
+    const ms = (us: number): number => Math.round(us) / 1000;
+    return {
+      latency: { n: f.requests, p50: ms(f.p50Us), p99: ms(f.p99Us), max: ms(f.maxUs), mean: ms(f.meanUs) },
+      throughputPerS: Math.round(f.requests / (f.durationUs / 1e6)),
+      errors: f.errors + f.wrong,
+      loadGenerator: 'wrk',
+    };
+  }
+  const result = await runScript<{ latencies: number[]; errors: number; wrong: number; elapsedMs: number }>('bench/http-load.ts', { url, body, connections, durationMs, callIds: ids });
   return {
-    mode: 'http',
-    pack: pack.id,
-    tool: name,
-    effect,
-    connections,
-    callIds,
     latency: summarize(result.latencies),
     throughputPerS: Math.round((result.latencies.length / result.elapsedMs) * 1000),
     errors: result.errors + result.wrong,
+    loadGenerator: 'node',
   };
+}
+
+async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', connections: number, callIds: number, durationMs: number): Promise<ToolRow> {
+  const [name, , args] = BENCH_TOOLS[pack.id]?.[effect] ?? ['', '', {}];
+  const ids = Array.from({ length: callIds }, (_, i) => `http_${effect}_${connections}_${callIds}_${i}`);
+  const figures = await generateLoad(`http://127.0.0.1:${port}/tools/${name}`, JSON.stringify(args), connections, durationMs, ids);
+  return { mode: 'http', pack: pack.id, tool: name, effect, connections, callIds, ...figures };
 }
 
 /** Tool-call latency and throughput, in-process and over HTTP (server on core 0, load on core 1). */
