@@ -53,7 +53,7 @@ export async function createSpeechSynth(rateHz: number, options: { preferTones?:
   const cache = new Map<string, Promise<Buffer>>();
   const espeak = async (text: string): Promise<Buffer> => {
     const wav = parseWav(await runEspeak(text));
-    const resampler = await createResampler(wav.rateHz, rateHz);
+    const resampler = createResampler(wav.rateHz, rateHz);
     try {
       return resampler.process(wav.data);
     } finally {

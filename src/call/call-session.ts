@@ -1,4 +1,4 @@
-import { StereoRecorder, CHIRP_RATE_HZ, type ResamplerPool } from '../audio/index.ts';
+import { StereoRecorder, CHIRP_RATE_HZ, createResampler } from '../audio/index.ts';
 import { parseTextFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
 import { GraphRuntime, type DispatchEffect } from '../graph/index.ts';
@@ -39,8 +39,6 @@ export interface CallContext {
   readonly estimateCost: CostEstimator;
   /** Telemetry and the Bluejay link, attached by the app; the call only reports to it. */
   readonly observer?: CallObserver;
-  /** Converters shared across calls (each held by one call at a time). */
-  readonly resamplers: ResamplerPool;
 }
 
 /** What the app watches of a call (metrics, spans, the Bluejay link); none of that logic lives here. */
@@ -135,8 +133,8 @@ export class CallSession {
       runtime = new GraphRuntime(ctx.pack, { pack: ctx.pack, callId: identity.callId, database, nowMs: () => ctx.clock.nowMs() }, this.timeline);
       const driver = new TurnDriver(this.session, runtime, this.timeline, this.driverHost(), ctx.clock, { retryDelayMs: ctx.limits.nudgeRetryDelayMs, maxAttempts: ctx.limits.nudgeMaxAttempts });
       this.graph = { runtime, database, driver };
-      this.inbound.useResampler(await ctx.resamplers.acquire(CHIRP_RATE_HZ, this.session.inputRateHz));
-      this.agent.useResampler(await ctx.resamplers.acquire(this.session.outputRateHz, CHIRP_RATE_HZ));
+      this.inbound.useResampler(createResampler(CHIRP_RATE_HZ, this.session.inputRateHz));
+      this.agent.useResampler(createResampler(this.session.outputRateHz, CHIRP_RATE_HZ));
     } catch (err) {
       ctx.log.error({ err }, 'call setup failed');
       return this.end('internal_error', 1011);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { createSpeechSynth, ResamplerPool, type SpeechSynth } from '../audio/index.ts';
+import { createSpeechSynth, type SpeechSynth } from '../audio/index.ts';
 import { CallRegistry, type CallLimits } from '../call/index.ts';
 import type { Config } from '../config.ts';
 import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
@@ -27,7 +27,6 @@ export interface AppContext {
   readonly harness: HarnessFactory;
   /** Prices a call's usage at hangup (the shipped price table). */
   readonly estimateCost: CostEstimator;
-  readonly resamplers: ResamplerPool;
   readonly registry: CallRegistry;
   readonly limits: CallLimits;
   /** Metrics, traces and the Bluejay link. */
@@ -112,7 +111,6 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     outbox,
     harness,
     estimateCost,
-    resamplers: new ResamplerPool(),
     registry,
     ops,
     limits: {

@@ -100,7 +100,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     ctx.outbox.stop();
     await closeOperations(ctx.ops, ctx.config.bluejay.settleMs);
     ctx.databases.closeAll();
-    ctx.resamplers.close();
   });
   return app;
 }
