@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, refuse, type ToolContext } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { callbacks, charges, feeReviews, paymentLinks, paymentPlans } from '../schema.ts';
 import { chargeIdField, moneyDisplay, phoneField, proseField, readBool, readCode, readInt, readMoney, readPhone } from './fields.ts';
 import { CALLBACK_TOPICS, CLINICAL_CALLBACK_TOPICS, FEE_REVIEW_REASONS, policy } from './policy.ts';
@@ -9,6 +10,32 @@ import { addMinutes, maskPhone, pinnedPatient, type PatientRow } from './records
 /** Billing desk: balance, charge wording, links, plans, fee reviews, and the shared callback tool. */
 
 type ChargeRow = typeof charges.$inferSelect;
+
+/** A prepared insert of one whole row: every column is a placeholder of its own name, so `.run(row)` takes the row object. */
+export function rowInsert<T extends SQLiteTable>(table: T): (db: PackDb) => { run(row: T['$inferSelect']): void } {
+  const values = Object.fromEntries(Object.keys(getTableColumns(table)).map((column) => [column, param(column)]));
+  const insert = preparedQuery((db) => db.insert(table).values(values as SQLiteInsertValue<T>).prepare());
+  return (db) => ({ run: (row) => void insert(db).run(row) });
+}
+
+/** A prepared lookup of one row by its `id` column. */
+export function rowById<T extends SQLiteTable & { id: SQLiteColumn }>(table: T) {
+  return preparedQuery((db) => db.select().from(table).where(eq(table.id, param('id'))).prepare());
+}
+
+const chargeById = rowById(charges);
+export const openChargesOf = preparedQuery((db) =>
+  db.select().from(charges).where(and(eq(charges.patient_id, param('patient')), eq(charges.status, 'open'))).prepare(),
+);
+export const insertCharge = rowInsert(charges);
+export const paymentLinkById = rowById(paymentLinks);
+export const insertPaymentLink = rowInsert(paymentLinks);
+const planById = rowById(paymentPlans);
+const insertPlan = rowInsert(paymentPlans);
+const feeReviewById = rowById(feeReviews);
+const insertFeeReview = rowInsert(feeReviews);
+const callbackById = rowById(callbacks);
+const insertCallback = rowInsert(callbacks);
 
 const KIND_NAMES: Readonly<Record<string, string>> = {
   visit_balance: 'visit balance',
@@ -19,11 +46,8 @@ const KIND_NAMES: Readonly<Record<string, string>> = {
 };
 
 function openCharges(ctx: ToolContext, patientId: string): ChargeRow[] {
-  return ctx.db
-    .select()
-    .from(charges)
-    .where(and(eq(charges.patient_id, patientId), eq(charges.status, 'open')))
-    .all()
+  return openChargesOf(ctx.db)
+    .all({ patient: patientId })
     .sort((a, b) => (a.service_date === b.service_date ? (a.id < b.id ? -1 : 1) : a.service_date < b.service_date ? -1 : 1));
 }
 
@@ -114,7 +138,7 @@ export const explainLineItem = defineTool({
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const c = ctx.db.select().from(charges).where(eq(charges.id, args.charge_id)).get();
+    const c = chargeById(ctx.db).get({ id: args.charge_id });
     if (!c || c.patient_id !== patient.id) return refuse('CHARGE_NOT_FOUND', { recoverable: true });
     const reviewable = c.kind === 'late_change' && c.review_state === 'none' && c.status === 'open';
     const reviewReason = c.kind !== 'late_change' ? 'only late change fees can be reviewed' : c.review_state !== 'none' ? 'this fee was already reviewed' : 'late change fees can be sent for one review';
@@ -143,8 +167,8 @@ export const sendPaymentLink = defineTool({
     if (!patient.mobile_phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: false });
     const id = `plink_${patient.id.slice(4)}_${args.amount_cents}`;
     const expires = addMinutes(ctx.clock, ctx.clock.now(), policy.payment_link_valid_hours * 60);
-    const existing = ctx.db.select().from(paymentLinks).where(eq(paymentLinks.id, id)).get();
-    if (!existing) ctx.db.insert(paymentLinks).values({ id, patient_id: patient.id, purpose: 'balance', amount_cents: args.amount_cents, sent_to: patient.mobile_phone, expires_at: expires, created_at: ctx.clock.now() }).run();
+    const existing = paymentLinkById(ctx.db).get({ id });
+    if (!existing) insertPaymentLink(ctx.db).run({ id, patient_id: patient.id, purpose: 'balance', amount_cents: args.amount_cents, sent_to: patient.mobile_phone, expires_at: expires, created_at: ctx.clock.now() });
     return ok({ amount_cents: args.amount_cents, amount_display: moneyDisplay(args.amount_cents), balance_cents: balance, sent_to: maskPhone(patient.mobile_phone) ?? '', expires_spoken: ctx.clock.spokenDateTime(expires), idempotent: existing !== undefined });
   },
 });
@@ -168,11 +192,11 @@ export const setUpPaymentPlan = defineTool({
     const each = monthly(balance, args.months);
     if (each < policy.payment_plan_min_monthly_cents) return refuse('PLAN_MONTHLY_TOO_LOW', { recoverable: true, monthly_cents: each, min_monthly_cents: policy.payment_plan_min_monthly_cents });
     const id = `plan_${patient.id.slice(4)}`;
-    const existing = ctx.db.select().from(paymentPlans).where(eq(paymentPlans.id, id)).get();
+    const existing = planById(ctx.db).get({ id });
     if (existing && existing.months !== args.months) return refuse('PLAN_EXISTS', { recoverable: false });
     if (!existing && args.terms_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script: planTerms(balance) });
     const first = ctx.clock.addDays(ctx.clock.today(), policy.payment_plan_first_payment_days);
-    if (!existing) ctx.db.insert(paymentPlans).values({ id, patient_id: patient.id, balance_cents: balance, months: args.months, monthly_cents: each, first_payment_on: first, status: 'active', created_at: ctx.clock.now() }).run();
+    if (!existing) insertPlan(ctx.db).run({ id, patient_id: patient.id, balance_cents: balance, months: args.months, monthly_cents: each, first_payment_on: first, status: 'active', created_at: ctx.clock.now() });
     return ok({ plan_id: id, balance_cents: balance, months: args.months, monthly_cents: each, monthly_display: moneyDisplay(each), monthly_reason: `${moneyDisplay(balance)} over ${args.months} months, rounded up to the cent`, first_payment_spoken: ctx.clock.spokenDate(existing?.first_payment_on ?? first), idempotent: existing !== undefined });
   },
 });
@@ -190,14 +214,14 @@ export const requestFeeReview = defineTool({
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const c = ctx.db.select().from(charges).where(eq(charges.id, args.charge_id)).get();
+    const c = chargeById(ctx.db).get({ id: args.charge_id });
     if (!c || c.patient_id !== patient.id) return refuse('CHARGE_NOT_FOUND', { recoverable: true });
     if (c.kind !== 'late_change') return refuse('FEE_REVIEW_NOT_ALLOWED', { recoverable: false });
     if (c.review_state !== 'none') return refuse('FEE_REVIEW_EXISTS', { recoverable: false });
     const id = `frv_${c.id.slice(4)}`;
-    const existing = ctx.db.select().from(feeReviews).where(eq(feeReviews.id, id)).get();
+    const existing = feeReviewById(ctx.db).get({ id });
     const decideBy = existing?.decide_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.fee_review_decision_business_days);
-    if (!existing) ctx.db.insert(feeReviews).values({ id, patient_id: patient.id, charge_id: c.id, reason: args.reason, status: 'pending', decide_by: decideBy, created_at: ctx.clock.now() }).run();
+    if (!existing) insertFeeReview(ctx.db).run({ id, patient_id: patient.id, charge_id: c.id, reason: args.reason, status: 'pending', decide_by: decideBy, created_at: ctx.clock.now() });
     const spoken = ctx.clock.spokenDate(decideBy);
     return ok({ review_id: id, amount_display: moneyDisplay(c.amount_cents), decide_by: decideBy, decide_by_spoken: spoken, idempotent: existing !== undefined, script: `I have sent this fee to our billing team for review. They will decide by ${spoken}, and the fee stays on your account unless they remove it.` });
   },
@@ -224,9 +248,9 @@ export const requestCallback = defineTool({
     if (!phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: true });
     const team = CLINICAL_CALLBACK_TOPICS.includes(args.topic) ? ('clinical' as const) : ('billing' as const);
     const id = `cb_${patient.id.slice(4)}_${args.topic}`;
-    const existing = ctx.db.select().from(callbacks).where(eq(callbacks.id, id)).get();
+    const existing = callbackById(ctx.db).get({ id });
     const due = existing?.due_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.callback_business_days);
-    if (!existing) ctx.db.insert(callbacks).values({ id, patient_id: patient.id, team, topic: args.topic, best_time: args.best_time, phone, due_by: due, created_at: ctx.clock.now() }).run();
+    if (!existing) insertCallback(ctx.db).run({ id, patient_id: patient.id, team, topic: args.topic, best_time: args.best_time, phone, due_by: due, created_at: ctx.clock.now() });
     return ok({ callback_id: id, team, due_by: due, due_spoken: `${ctx.clock.spokenDate(due)}, in the ${args.best_time}`, phone: maskPhone(phone) ?? '', idempotent: existing !== undefined });
   },
 });

@@ -1,12 +1,31 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, refuse, type PackClock } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, type PackClock } from '../../../src/packs/index.ts';
 import { careMessages, medications, patients, portalInvites, refillRequests, results } from '../schema.ts';
+import { rowById, rowInsert } from './billing-tools.ts';
 import { proseField, readCode, readEnum } from './fields.ts';
 import { CARE_TOPICS, MEDICATION_ALIASES, MEDICATIONS, policy, RESULT_KINDS } from './policy.ts';
 import { pinnedPatient, providerName } from './records.ts';
 
 /** Clinical desk: result status, refill routing, care messages, portal invites. */
+
+const resultsOfKind = preparedQuery((db) =>
+  db.select().from(results).where(and(eq(results.patient_id, param('patient')), eq(results.kind, param('kind')))).prepare(),
+);
+const activeMedication = preparedQuery((db) =>
+  db
+    .select()
+    .from(medications)
+    .where(and(eq(medications.patient_id, param('patient')), eq(medications.generic, param('generic')), eq(medications.active, 1)))
+    .prepare(),
+);
+const refillById = rowById(refillRequests);
+const insertRefill = rowInsert(refillRequests);
+const careMessagesOf = preparedQuery((db) => db.select().from(careMessages).where(eq(careMessages.patient_id, param('patient'))).prepare());
+const insertCareMessage = rowInsert(careMessages);
+const portalInviteById = rowById(portalInvites);
+const insertPortalInvite = rowInsert(portalInvites);
+const markPortalInvited = preparedQuery((db) => db.update(patients).set({ portal_status: 'invited' }).where(eq(patients.id, param('id'))).prepare());
 
 const NO_VALUES = 'I am not able to read results or explain them over the phone.';
 
@@ -23,11 +42,8 @@ export const checkResultStatus = defineTool({
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const row = ctx.db
-      .select()
-      .from(results)
-      .where(and(eq(results.patient_id, patient.id), eq(results.kind, args.kind)))
-      .all()
+    const row = resultsOfKind(ctx.db)
+      .all({ patient: patient.id, kind: args.kind })
       .sort((a, b) => (a.collected_on < b.collected_on ? 1 : -1))[0];
     if (!row) return refuse('RESULT_NOT_ON_FILE', { recoverable: false, script: 'I do not see a result of that kind on your record. If you had a test recently, it may still be on its way to us.' });
     const provider = providerName(ctx.db, row.provider_id);
@@ -69,19 +85,15 @@ export const requestRefill = defineTool({
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const med = ctx.db
-      .select()
-      .from(medications)
-      .where(and(eq(medications.patient_id, patient.id), eq(medications.generic, args.medication), eq(medications.active, 1)))
-      .get();
+    const med = activeMedication(ctx.db).get({ patient: patient.id, generic: args.medication });
     if (!med) return refuse('MEDICATION_NOT_ON_LIST', { recoverable: false, script: 'A new prescription or a stopped medication starts with a visit with your provider.' });
     if (med.generic === 'isotretinoin') return refuse('REFILL_BY_VISIT_ONLY', { recoverable: false, script: 'Isotretinoin is renewed only at your monthly monitoring visit. The scheduling team can book that visit.' });
     const cutoff = reviewCutoff(ctx.clock);
     if (med.last_reviewed_on < cutoff) return refuse('REFILL_NEEDS_VISIT', { recoverable: false, last_reviewed_on: med.last_reviewed_on, review_window_months: policy.medication_review_months });
     const id = `rfl_${med.id.slice(4)}`;
-    const existing = ctx.db.select().from(refillRequests).where(eq(refillRequests.id, id)).get();
+    const existing = refillById(ctx.db).get({ id });
     const decideBy = existing?.decide_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.refill_decision_business_days);
-    if (!existing) ctx.db.insert(refillRequests).values({ id, patient_id: patient.id, medication_id: med.id, prescriber_id: med.prescriber_id, status: 'sent_to_prescriber', decide_by: decideBy, created_at: ctx.clock.now() }).run();
+    if (!existing) insertRefill(ctx.db).run({ id, patient_id: patient.id, medication_id: med.id, prescriber_id: med.prescriber_id, status: 'sent_to_prescriber', decide_by: decideBy, created_at: ctx.clock.now() });
     const prescriber = providerName(ctx.db, med.prescriber_id);
     const spoken = ctx.clock.spokenDate(decideBy);
     return ok({ refill_id: id, medication_name: med.display_name, prescriber, status: 'sent_to_prescriber' as const, decide_by_spoken: spoken, idempotent: existing !== undefined, script: `I have sent the refill request to ${prescriber}, who will decide by ${spoken}. Your pharmacy will be notified if it is approved.` });
@@ -116,11 +128,11 @@ export const sendCareMessage = defineTool({
   run(args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const mine = ctx.db.select().from(careMessages).where(eq(careMessages.patient_id, patient.id)).all();
+    const mine = careMessagesOf(ctx.db).all({ patient: patient.id });
     const existing = mine.find((m) => m.topic === args.topic && m.priority === args.priority);
     const id = existing?.id ?? `msg_${patient.id.slice(4)}_${mine.length + 1}`;
     const due = respondBy(ctx.clock, args.priority);
-    if (!existing) ctx.db.insert(careMessages).values({ id, patient_id: patient.id, priority: args.priority, topic: args.topic, message: args.message, respond_by: due.at, created_at: ctx.clock.now() }).run();
+    if (!existing) insertCareMessage(ctx.db).run({ id, patient_id: patient.id, priority: args.priority, topic: args.topic, message: args.message, respond_by: due.at, created_at: ctx.clock.now() });
     return ok({
       message_id: id,
       priority: args.priority,
@@ -148,11 +160,11 @@ export const sendPortalInvite = defineTool({
     if (patient.portal_status === 'active') return refuse('PORTAL_ALREADY_ACTIVE', { recoverable: false });
     if (!patient.email) return refuse('NO_EMAIL_ON_FILE', { recoverable: false });
     const id = `inv_${patient.id.slice(4)}`;
-    const existing = ctx.db.select().from(portalInvites).where(eq(portalInvites.id, id)).get();
+    const existing = portalInviteById(ctx.db).get({ id });
     const expires = existing?.expires_on ?? ctx.clock.addDays(ctx.clock.today(), policy.portal_invite_valid_days);
     if (!existing) {
-      ctx.db.insert(portalInvites).values({ id, patient_id: patient.id, email: patient.email, expires_on: expires, created_at: ctx.clock.now() }).run();
-      ctx.db.update(patients).set({ portal_status: 'invited' }).where(eq(patients.id, patient.id)).run();
+      insertPortalInvite(ctx.db).run({ id, patient_id: patient.id, email: patient.email, expires_on: expires, created_at: ctx.clock.now() });
+      markPortalInvited(ctx.db).run({ id: patient.id });
     }
     const [user = '', domain = ''] = patient.email.split('@');
     return ok({ sent_to: `${user.slice(0, 1)} at ${domain}`, expires_spoken: ctx.clock.spokenDate(expires), idempotent: existing !== undefined });

@@ -1,13 +1,23 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, pinSubject, refuse, setSessionFlags } from '../../../src/packs/index.ts';
-import { charges, patients, paymentLinks } from '../schema.ts';
+import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, pinSubject, preparedQuery, refuse, setSessionFlags } from '../../../src/packs/index.ts';
+import { charges } from '../schema.ts';
+import { insertCharge, insertPaymentLink, paymentLinkById } from './billing-tools.ts';
 import { bookOpening, describeSlot, isRefusal, usableOpening } from './booking.ts';
 import { dateField, moneyDisplay, openingIdField, personNameField, phoneField, readBool, readCode, readDate, readEnum, readName, readPhone, tokenField } from './fields.ts';
 import { AGE_LIMITED_SERVICES, COSMETIC_ALIASES, COSMETIC_NAMES, COSMETIC_SERVICES, policy, type CosmeticService } from './policy.ts';
 import { addMinutes, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, visitType } from './records.ts';
+import { insertPatient } from './scheduling-tools.ts';
 
 /** Cosmetic desk: price ranges, the two-step consult hold with its deposit, and the deposit link. */
+
+const openDepositsOf = preparedQuery((db) =>
+  db
+    .select()
+    .from(charges)
+    .where(and(eq(charges.patient_id, param('patient')), eq(charges.kind, 'cosmetic_deposit'), eq(charges.status, 'open')))
+    .prepare(),
+);
 
 const serviceField = z.enum(COSMETIC_SERVICES).describe('"Botox" or "Dysport" is wrinkle_relaxer; "lip filler" or "Juvederm" is filler.');
 
@@ -164,7 +174,7 @@ export const confirmCosmeticConsult = defineTool({
       const n = p.new_patient;
       if (findPatients(ctx.db, n.full_name, n.date_of_birth).length) return refuse('PATIENT_EXISTS', { recoverable: false });
       const id = patientIdFor(n.full_name, n.date_of_birth);
-      ctx.db.insert(patients).values({ id, full_name: n.full_name, date_of_birth: n.date_of_birth, zip_code: null, mobile_phone: n.mobile_phone, email: null, home_location_id: opening.location_id, carrier: null, member_id: null, portal_status: 'none', created_at: ctx.clock.now() }).run();
+      insertPatient(ctx.db).run({ id, full_name: n.full_name, date_of_birth: n.date_of_birth, zip_code: null, mobile_phone: n.mobile_phone, email: null, home_location_id: opening.location_id, carrier: null, member_id: null, portal_status: 'none', created_at: ctx.clock.now() });
       pinSubject(ctx.db, { kind: 'patient', id, method: 'registered', gate: 'verified' });
       setSessionFlags(ctx.db, { caller_role: 'self' });
       patient = pinnedPatient(ctx);
@@ -172,10 +182,7 @@ export const confirmCosmeticConsult = defineTool({
     if (!patient) return refuse('NOT_VERIFIED');
     const row = bookOpening(ctx, patient, opening, type);
     const date = row.starts_at.slice(0, 10);
-    ctx.db
-      .insert(charges)
-      .values({ id: `chg_deposit_${row.id.slice(4)}`, patient_id: patient.id, kind: 'cosmetic_deposit', service_date: date, posted_on: ctx.clock.today(), amount_cents: policy.cosmetic_deposit_cents, status: 'open', appointment_id: row.id, review_state: 'none', created_at: ctx.clock.now() })
-      .run();
+    insertCharge(ctx.db).run({ id: `chg_deposit_${row.id.slice(4)}`, patient_id: patient.id, kind: 'cosmetic_deposit', service_date: date, posted_on: ctx.clock.today(), amount_cents: policy.cosmetic_deposit_cents, status: 'open', appointment_id: row.id, review_state: 'none', created_at: ctx.clock.now() });
     markHoldUsed(ctx.db, held.token);
     const slot = describeSlot(ctx, row);
     return ok({ appointment_id: row.id, spoken: slot.spoken, office: slot.office, provider: slot.provider, deposit_cents: policy.cosmetic_deposit_cents, deposit_display: moneyDisplay(policy.cosmetic_deposit_cents), deposit_status: 'due' as const, registered: p.new_patient !== null });
@@ -194,14 +201,14 @@ export const sendDepositLink = defineTool({
   run(_args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const due = ctx.db.select().from(charges).where(and(eq(charges.patient_id, patient.id), eq(charges.kind, 'cosmetic_deposit'), eq(charges.status, 'open'))).all();
+    const due = openDepositsOf(ctx.db).all({ patient: patient.id });
     const charge = due.sort((a, b) => (a.id < b.id ? -1 : 1))[0];
     if (!charge) return refuse('NO_DEPOSIT_DUE', { recoverable: false });
     if (!patient.mobile_phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: false });
     const id = `plink_${charge.id.slice(4)}`;
     const expires = addMinutes(ctx.clock, ctx.clock.now(), policy.payment_link_valid_hours * 60);
-    const existing = ctx.db.select().from(paymentLinks).where(eq(paymentLinks.id, id)).get();
-    if (!existing) ctx.db.insert(paymentLinks).values({ id, patient_id: patient.id, purpose: 'cosmetic_deposit', amount_cents: charge.amount_cents, sent_to: patient.mobile_phone, expires_at: expires, created_at: ctx.clock.now() }).run();
+    const existing = paymentLinkById(ctx.db).get({ id });
+    if (!existing) insertPaymentLink(ctx.db).run({ id, patient_id: patient.id, purpose: 'cosmetic_deposit', amount_cents: charge.amount_cents, sent_to: patient.mobile_phone, expires_at: expires, created_at: ctx.clock.now() });
     return ok({ amount_cents: charge.amount_cents, amount_display: moneyDisplay(charge.amount_cents), sent_to: maskPhone(patient.mobile_phone) ?? '', expires_at: expires, expires_spoken: ctx.clock.spokenDateTime(expires), idempotent: existing !== undefined });
   },
 });

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, refuse, type PackDb } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, type PackDb } from '../../../src/packs/index.ts';
 import { patients, planBenefits, planContracts } from '../schema.ts';
 import { carrierField, locationField, memberIdField, moneyDisplay, readCarrier, readCode, readLocation, readMemberId, visitTypeField } from './fields.ts';
 import { CARRIER_NAMES, type Carrier } from './policy.ts';
@@ -8,14 +8,21 @@ import { locationName, pinnedPatient, visitType } from './records.ts';
 
 /** Coverage desk: plan acceptance per office, copays, insurance updates. */
 
+const inNetworkContracts = preparedQuery((db) =>
+  db.select().from(planContracts).where(and(eq(planContracts.carrier, param('carrier')), eq(planContracts.status, 'in_network'))).prepare(),
+);
+const benefitFor = preparedQuery((db) =>
+  db.select().from(planBenefits).where(and(eq(planBenefits.carrier, param('carrier')), eq(planBenefits.visit_type, param('visit_type')))).prepare(),
+);
+const setInsurance = preparedQuery((db) =>
+  db.update(patients).set({ carrier: param('carrier'), member_id: param('member_id') }).where(eq(patients.id, param('id'))).prepare(),
+);
+
 const officeOut = z.object({ location_id: z.string(), name: z.string() });
 
 function acceptedAt(db: PackDb, carrier: string): { location_id: string; name: string }[] {
-  return db
-    .select()
-    .from(planContracts)
-    .where(and(eq(planContracts.carrier, carrier), eq(planContracts.status, 'in_network')))
-    .all()
+  return inNetworkContracts(db)
+    .all({ carrier })
     .map((r) => ({ location_id: r.location_id, name: locationName(db, r.location_id) ?? r.location_id }))
     .sort((a, b) => (a.location_id < b.location_id ? -1 : 1));
 }
@@ -86,7 +93,7 @@ export const checkBenefits = defineTool({
     const office = locationName(ctx.db, args.location_id) ?? args.location_id;
     const offices = acceptedAt(ctx.db, carrier);
     const type = visitType(ctx.db, args.visit_type);
-    const benefit = ctx.db.select().from(planBenefits).where(and(eq(planBenefits.carrier, carrier), eq(planBenefits.visit_type, args.visit_type))).get();
+    const benefit = benefitFor(ctx.db).get({ carrier, visit_type: args.visit_type });
     const base = { carrier_name: CARRIER_NAMES[carrier], member_id_last4: (patient.member_id ?? '').slice(-4), visit_type: args.visit_type, office, accepted_at: offices };
     const estimate = 'This is an estimate from the plan on file. Your insurance company makes the final decision on what it pays.';
     if (offices.length === 0) return ok({ ...base, network_status: 'cannot_confirm' as const, copay_cents: null, copay_display: null, copay_reason: 'plan not in our contract list', script: cannotConfirmScript(office) });
@@ -123,7 +130,7 @@ export const updateInsurance = defineTool({
     if (!patient) return refuse('NOT_VERIFIED');
     if (args.carrier === 'other') return refuse('CARRIER_UNKNOWN', { recoverable: true });
     const same = patient.carrier === args.carrier && patient.member_id === args.member_id;
-    if (!same) ctx.db.update(patients).set({ carrier: args.carrier, member_id: args.member_id }).where(eq(patients.id, patient.id)).run();
+    if (!same) setInsurance(ctx.db).run({ carrier: args.carrier, member_id: args.member_id, id: patient.id });
     const offices = acceptedAt(ctx.db, args.carrier);
     return ok({
       carrier_name: CARRIER_NAMES[args.carrier],

@@ -1,12 +1,22 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, pinSubject, readCallSession, recordVerificationFailure, refuse, setSessionFlags } from '../../../src/packs/index.ts';
-import { appointments, charges, escalations, guardians, locations, visitTypes } from '../schema.ts';
+import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
+import { appointments, escalations, guardians, locations, visitTypes } from '../schema.ts';
+import { openChargesOf, rowById, rowInsert } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, proseField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
 import { CARRIER_NAMES, ESCALATION_REASONS, policy, type Carrier } from './policy.ts';
 import { findPatients, locationName, maskPhone, namesMatch, officesFor, pinnedPatient, providerName } from './records.ts';
 
 /** Reception, identity and the global human transfer. */
+
+const allLocations = preparedQuery((db) => db.select().from(locations).prepare());
+const allVisitTypes = preparedQuery((db) => db.select().from(visitTypes).prepare());
+const guardiansOf = preparedQuery((db) => db.select().from(guardians).where(eq(guardians.patient_id, param('patient'))).prepare());
+const bookedAppointmentsOf = preparedQuery((db) =>
+  db.select().from(appointments).where(and(eq(appointments.patient_id, param('patient')), eq(appointments.status, 'booked'))).prepare(),
+);
+const escalationById = rowById(escalations);
+const insertEscalation = rowInsert(escalations);
 
 const locationOut = z.object({
   location_id: z.string(),
@@ -31,8 +41,8 @@ export const listLocations = defineTool({
   writes: [],
   normalize: (raw) => normalizeFields(raw, { location_id: readLocation }),
   run(args, ctx) {
-    const rows = ctx.db.select().from(locations).all().filter((l) => !args.location_id || l.id === args.location_id);
-    const types = ctx.db.select().from(visitTypes).all();
+    const rows = allLocations(ctx.db).all().filter((l) => !args.location_id || l.id === args.location_id);
+    const types = allVisitTypes(ctx.db).all();
     return ok({
       locations: rows.map((l) => ({
         location_id: l.id,
@@ -88,11 +98,8 @@ export const verifyIdentity = defineTool({
     if (args.caller_role === 'parent_or_guardian') {
       if (!args.guardian_name) return refuse('GUARDIAN_NAME_REQUIRED', { recoverable: true });
       const name = args.guardian_name;
-      const guardian = ctx.db
-        .select()
-        .from(guardians)
-        .where(eq(guardians.patient_id, patient.id))
-        .all()
+      const guardian = guardiansOf(ctx.db)
+        .all({ patient: patient.id })
         .find((g) => namesMatch(name, g.guardian_name));
       if (!guardian) return refuse('GUARDIAN_NOT_ON_FILE', { recoverable: false });
       relationship = guardian.relationship;
@@ -142,11 +149,8 @@ export const getPatientOverview = defineTool({
   run(_args, ctx) {
     const patient = pinnedPatient(ctx);
     if (!patient) return refuse('NOT_VERIFIED');
-    const visits = ctx.db
-      .select()
-      .from(appointments)
-      .where(and(eq(appointments.patient_id, patient.id), eq(appointments.status, 'booked')))
-      .all()
+    const visits = bookedAppointmentsOf(ctx.db)
+      .all({ patient: patient.id })
       .filter((a) => a.starts_at > ctx.clock.now())
       .sort((a, b) => (a.starts_at < b.starts_at ? -1 : 1));
     const balance = openBalanceCents(ctx.db, patient.id);
@@ -173,12 +177,9 @@ export const getPatientOverview = defineTool({
 });
 
 /** Sum of the patient's open charges, in cents. */
-export function openBalanceCents(db: Parameters<typeof findPatients>[0], patientId: string): number {
-  return db
-    .select()
-    .from(charges)
-    .where(and(eq(charges.patient_id, patientId), eq(charges.status, 'open')))
-    .all()
+export function openBalanceCents(db: PackDb, patientId: string): number {
+  return openChargesOf(db)
+    .all({ patient: patientId })
     .reduce((sum, c) => sum + c.amount_cents, 0);
 }
 
@@ -206,13 +207,10 @@ export const transferToHuman = defineTool({
   run(args, ctx) {
     // One escalation per call: the call ends when it fires, and a repeat changes nothing.
     const id = 'esc_call';
-    const existing = ctx.db.select().from(escalations).where(eq(escalations.id, id)).get();
+    const existing = escalationById(ctx.db).get({ id });
     if (!existing) {
       const subject = readCallSession(ctx.db);
-      ctx.db
-        .insert(escalations)
-        .values({ id, patient_id: subject.subjectKind === 'patient' ? subject.subjectId : null, reason: args.reason, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() })
-        .run();
+      insertEscalation(ctx.db).run({ id, patient_id: subject.subjectKind === 'patient' ? subject.subjectId : null, reason: args.reason, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() });
     }
     return ok({ transferred: true as const, reason: args.reason, idempotent: existing !== undefined, script: HUMAN_SCRIPTS[args.reason] });
   },

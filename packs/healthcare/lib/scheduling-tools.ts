@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineTool, normalizeFields, ok, pinSubject, refuse, setSessionFlags } from '../../../src/packs/index.ts';
-import { guardians, openings, patients, texts } from '../schema.ts';
+import { guardians, patients, texts } from '../schema.ts';
+import { rowById, rowInsert } from './billing-tools.ts';
 import { bookOpening, describeSlot, earliestOpenings, existingBooking, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
 import {
   appointmentIdField,
@@ -30,6 +30,11 @@ import { policy, VISIT_REASON_ALIASES, VISIT_REASONS, type VisitReason, type Vis
 import { ageFits, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, qualifiedStaff, visitType } from './records.ts';
 
 /** Scheduling desk: classify, search, register, book, confirmation texts. */
+
+export const insertPatient = rowInsert(patients);
+const insertGuardian = rowInsert(guardians);
+const textById = rowById(texts);
+const insertText = rowInsert(texts);
 
 function classify(reason: VisitReason, status: 'new' | 'established', age: number | undefined): VisitType {
   if (reason === 'skin_cancer_surgery') return 'mohs_surgery';
@@ -147,24 +152,21 @@ export const registerNewPatient = defineTool({
     if (existing.length && !mine) return refuse('PATIENT_EXISTS', { recoverable: false });
     if (age < 18 && !args.guardian_name) return refuse('GUARDIAN_REQUIRED', { recoverable: true });
     if (!mine) {
-      ctx.db
-        .insert(patients)
-        .values({
-          id,
-          full_name: args.full_name,
-          date_of_birth: args.date_of_birth,
-          zip_code: args.zip_code,
-          mobile_phone: args.mobile_phone,
-          email: args.email ?? null,
-          home_location_id: null,
-          carrier: args.carrier && args.carrier !== 'other' ? args.carrier : null,
-          member_id: args.carrier && args.carrier !== 'other' ? (args.member_id ?? null) : null,
-          portal_status: 'none',
-          created_at: ctx.clock.now(),
-        })
-        .run();
+      insertPatient(ctx.db).run({
+        id,
+        full_name: args.full_name,
+        date_of_birth: args.date_of_birth,
+        zip_code: args.zip_code,
+        mobile_phone: args.mobile_phone,
+        email: args.email ?? null,
+        home_location_id: null,
+        carrier: args.carrier && args.carrier !== 'other' ? args.carrier : null,
+        member_id: args.carrier && args.carrier !== 'other' ? (args.member_id ?? null) : null,
+        portal_status: 'none',
+        created_at: ctx.clock.now(),
+      });
       if (age < 18 && args.guardian_name) {
-        ctx.db.insert(guardians).values({ id: `gdn_${id.slice(4)}`, patient_id: id, guardian_name: args.guardian_name, relationship: args.guardian_relationship ?? 'legal_guardian' }).run();
+        insertGuardian(ctx.db).run({ id: `gdn_${id.slice(4)}`, patient_id: id, guardian_name: args.guardian_name, relationship: args.guardian_relationship ?? 'legal_guardian' });
       }
     }
     pinSubject(ctx.db, { kind: 'patient', id, method: 'registered', gate: 'verified' });
@@ -228,8 +230,8 @@ export const sendVisitText = defineTool({
     if (!patient.mobile_phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: false });
     const kind = appointment.status === 'cancelled' ? ('cancellation_notice' as const) : ('visit_confirmation' as const);
     const id = `txt_${appointment.id.slice(4)}_${kind}`;
-    const existing = ctx.db.select().from(texts).where(eq(texts.id, id)).get();
-    if (!existing) ctx.db.insert(texts).values({ id, patient_id: patient.id, appointment_id: appointment.id, to_phone: patient.mobile_phone, kind, created_at: ctx.clock.now() }).run();
+    const existing = textById(ctx.db).get({ id });
+    if (!existing) insertText(ctx.db).run({ id, patient_id: patient.id, appointment_id: appointment.id, to_phone: patient.mobile_phone, kind, created_at: ctx.clock.now() });
     return ok({ kind, sent_to: maskPhone(patient.mobile_phone) ?? '', idempotent: existing !== undefined });
   },
 });

@@ -1,13 +1,28 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, refuse, type ToolContext } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, type ToolContext } from '../../../src/packs/index.ts';
 import { charges, waitlistEntries, waitlistOffices } from '../schema.ts';
+import { insertCharge, rowById, rowInsert } from './billing-tools.ts';
 import { bookOpening, cancelAppointment, describeSlot, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
 import { appointmentIdField, dateField, locationListField, moneyDisplay, openingIdField, readBool, readCode, readDate, readLocationList, tokenField, visitTypeField } from './fields.ts';
 import { policy } from './policy.ts';
 import { ageFits, ageOn, locationName, officesFor, pinnedPatient, visitType } from './records.ts';
 
 /** Scheduling desk: two-step cancel or move with the late fee, and the waitlist. */
+
+const depositsOfAppointment = preparedQuery((db) =>
+  db.select().from(charges).where(and(eq(charges.appointment_id, param('appointment')), eq(charges.kind, 'cosmetic_deposit'))).prepare(),
+);
+const setChargeAppointment = preparedQuery((db) =>
+  db.update(charges).set({ appointment_id: param('appointment') }).where(eq(charges.id, param('id'))).prepare(),
+);
+const setChargeStatus = preparedQuery((db) => db.update(charges).set({ status: param('status') }).where(eq(charges.id, param('id'))).prepare());
+const waitlistEntryById = rowById(waitlistEntries);
+const waitlistOfficesOf = preparedQuery((db) => db.select().from(waitlistOffices).where(eq(waitlistOffices.entry_id, param('entry'))).prepare());
+const deleteWaitlistOffices = preparedQuery((db) => db.delete(waitlistOffices).where(eq(waitlistOffices.entry_id, param('entry'))).prepare());
+const deleteWaitlistEntry = preparedQuery((db) => db.delete(waitlistEntries).where(eq(waitlistEntries.id, param('id'))).prepare());
+const insertWaitlistEntry = rowInsert(waitlistEntries);
+const insertWaitlistOffice = rowInsert(waitlistOffices);
 
 const changePayload = z.object({
   patient_id: z.string(),
@@ -20,11 +35,8 @@ const changePayload = z.object({
 type ChangePayload = z.infer<typeof changePayload>;
 
 function depositCharge(ctx: ToolContext, appointmentId: string) {
-  return ctx.db
-    .select()
-    .from(charges)
-    .where(and(eq(charges.appointment_id, appointmentId), eq(charges.kind, 'cosmetic_deposit')))
-    .all()
+  return depositsOfAppointment(ctx.db)
+    .all({ appointment: appointmentId })
     .find((c) => c.status === 'paid' || c.status === 'open');
 }
 
@@ -147,15 +159,12 @@ export const confirmVisitChange = defineTool({
     } else cancelAppointment(ctx, appointment);
     if (p.fee_cents > 0) {
       const today = ctx.clock.today();
-      ctx.db
-        .insert(charges)
-        .values({ id: `chg_late_${appointment.id.slice(4)}`, patient_id: patient.id, kind: 'late_change', service_date: today, posted_on: today, amount_cents: p.fee_cents, status: 'open', appointment_id: appointment.id, review_state: 'none', created_at: ctx.clock.now() })
-        .run();
+      insertCharge(ctx.db).run({ id: `chg_late_${appointment.id.slice(4)}`, patient_id: patient.id, kind: 'late_change', service_date: today, posted_on: today, amount_cents: p.fee_cents, status: 'open', appointment_id: appointment.id, review_state: 'none', created_at: ctx.clock.now() });
     }
     const deposit = depositCharge(ctx, appointment.id);
     if (deposit && p.deposit_outcome !== 'none') {
-      const change = p.deposit_outcome === 'moves_with_visit' ? { appointment_id: moved?.id ?? appointment.id } : { status: p.deposit_outcome === 'forfeited' ? 'forfeited' : 'refund_due' };
-      ctx.db.update(charges).set(change).where(eq(charges.id, deposit.id)).run();
+      if (p.deposit_outcome === 'moves_with_visit') setChargeAppointment(ctx.db).run({ appointment: moved?.id ?? appointment.id, id: deposit.id });
+      else setChargeStatus(ctx.db).run({ status: p.deposit_outcome === 'forfeited' ? 'forfeited' : 'refund_due', id: deposit.id });
     }
     markHoldUsed(ctx.db, held.token);
     return ok({
@@ -201,14 +210,14 @@ export const joinWaitlist = defineTool({
     const age = ageOn(patient.date_of_birth, ctx.clock.today());
     if (!ageFits(type, age)) return refuse('AGE_NOT_ELIGIBLE', { recoverable: true, age_years: age });
     const id = `wl_${patient.id.slice(4)}_${type.id}`;
-    const existing = ctx.db.select().from(waitlistEntries).where(eq(waitlistEntries.id, id)).get();
-    const current = ctx.db.select().from(waitlistOffices).where(eq(waitlistOffices.entry_id, id)).all().map((r) => r.location_id).sort();
+    const existing = waitlistEntryById(ctx.db).get({ id });
+    const current = waitlistOfficesOf(ctx.db).all({ entry: id }).map((r) => r.location_id).sort();
     const same = existing?.earliest_date === args.earliest_date && existing.latest_date === args.latest_date && current.join() === offices.join();
     if (!same) {
-      ctx.db.delete(waitlistOffices).where(eq(waitlistOffices.entry_id, id)).run();
-      ctx.db.delete(waitlistEntries).where(eq(waitlistEntries.id, id)).run();
-      ctx.db.insert(waitlistEntries).values({ id, patient_id: patient.id, visit_type: type.id, earliest_date: args.earliest_date, latest_date: args.latest_date, status: 'active', created_at: ctx.clock.now() }).run();
-      ctx.db.insert(waitlistOffices).values(offices.map((location_id) => ({ entry_id: id, location_id }))).run();
+      deleteWaitlistOffices(ctx.db).run({ entry: id });
+      deleteWaitlistEntry(ctx.db).run({ id });
+      insertWaitlistEntry(ctx.db).run({ id, patient_id: patient.id, visit_type: type.id, earliest_date: args.earliest_date, latest_date: args.latest_date, status: 'active', created_at: ctx.clock.now() });
+      for (const location_id of offices) insertWaitlistOffice(ctx.db).run({ entry_id: id, location_id });
     }
     return ok({
       waitlist_id: id,
