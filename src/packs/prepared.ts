@@ -1,4 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { PackDb } from './tool-kit.ts';
 
 /**
@@ -27,4 +28,16 @@ export function preparedQuery<Q>(build: (db: PackDb) => Q): (db: PackDb) => Q {
 /** A named placeholder filled when a prepared query runs; usable in conditions and in `set`. */
 export function param(name: string): SQL {
   return sql`${sql.placeholder(name)}`;
+}
+
+/** A prepared insert of one whole row: every column is a placeholder of its own name, so `.run(row)` takes the row object. */
+export function rowInsert<T extends SQLiteTable>(table: T): (db: PackDb) => { run(row: T['$inferSelect']): void } {
+  const values = Object.fromEntries(Object.keys(getTableColumns(table)).map((column) => [column, param(column)]));
+  const insert = preparedQuery((db) => db.insert(table).values(values as SQLiteInsertValue<T>).prepare());
+  return (db) => ({ run: (row) => void insert(db).run(row) });
+}
+
+/** A prepared lookup of one row by its `id` column. */
+export function rowById<T extends SQLiteTable & { id: SQLiteColumn }>(table: T) {
+  return preparedQuery((db) => db.select().from(table).where(eq(table.id, param('id'))).prepare());
 }

@@ -1,7 +1,6 @@
-import { and, eq, getTableColumns } from 'drizzle-orm';
-import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { callbacks, charges, feeReviews, paymentLinks, paymentPlans } from '../schema.ts';
 import { chargeIdField, moneyDisplay, phoneField, proseField, readBool, readCode, readInt, readMoney, readPhone } from './fields.ts';
 import { CALLBACK_TOPICS, CLINICAL_CALLBACK_TOPICS, FEE_REVIEW_REASONS, policy } from './policy.ts';
@@ -10,18 +9,6 @@ import { addMinutes, maskPhone, pinnedPatient, type PatientRow } from './records
 /** Billing desk: balance, charge wording, links, plans, fee reviews, and the shared callback tool. */
 
 type ChargeRow = typeof charges.$inferSelect;
-
-/** A prepared insert of one whole row: every column is a placeholder of its own name, so `.run(row)` takes the row object. */
-export function rowInsert<T extends SQLiteTable>(table: T): (db: PackDb) => { run(row: T['$inferSelect']): void } {
-  const values = Object.fromEntries(Object.keys(getTableColumns(table)).map((column) => [column, param(column)]));
-  const insert = preparedQuery((db) => db.insert(table).values(values as SQLiteInsertValue<T>).prepare());
-  return (db) => ({ run: (row) => void insert(db).run(row) });
-}
-
-/** A prepared lookup of one row by its `id` column. */
-export function rowById<T extends SQLiteTable & { id: SQLiteColumn }>(table: T) {
-  return preparedQuery((db) => db.select().from(table).where(eq(table.id, param('id'))).prepare());
-}
 
 const chargeById = rowById(charges);
 export const openChargesOf = preparedQuery((db) =>

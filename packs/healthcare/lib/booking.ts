@@ -1,5 +1,5 @@
 import { and, eq, gt, gte, sql } from 'drizzle-orm';
-import { param, preparedQuery, refuse, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
+import { param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
 import { appointments, openings, patients, providers } from '../schema.ts';
 import { policy } from './policy.ts';
 import { locationName, providerCanDo, providerName, visitType, type PatientRow, type ProviderRow, type VisitTypeRow } from './records.ts';
@@ -9,9 +9,9 @@ import { locationName, providerCanDo, providerName, visitType, type PatientRow, 
 export type OpeningRow = typeof openings.$inferSelect;
 export type AppointmentRow = typeof appointments.$inferSelect;
 
-const openingById = preparedQuery((db) => db.select().from(openings).where(eq(openings.id, param('id'))).prepare());
-const providerById = preparedQuery((db) => db.select().from(providers).where(eq(providers.id, param('id'))).prepare());
-const appointmentById = preparedQuery((db) => db.select().from(appointments).where(eq(appointments.id, param('id'))).prepare());
+const openingById = rowById(openings);
+const providerById = rowById(providers);
+const appointmentById = rowById(appointments);
 const bookedOnOpening = preparedQuery((db) =>
   db
     .select()
@@ -19,23 +19,7 @@ const bookedOnOpening = preparedQuery((db) =>
     .where(and(eq(appointments.patient_id, param('patient')), eq(appointments.opening_id, param('opening')), eq(appointments.status, 'booked')))
     .prepare(),
 );
-const insertAppointment = preparedQuery((db) =>
-  db
-    .insert(appointments)
-    .values({
-      id: param('id'),
-      patient_id: param('patient_id'),
-      opening_id: param('opening_id'),
-      location_id: param('location_id'),
-      provider_id: param('provider_id'),
-      visit_type: param('visit_type'),
-      starts_at: param('starts_at'),
-      duration_min: param('duration_min'),
-      status: param('status'),
-      created_at: param('created_at'),
-    })
-    .prepare(),
-);
+const insertAppointment = rowInsert(appointments);
 const setOpeningStatus = preparedQuery((db) => db.update(openings).set({ status: param('status') }).where(eq(openings.id, param('id'))).prepare());
 const setAppointmentStatus = preparedQuery((db) =>
   db.update(appointments).set({ status: param('status') }).where(eq(appointments.id, param('id'))).prepare(),

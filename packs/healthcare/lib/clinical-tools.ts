@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, type PackClock } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type PackClock } from '../../../src/packs/index.ts';
 import { careMessages, medications, patients, portalInvites, refillRequests, results } from '../schema.ts';
-import { rowById, rowInsert } from './billing-tools.ts';
 import { proseField, readCode, readEnum } from './fields.ts';
 import { CARE_TOPICS, MEDICATION_ALIASES, MEDICATIONS, policy, RESULT_KINDS } from './policy.ts';
 import { pinnedPatient, providerName } from './records.ts';

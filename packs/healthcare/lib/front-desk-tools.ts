@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, rowById, rowInsert, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
 import { appointments, escalations, guardians, locations, visitTypes } from '../schema.ts';
-import { openChargesOf, rowById, rowInsert } from './billing-tools.ts';
+import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, proseField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
 import { CARRIER_NAMES, ESCALATION_REASONS, policy, type Carrier } from './policy.ts';
 import { findPatients, locationName, maskPhone, namesMatch, officesFor, pinnedPatient, providerName } from './records.ts';

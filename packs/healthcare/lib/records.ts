@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { param, preparedQuery, readCallSession, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { param, preparedQuery, readCallSession, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { locations, patients, providers, visitTypes } from '../schema.ts';
 
 /** Row shapes and record lookups shared by the Straus tools. */
@@ -8,13 +8,13 @@ export type PatientRow = typeof patients.$inferSelect;
 export type ProviderRow = typeof providers.$inferSelect;
 export type VisitTypeRow = typeof visitTypes.$inferSelect;
 
-const patientById = preparedQuery((db) => db.select().from(patients).where(eq(patients.id, param('id'))).prepare());
+const patientById = rowById(patients);
 const patientsBornOn = preparedQuery((db) => db.select().from(patients).where(eq(patients.date_of_birth, param('dob'))).prepare());
 const locationNameById = preparedQuery((db) => db.select({ name: locations.name }).from(locations).where(eq(locations.id, param('id'))).prepare());
 const providerNameById = preparedQuery((db) =>
   db.select({ name: providers.display_name }).from(providers).where(eq(providers.id, param('id'))).prepare(),
 );
-const visitTypeById = preparedQuery((db) => db.select().from(visitTypes).where(eq(visitTypes.id, param('id'))).prepare());
+const visitTypeById = rowById(visitTypes);
 const allProviders = preparedQuery((db) => db.select().from(providers).prepare());
 
 /** The patient pinned on this call (verified or registered), if any. */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, pinSubject, refuse, setSessionFlags } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, pinSubject, refuse, rowById, rowInsert, setSessionFlags } from '../../../src/packs/index.ts';
 import { guardians, patients, texts } from '../schema.ts';
-import { rowById, rowInsert } from './billing-tools.ts';
 import { bookOpening, describeSlot, earliestOpenings, existingBooking, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
 import {
   appointmentIdField,

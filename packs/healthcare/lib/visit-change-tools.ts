@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, type ToolContext } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { charges, waitlistEntries, waitlistOffices } from '../schema.ts';
-import { insertCharge, rowById, rowInsert } from './billing-tools.ts';
+import { insertCharge } from './billing-tools.ts';
 import { bookOpening, cancelAppointment, describeSlot, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
 import { appointmentIdField, dateField, locationListField, moneyDisplay, openingIdField, readBool, readCode, readDate, readLocationList, tokenField, visitTypeField } from './fields.ts';
 import { policy } from './policy.ts';
