@@ -15,21 +15,16 @@ export function msToBytes(ms: number, rateHz = CHIRP_RATE_HZ): number {
   return Math.round((ms * rateHz) / 1000) * 2;
 }
 
-/** PCM16 little-endian bytes → float samples in [-1, 1). */
-export function pcm16ToFloat(pcm: Buffer): Float32Array {
-  const out = new Float32Array(pcm.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = pcm.readInt16LE(i * 2) / 32768;
-  return out;
-}
-
-/** Float samples → PCM16 little-endian bytes, clamped. */
-export function floatToPcm16(samples: Float32Array): Buffer {
-  const out = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) {
-    const v = Math.max(-1, Math.min(1, samples[i] ?? 0));
-    out.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), i * 2);
-  }
-  return out;
+/**
+ * PCM16 little-endian bytes as an Int16Array: a view when the bytes are 2-aligned, else a copy.
+ * (Typed arrays are host-endian; every platform Node ships for is little-endian.)
+ */
+export function pcm16Samples(pcm: Buffer): Int16Array {
+  const count = pcm.length >> 1;
+  if (pcm.byteOffset % 2 === 0) return new Int16Array(pcm.buffer, pcm.byteOffset, count);
+  const copy = new Int16Array(count);
+  for (let i = 0; i < count; i++) copy[i] = pcm.readInt16LE(i * 2);
+  return copy;
 }
 
 /**

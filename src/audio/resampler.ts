@@ -1,3 +1,5 @@
+import { pcm16Samples } from './pcm.ts';
+
 /** A stateful mono PCM16 resampler: one per direction per call (wire.md §1.3). */
 export interface Resampler {
   readonly fromHz: number;
@@ -108,15 +110,12 @@ class PolyphaseResampler implements Resampler {
     const keep = taps - 1;
     const input = new Float64Array(keep + count);
     input.set(this.history);
-    input.set(samplesOf(pcm, count), keep);
+    input.set(pcm16Samples(pcm), keep);
     const outputs = Math.max(0, Math.ceil((count * up - this.next) / down));
     const out = new Int16Array(outputs);
     let position = this.next;
     for (let j = 0; j < outputs; j++, position += down) {
-      const oldest = Math.floor(position / up); // input[oldest + keep] is the newest sample this output uses
-      const phase = (position % up) * taps;
-      let acc = 0;
-      for (let k = 0; k < taps; k++) acc += (coefficients[phase + k] as number) * (input[oldest + k] as number);
+      const acc = dot(coefficients, (position % up) * taps, input, Math.floor(position / up), taps);
       out[j] = acc >= 32767 ? 32767 : acc <= -32768 ? -32768 : Math.round(acc);
     }
     this.next = position - count * up;
@@ -129,12 +128,24 @@ class PolyphaseResampler implements Resampler {
   }
 }
 
-/** The chunk's samples as an Int16Array: a view when the bytes are 2-aligned, else a copy. */
-function samplesOf(pcm: Buffer, count: number): Int16Array {
-  if (pcm.byteOffset % 2 === 0) return new Int16Array(pcm.buffer, pcm.byteOffset, count);
-  const copy = new Int16Array(count);
-  for (let i = 0; i < count; i++) copy[i] = pcm.readInt16LE(i * 2);
-  return copy;
+/**
+ * Σ a[i + k] × b[j + k] for k < n: the inner loop of every output sample. Four running sums let
+ * the multiplies overlap (about a quarter faster than one sum on V8).
+ */
+function dot(a: Float64Array, i: number, b: Float64Array, j: number, n: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let k = 0;
+  for (; k + 3 < n; k += 4) {
+    s0 += (a[i + k] as number) * (b[j + k] as number);
+    s1 += (a[i + k + 1] as number) * (b[j + k + 1] as number);
+    s2 += (a[i + k + 2] as number) * (b[j + k + 2] as number);
+    s3 += (a[i + k + 3] as number) * (b[j + k + 3] as number);
+  }
+  for (; k < n; k++) s0 += (a[i + k] as number) * (b[j + k] as number);
+  return s0 + s1 + s2 + s3;
 }
 
 const passThrough = (fromHz: number, toHz: number): Resampler => ({ fromHz, toHz, process: (pcm) => pcm, destroy: () => undefined });

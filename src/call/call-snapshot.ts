@@ -39,11 +39,28 @@ export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'close
   return null;
 }
 
+/** Every call compares against the same template, so its canonical rows are computed once per dump. */
+const templateRowSets = new WeakMap<DatabaseDump, Map<string, Set<string>>>();
+
+function templateRows(template: DatabaseDump, table: string): Set<string> {
+  let tables = templateRowSets.get(template);
+  if (!tables) {
+    tables = new Map();
+    templateRowSets.set(template, tables);
+  }
+  let rows = tables.get(table);
+  if (!rows) {
+    rows = new Set((template[table] ?? []).map(canonicalJson));
+    tables.set(table, rows);
+  }
+  return rows;
+}
+
 /** Rows that differ from the template: inserted, changed or deleted (a count for the per-call summary). */
 export function countRowsWritten(template: DatabaseDump, final: DatabaseDump): number {
   let changed = 0;
   for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
-    const before = new Set((template[table] ?? []).map(canonicalJson));
+    const before = templateRows(template, table);
     const after = new Set((final[table] ?? []).map(canonicalJson));
     for (const row of after) if (!before.has(row)) changed++;
     for (const row of before) if (!after.has(row)) changed++;
