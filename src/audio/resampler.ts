@@ -89,8 +89,12 @@ function filterFor(fromHz: number, toHz: number): PolyphaseFilter {
  */
 class PolyphaseResampler implements Resampler {
   private readonly filter: PolyphaseFilter;
-  /** The last taps − 1 input samples, oldest first. */
-  private history: Float64Array;
+  /**
+   * Working input: the last taps − 1 samples of the previous chunk, then the new chunk. Reused
+   * across chunks: a fresh array per 20 ms frame was megabytes per second of off-heap garbage
+   * at 50 calls, enough to trigger full collections (docs/performance.md).
+   */
+  private input: Float64Array;
   /** Upsampled position of the next output, relative to the first sample of the next chunk. */
   private next = 0;
   private destroyed = false;
@@ -100,7 +104,7 @@ class PolyphaseResampler implements Resampler {
     readonly toHz: number,
   ) {
     this.filter = filterFor(fromHz, toHz);
-    this.history = new Float64Array(this.filter.taps - 1);
+    this.input = new Float64Array(this.filter.taps - 1 + 1_024);
   }
 
   process(pcm: Buffer): Buffer {
@@ -108,19 +112,26 @@ class PolyphaseResampler implements Resampler {
     if (this.destroyed || count === 0) return Buffer.alloc(0);
     const { up, down, taps, coefficients } = this.filter;
     const keep = taps - 1;
-    const input = new Float64Array(keep + count);
-    input.set(this.history);
+    if (this.input.length < keep + count) {
+      const grown = new Float64Array(keep + count);
+      grown.set(this.input.subarray(0, keep));
+      this.input = grown;
+    }
+    const input = this.input;
     input.set(pcm16Samples(pcm), keep);
     const outputs = Math.max(0, Math.ceil((count * up - this.next) / down));
-    const out = new Int16Array(outputs);
+    // Small Buffers come from Node's shared pool, so most chunks allocate no memory of their own.
+    const out = Buffer.allocUnsafe(outputs * 2);
+    const samples = pcm16Samples(out);
     let position = this.next;
     for (let j = 0; j < outputs; j++, position += down) {
       const acc = dot(coefficients, (position % up) * taps, input, Math.floor(position / up), taps);
-      out[j] = acc >= 32767 ? 32767 : acc <= -32768 ? -32768 : Math.round(acc);
+      samples[j] = acc >= 32767 ? 32767 : acc <= -32768 ? -32768 : Math.round(acc);
     }
+    if (samples.buffer !== out.buffer) for (let j = 0; j < outputs; j++) out.writeInt16LE(samples[j] as number, j * 2);
     this.next = position - count * up;
-    this.history = input.slice(count);
-    return Buffer.from(out.buffer, 0, outputs * 2);
+    input.copyWithin(0, count, count + keep);
+    return out;
   }
 
   destroy(): void {
