@@ -1,7 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeDate, normalizeFields, ok, refuse, type ErrorCodeEntry, type PackClock } from '../../src/packs/index.ts';
+import { defineTool, normalizeDate, normalizeFields, ok, param, preparedQuery, refuse, rowInsert, type ErrorCodeEntry, type PackClock } from '../../src/packs/index.ts';
 import { appointments } from './schema.ts';
+
+const appointmentOn = preparedQuery((db) => db.select().from(appointments).where(eq(appointments.date, param('date'))).prepare());
+const insertAppointment = rowInsert(appointments);
 
 /** Maple Lane's fixed clock: Monday 2026-10-05 09:00 in New York. */
 export const clock = { now: '2026-10-05T09:00', timezone: 'America/New_York' } as const;
@@ -75,8 +78,8 @@ const bookAppointment = defineTool({
     if (args.date > c.addDays(c.today(), policy.booking_horizon_days)) return refuse('BEYOND_HORIZON');
     if (isClosed(c, args.date)) return refuse('CLOSED_DAY', { next_open_date: nextOpenDate(c, args.date) });
     const id = `appt_${args.date.replaceAll('-', '')}`;
-    const existing = ctx.db.select().from(appointments).where(eq(appointments.date, args.date)).get();
-    if (!existing) ctx.db.insert(appointments).values({ id, date: args.date, created_at: c.now() }).run();
+    const existing = appointmentOn(ctx.db).get({ date: args.date });
+    if (!existing) insertAppointment(ctx.db).run({ id, date: args.date, created_at: c.now() });
     return ok({ appointment_id: id, date: args.date, spoken_date: c.spokenDate(args.date), idempotent: existing !== undefined });
   },
 });
