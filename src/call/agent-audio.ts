@@ -137,11 +137,15 @@ export class AgentAudio {
       },
       utteranceCompleted: (utteranceId, _itemId, interrupted) => {
         this.sendText('speech.completed', { utterance_id: utteranceId });
+        // The mark leaves with this speech.completed, so its echo's lag is measured from it (mivas_mark_echo_seconds).
         if (!interrupted) this.sendText('mark', { name: utteranceId });
         timeline.add({ type: 'speech.completed', side: 'agent', utterance_id: utteranceId, interrupted });
       },
       underrun: (utteranceId, gapMs) => {
         timeline.add({ type: 'audio.underrun', utterance_id: utteranceId, gap_ms: Math.round(gapMs) });
+      },
+      clockReset: (utteranceId, behindMs) => {
+        timeline.add({ type: 'audio.clock_reset', utterance_id: utteranceId, behind_ms: Math.round(behindMs) });
       },
     };
   }

@@ -3,7 +3,7 @@ import { parseTextFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
 import { GraphRuntime, type DispatchEffect } from '../graph/index.ts';
 import type { Pack } from '../packs/index.ts';
-import type { CostEstimator, ModelSession, ProviderFailure } from '../providers/index.ts';
+import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
 import { emptyUsage, Timeline, type EndReason, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
 import { dumpDatabase, type CallDatabase, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
@@ -47,6 +47,8 @@ export interface CallObserver {
   readonly traceId: string | null;
   /** Called once at hangup with the finished record, after its snapshot is spooled. */
   callEnded(record: CallRecord): void;
+  /** The provider's latest rate-limit report, as it arrives (a live gauge, not a per-call figure). */
+  rateLimitsUpdated(harness: string, limits: readonly RateLimitReading[]): void;
 }
 
 /** The call's identity as accepted at upgrade. */
@@ -141,8 +143,10 @@ export class CallSession {
     }
     if (this.ended) return;
     this.graph.driver.attach();
-    this.session.events.on('ready', () => this.inbound.markReady());
+    const connectStartMs = ctx.clock.nowMs();
+    this.session.events.on('ready', () => this.onProviderReady(connectStartMs));
     this.session.events.on('itemInjected', (role, text) => this.timeline.add({ type: 'item.injected', role, text }));
+    this.session.events.on('rateLimits', (limits) => ctx.observer?.rateLimitsUpdated(ctx.harness, limits));
     try {
       await this.session.connect(runtime.agentSetup(), this.abort.signal);
     } catch (err) {
@@ -167,6 +171,12 @@ export class CallSession {
     this.writeSnapshot(this.ended);
     this.inbound.dispose();
     this.resolveDone(this.ended);
+  }
+
+  private onProviderReady(connectStartMs: number): void {
+    if (this.ended) return;
+    this.timeline.add({ type: 'provider.ready', connect_ms: this.ctx.clock.nowMs() - connectStartMs });
+    this.inbound.markReady();
   }
 
   private fail(failure: ProviderFailure): void {

@@ -3,6 +3,7 @@ import type { DispatchEffect, GraphRuntime } from '../graph/index.ts';
 import type { FunctionCall, ModelSession, ProviderFailure } from '../providers/index.ts';
 import type { Timeline, Usage } from '../snapshot/index.ts';
 import type { Interruption } from '../chirp/index.ts';
+import { FirstAudioTimer } from './first-audio-timer.ts';
 import { GreetingNudge } from './greeting-nudge.ts';
 
 /** What the driver asks of its call. */
@@ -29,6 +30,7 @@ export interface TurnDriverHost {
 export class TurnDriver {
   private readonly answered = new Set<string>();
   private readonly nudge: GreetingNudge;
+  private readonly firstAudio: FirstAudioTimer;
   private responseActive = false;
   private createPending = false;
   private ending: 'no' | 'awaiting_farewell' | 'farewell_requested' = 'no';
@@ -45,8 +47,9 @@ export class TurnDriver {
   ) {
     this.nudge = new GreetingNudge(clock, nudge.retryDelayMs, nudge.maxAttempts, (attempt) => {
       this.timeline.add({ type: 'nudge', attempt });
-      this.session.requestResponse();
+      this.requestResponse();
     });
+    this.firstAudio = new FirstAudioTimer(clock, (responseId, ttftMs) => this.timeline.add({ type: 'response.first_audio', response_id: responseId, ttft_ms: ttftMs }));
   }
 
   /** Subscribes to the session's events. */
@@ -54,11 +57,13 @@ export class TurnDriver {
     const ev = this.session.events;
     this.unsubscribe.push(
       ev.on('ready', () => this.onReady()),
-      ev.on('responseStarted', () => {
+      ev.on('responseStarted', (responseId) => {
         this.responseActive = true;
+        this.firstAudio.responseStarted(responseId);
       }),
       ev.on('audio', (itemId, pcm) => {
         this.nudge.stop();
+        this.firstAudio.audioArrived();
         this.host.agentAudio(itemId, pcm);
       }),
       ev.on('audioDone', (itemId) => this.host.agentAudioDone(itemId)),
@@ -68,6 +73,7 @@ export class TurnDriver {
       ev.on('functionCall', (call) => this.onFunctionCall(call)),
       ev.on('responseDone', (done) => this.onResponseDone(done)),
       ev.on('callerSpeechStarted', () => this.onBargeIn()),
+      ev.on('callerSpeechStopped', () => this.firstAudio.triggered()),
       ev.on('failure', (failure) => this.onFailure(failure)),
     );
   }
@@ -107,6 +113,7 @@ export class TurnDriver {
 
   private onResponseDone(done: { usage: Usage | null; status: string; responseId: string | null }): void {
     this.responseActive = false;
+    this.firstAudio.responseDone();
     this.timeline.add({ type: 'response.done', response_id: done.responseId, status: done.status, usage: done.usage ? { ...done.usage } : null });
     if (done.usage) this.host.addUsage(done.usage);
     if (this.createPending) return this.releaseCreate();
@@ -120,6 +127,11 @@ export class TurnDriver {
     this.createPending = false;
     this.responseActive = true;
     if (this.ending === 'awaiting_farewell') this.ending = 'farewell_requested';
+    this.requestResponse();
+  }
+
+  private requestResponse(): void {
+    this.firstAudio.triggered();
     this.session.requestResponse();
   }
 

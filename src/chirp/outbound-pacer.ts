@@ -12,6 +12,8 @@ export interface PacerEffects {
   frame(pcm: Buffer, utteranceId: string, mediaPositionMs: number): void;
   utteranceCompleted(utteranceId: string, itemId: string, interrupted: boolean): void;
   underrun(utteranceId: string, gapMs: number): void;
+  /** The pacer fell more than CATCH_UP_MS behind and restarted the utterance's clock. */
+  clockReset(utteranceId: string, behindMs: number): void;
 }
 
 interface Utterance {
@@ -173,6 +175,7 @@ export class OutboundPacer {
     if (behindMs > CATCH_UP_MS) {
       u.startMs = now - u.framesSent * FRAME_MS;
       u.starved = false;
+      this.effects.clockReset(u.utteranceId, behindMs);
     }
   }
 

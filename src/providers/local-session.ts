@@ -58,7 +58,10 @@ export abstract class LocalModelSession implements ModelSession {
   }
 
   callerSpeech(kind: 'started' | 'completed'): void {
-    if (kind === 'completed' && !this.closed) this.onCallerTurn();
+    if (kind !== 'completed' || this.closed) return;
+    // Only the end is reported: a start would read as barge-in, and these harnesses never need cutting off.
+    this.events.emit('callerSpeechStopped');
+    this.onCallerTurn();
   }
 
   async close(): Promise<void> {

@@ -20,6 +20,12 @@ export interface ProviderFailure {
   readonly fatal: boolean;
 }
 
+/** One of the provider's rate limits as last reported: how much of it is left. */
+export interface RateLimitReading {
+  readonly name: string;
+  readonly remaining: number;
+}
+
 /** Events every harness emits, normalised across providers (style: events typed by name). */
 export type ModelSessionEvents = {
   /** The session is configured (first session.updated): buffered caller audio may flow. */
@@ -34,11 +40,14 @@ export type ModelSessionEvents = {
   responseDone: [done: { responseId: string | null; status: string; usage: Usage | null }];
   /** The provider's own speech detection heard the caller start (barge-in trigger). */
   callerSpeechStarted: [];
+  /** The caller stopped speaking (provider detection, or the CHIRP event for local harnesses): a response may follow. */
   callerSpeechStopped: [];
   /** A recorded error; fatal ones end the call. */
   failure: [failure: ProviderFailure];
   /** The harness put an item into the conversation that no one said (Qwen's seed, wire.md §3.3). */
   itemInjected: [role: 'user', text: string];
+  /** The provider's rate limits changed (realtime `rate_limits.updated`); limits it reports no remainder for are left out. */
+  rateLimits: [limits: readonly RateLimitReading[]];
 };
 
 /**

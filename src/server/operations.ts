@@ -55,6 +55,7 @@ export function callObserver(ops: Operations, log: Log): CallObserver {
       if (ops.tracer && traceId) guarded('tracing', () => ops.tracer?.recordCall(record, traceId));
       guarded('bluejay link', () => ops.links.schedule(record, traceId, snapshotKey(record.pack.id, record.callId, 'summary.json')));
     },
+    rateLimitsUpdated: (harness, limits) => ops.metrics.rateLimitsUpdated(harness, limits),
   };
 }
 

@@ -15,6 +15,7 @@ export interface CallFacts {
   readonly firstAgentAudioMs: number | null;
   readonly nudges: number;
   readonly underruns: number;
+  readonly clockResets: number;
   readonly bargeIns: number;
   readonly providerErrors: ReadonlyMap<string, number>;
   readonly tools: readonly ToolFact[];
@@ -27,6 +28,7 @@ export function callFacts(record: CallRecord): CallFacts {
   let firstAgentAudioMs: number | null = null;
   let nudges = 0;
   let underruns = 0;
+  let clockResets = 0;
   let bargeIns = 0;
   let refusedHandoffs = 0;
   const providerErrors = new Map<string, number>();
@@ -42,6 +44,9 @@ export function callFacts(record: CallRecord): CallFacts {
         break;
       case 'audio.underrun':
         underruns++;
+        break;
+      case 'audio.clock_reset':
+        clockResets++;
         break;
       case 'barge_in':
         bargeIns++;
@@ -60,7 +65,48 @@ export function callFacts(record: CallRecord): CallFacts {
         break;
     }
   }
-  return { firstAgentAudioMs, nudges, underruns, bargeIns, providerErrors, tools, handoffs, refusedHandoffs };
+  return { firstAgentAudioMs, nudges, underruns, clockResets, bargeIns, providerErrors, tools, handoffs, refusedHandoffs };
+}
+
+/** Latencies of one finished call in milliseconds, read from its timeline. */
+export interface CallLatencies {
+  /** Connect start to the provider session being ready. */
+  readonly providerConnectMs: readonly number[];
+  /** Per response: what asked for it to its first audio delta. */
+  readonly ttftMs: readonly number[];
+  /** Per echoed mark: sent (with the utterance's `speech.completed`) to the caller's echo. */
+  readonly markEchoMs: readonly number[];
+}
+
+/** Reads the latencies of a call from its record (pure). */
+export function callLatencies(record: CallRecord): CallLatencies {
+  const providerConnectMs: number[] = [];
+  const ttftMs: number[] = [];
+  const markEchoMs: number[] = [];
+  const markSentAtMs = new Map<string, number>();
+  for (const e of record.events) {
+    switch (e.type) {
+      case 'provider.ready':
+        providerConnectMs.push(e.connect_ms);
+        break;
+      case 'response.first_audio':
+        ttftMs.push(e.ttft_ms);
+        break;
+      case 'speech.completed':
+        // mivas sends a mark only after an agent utterance that played to its end (wire.md §1.4).
+        if (e.side === 'agent' && !e.interrupted) markSentAtMs.set(e.utterance_id, e.at_ms);
+        break;
+      case 'mark.echo': {
+        const sentAtMs = markSentAtMs.get(e.name);
+        if (sentAtMs !== undefined) markEchoMs.push(e.at_ms - sentAtMs);
+        markSentAtMs.delete(e.name);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return { providerConnectMs, ttftMs, markEchoMs };
 }
 
 /** The six price classes of wire.md §2.9, named for the `class` label of `mivas_tokens_total`. */

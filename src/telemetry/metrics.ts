@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { advisoryVoidReason, type CallRecord } from '../call/index.ts';
-import { callFacts, usageClasses } from './call-facts.ts';
+import { callFacts, callLatencies, usageClasses } from './call-facts.ts';
 
 /** Why an upgrade was refused (wire.md §5.3 `mivas_upgrade_rejections_total{reason}`). */
 export type UpgradeRejection = 'auth' | 'bad_id' | 'duplicate' | 'capacity' | 'draining' | 'refused';
@@ -35,7 +35,12 @@ export class MivasMetrics {
   private readonly voids: Counter<'reason'>;
   private readonly audioBytes: Counter<'direction'>;
   private readonly underruns: Counter;
+  private readonly clockResets: Counter;
   private readonly bargeIns: Counter<'harness'>;
+  private readonly markEcho: Histogram;
+  private readonly providerConnect: Histogram<'provider'>;
+  private readonly ttft: Histogram<'provider' | 'model'>;
+  private readonly rateLimitRemaining: Gauge<'provider' | 'name'>;
   private readonly providerErrors: Counter<'provider' | 'code'>;
   private readonly tokens: Counter<'model' | 'class'>;
   private readonly cost: Counter<'model'>;
@@ -67,7 +72,12 @@ export class MivasMetrics {
     this.voids = new Counter({ name: 'mivas_void_calls_total', help: 'Calls with an advisory void reason.', labelNames: ['reason'], registers: r });
     this.audioBytes = new Counter({ name: 'mivas_audio_bytes_total', help: 'CHIRP PCM bytes by direction.', labelNames: ['direction'], registers: r });
     this.underruns = new Counter({ name: 'mivas_pacer_underruns_total', help: 'Outbound pacer stalls.', registers: r });
+    this.clockResets = new Counter({ name: 'mivas_pacer_clock_resets_total', help: 'Outbound pacer clock restarts after falling more than 100 ms behind.', registers: r });
     this.bargeIns = new Counter({ name: 'mivas_barge_ins_total', help: 'Agent utterances cut by the caller.', labelNames: ['harness'], registers: r });
+    this.markEcho = new Histogram({ name: 'mivas_mark_echo_seconds', help: "Bluejay's playout lag: a mark sent to its echo.", buckets: SECONDS_BUCKETS, registers: r });
+    this.providerConnect = new Histogram({ name: 'mivas_provider_connect_seconds', help: 'Connect start to the provider session being ready.', labelNames: ['provider'], buckets: SECONDS_BUCKETS, registers: r });
+    this.ttft = new Histogram({ name: 'mivas_model_ttft_seconds', help: "A response's trigger (request or end of caller speech) to its first audio.", labelNames: ['provider', 'model'], buckets: SECONDS_BUCKETS, registers: r });
+    this.rateLimitRemaining = new Gauge({ name: 'mivas_rate_limit_remaining', help: "The provider's latest rate_limits.updated remainders.", labelNames: ['provider', 'name'], registers: r });
     this.providerErrors = new Counter({ name: 'mivas_provider_errors_total', help: 'Provider errors by code.', labelNames: ['provider', 'code'], registers: r });
     this.tokens = new Counter({ name: 'mivas_tokens_total', help: 'Model tokens by price class.', labelNames: ['model', 'class'], registers: r });
     this.cost = new Counter({ name: 'mivas_cost_usd_total', help: 'Estimated model cost.', labelNames: ['model'], registers: r });
@@ -93,6 +103,7 @@ export class MivasMetrics {
     const voidReason = advisoryVoidReason(record);
     if (voidReason) this.voids.inc({ reason: voidReason });
     if (facts.underruns) this.underruns.inc(facts.underruns);
+    if (facts.clockResets) this.clockResets.inc(facts.clockResets);
     if (facts.bargeIns) this.bargeIns.inc({ harness }, facts.bargeIns);
     for (const [code, n] of facts.providerErrors) this.providerErrors.inc({ provider: harness, code }, n);
     for (const tool of facts.tools) {
@@ -104,6 +115,12 @@ export class MivasMetrics {
     const model = record.model ?? harness;
     for (const [cls, n] of usageClasses(record.usage)) if (n > 0) this.tokens.inc({ model, class: cls }, n);
     if (record.costUsd !== null && record.costUsd > 0) this.cost.inc({ model }, record.costUsd);
+    this.observeLatencies(record, model);
+  }
+
+  /** Sets the rate-limit gauge from a provider's latest report (live, as reports arrive). */
+  rateLimitsUpdated(provider: string, limits: readonly { readonly name: string; readonly remaining: number }[]): void {
+    for (const { name, remaining } of limits) this.rateLimitRemaining.set({ provider, name }, remaining);
   }
 
   /** Counts CHIRP PCM bytes (inbound: caller → mivas; outbound: mivas → caller). */
@@ -135,6 +152,15 @@ export class MivasMetrics {
   /** Counts spans lost in a failed export. */
   spansLost(count: number): void {
     if (count > 0) this.spansDropped.inc(count);
+  }
+
+  /** Observes the call's latencies; `provider` is the harness name, as in `mivas_provider_errors_total`. */
+  private observeLatencies(record: CallRecord, model: string): void {
+    const provider = record.harness;
+    const latencies = callLatencies(record);
+    for (const ms of latencies.providerConnectMs) this.providerConnect.observe({ provider }, ms / 1000);
+    for (const ms of latencies.ttftMs) this.ttft.observe({ provider, model }, ms / 1000);
+    for (const ms of latencies.markEchoMs) this.markEcho.observe(ms / 1000);
   }
 
   /** The exposition text and its content type. */

@@ -7,6 +7,8 @@ import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } f
 import { BluejayApiStandIn } from '../support/bluejay-api.ts';
 import { OtlpCollector } from '../support/otlp-collector.ts';
 import { parsePrometheus, sumOf, type PromSample } from '../support/prometheus.ts';
+import { dial, eventsOf, readSnapshot as readRealtimeSnapshot, startRealtimeRig, type RealtimeRig } from '../support/realtime-call.ts';
+import { tone, type StandInConnection } from '../support/realtime-server.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const KEY = 'bj_ops_key';
@@ -95,6 +97,18 @@ describe('/metrics after a scripted run (acceptance 4, wire checklist 33)', () =
   it('counts CHIRP audio bytes exactly as the callers saw them', () => {
     expect(sumOf(samples, 'mivas_audio_bytes_total', { direction: 'outbound' })).toBe(reports.reduce((a, r) => a + r.agentAudioBytes, 0));
     expect(sumOf(samples, 'mivas_audio_bytes_total', { direction: 'inbound' })).toBe(reports.reduce((a, r) => a + r.callerAudioBytes, 0));
+  });
+
+  it('times each provider connect and response, and the echo of every mark the callers echoed, as the timelines record them', () => {
+    const timelines = CALLS.map(([id]) => readSnapshot(server, id).events);
+    const count = (type: TimelineEvent['type']): number => timelines.reduce((n, events) => n + events.filter((e) => e.type === type).length, 0);
+    expect(sumOf(samples, 'mivas_provider_connect_seconds_count', { provider: 'scripted' })).toBe(CALLS.length);
+    expect(count('provider.ready')).toBe(CALLS.length);
+    expect(sumOf(samples, 'mivas_model_ttft_seconds_count', { provider: 'scripted', model: 'scripted' })).toBe(count('response.first_audio'));
+    expect(count('response.first_audio')).toBeGreaterThanOrEqual(CALLS.length);
+    expect(sumOf(samples, 'mivas_model_ttft_seconds_sum')).toBeGreaterThan(0);
+    expect(sumOf(samples, 'mivas_mark_echo_seconds_count')).toBeGreaterThanOrEqual(CALLS.length);
+    expect(sumOf(samples, 'mivas_pacer_clock_resets_total')).toBe(count('audio.clock_reset'));
   });
 
   it('never labels a series with a call id', () => {
@@ -189,5 +203,73 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
     } finally {
       await server.close();
     }
+  });
+});
+
+/** The model's side of a short call: greet, answer the caller with goodbye and end_call, then the farewell. */
+async function playShortCall(conn: StandInConnection, rateLimits: readonly { name: string; limit: number; remaining: number; reset_seconds: number }[]): Promise<void> {
+  await conn.next('response.create');
+  conn.send({ type: 'rate_limits.updated', rate_limits: rateLimits });
+  conn.respond([{ audio: tone(600, 24_000), transcript: 'Thanks for calling Maple Lane Repairs.' }]);
+  await conn.waitForCallerSpeech();
+  conn.send({ type: 'input_audio_buffer.speech_started', item_id: 'in_1', audio_start_ms: 700 });
+  conn.send({ type: 'input_audio_buffer.speech_stopped', item_id: 'in_1', audio_end_ms: 2_500 });
+  const end = conn.respond([{ audio: tone(300, 24_000, 330) }, { call: { name: 'end_call', args: { reason: 'caller_done' } } }]);
+  await conn.toolOutput(end.callIds[0] ?? '');
+  await conn.next('response.create');
+  conn.respond([{ audio: tone(400, 24_000, 550), transcript: 'Goodbye.' }]);
+}
+
+describe('/metrics after a realtime call: provider connect, time to first audio, mark echo, rate limits (wire.md §5.3)', () => {
+  const CALL_ID = 'rt_metrics';
+  const RATE_LIMITS = [
+    { name: 'requests', limit: 1_000, remaining: 997, reset_seconds: 0.2 },
+    { name: 'tokens', limit: 40_000, remaining: 38_765, reset_seconds: 1.5 },
+  ];
+  let rig: RealtimeRig;
+  let samples: PromSample[];
+  let events: readonly TimelineEvent[];
+  let model: string;
+
+  beforeAll(async () => {
+    rig = await startRealtimeRig('openai/realtime');
+    const caller = dial(rig, CALL_ID);
+    await playShortCall(await rig.standIn.nextConnection(), RATE_LIMITS);
+    await caller;
+    const snapshot = await readRealtimeSnapshot(rig.server, CALL_ID);
+    events = snapshot.events;
+    model = snapshot.summary.model ?? '';
+    samples = parsePrometheus(await (await fetch(`${rig.server.httpUrl}/metrics`)).text()).samples;
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it('observes the connect to session.updated once, labelled by provider', () => {
+    expect(eventsOf(events, 'provider.ready')).toHaveLength(1);
+    expect(sumOf(samples, 'mivas_provider_connect_seconds_count', { provider: 'openai/realtime' })).toBe(1);
+    expect(sumOf(samples, 'mivas_provider_connect_seconds_sum', { provider: 'openai/realtime' })).toBeGreaterThan(0);
+  });
+
+  it('observes the time to first audio of every response that spoke', () => {
+    expect(model).not.toBe('');
+    expect(eventsOf(events, 'response.first_audio')).toHaveLength(3);
+    expect(sumOf(samples, 'mivas_model_ttft_seconds_count', { provider: 'openai/realtime', model })).toBe(3);
+    expect(sumOf(samples, 'mivas_model_ttft_seconds_sum', { provider: 'openai/realtime', model })).toBeGreaterThan(0);
+  });
+
+  it('observes the echo of the greeting mark the caller sent back', () => {
+    const greeting = eventsOf(events, 'speech.started').find((e) => e.side === 'agent')?.utterance_id;
+    expect(eventsOf(events, 'mark.echo').map((e) => e.name)).toContain(greeting);
+    expect(sumOf(samples, 'mivas_mark_echo_seconds_count')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('holds the latest rate-limit remainders the provider sent', () => {
+    for (const limit of RATE_LIMITS) expect(sumOf(samples, 'mivas_rate_limit_remaining', { provider: 'openai/realtime', name: limit.name })).toBe(limit.remaining);
+  });
+
+  it('exports the pacer clock-reset counter, counted from the timeline', () => {
+    expect(samples.some((s) => s.name === 'mivas_pacer_clock_resets_total')).toBe(true);
+    expect(sumOf(samples, 'mivas_pacer_clock_resets_total')).toBe(eventsOf(events, 'audio.clock_reset').length);
   });
 });

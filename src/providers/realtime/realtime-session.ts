@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { TypedEmitter } from '../../core/index.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { AgentSetup, ModelSession, ModelSessionEvents, RateLimitReading } from '../model-session.ts';
 import type { OutboundEvent, RealtimeDialect } from './dialect.ts';
 import { parseServerEvent, type RateLimit, type ServerEvent } from './server-events.ts';
 import { usageFromProvider } from './usage.ts';
@@ -34,7 +34,6 @@ export class RealtimeSession implements ModelSession {
   private readonly dispatched = new Set<string>();
   /** Function names by call id, from output_item.added, for variants whose arguments.done omits the name. */
   private readonly callNames = new Map<string, string>();
-  private latestRateLimits: readonly RateLimit[] = [];
 
   constructor(private readonly dialect: RealtimeDialect) {
     this.provider = dialect.provider;
@@ -128,11 +127,6 @@ export class RealtimeSession implements ModelSession {
     }
   }
 
-  /** The provider's latest rate-limit report (kept for metrics; no action, wire.md §2.5). */
-  rateLimits(): readonly RateLimit[] {
-    return this.latestRateLimits;
-  }
-
   private send(event: OutboundEvent): void {
     const ws = this.socket;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
@@ -177,8 +171,8 @@ export class RealtimeSession implements ModelSession {
         // Recorded, never fatal by itself: "active response" errors during nudges are expected (§1.6).
         return this.events.emit('failure', { code: event.error.code ?? event.error.type ?? 'error', message: event.error.message, fatal: false });
       case 'rate_limits.updated':
-        this.latestRateLimits = event.rate_limits;
-        return;
+        // Reported for metrics only; the session takes no action on it (wire.md §2.5).
+        return this.events.emit('rateLimits', remainingOf(event.rate_limits));
     }
   }
 
@@ -230,4 +224,9 @@ export class RealtimeSession implements ModelSession {
     if (this.isClosing || !wasOpen) return;
     this.events.emit('failure', { code: 'provider_disconnected', message: `the provider closed the socket (${code}${reason ? ` ${reason}` : ''})`, fatal: true });
   }
+}
+
+/** The limits that report a remainder. */
+function remainingOf(limits: readonly RateLimit[]): RateLimitReading[] {
+  return limits.flatMap((l) => (l.remaining === undefined ? [] : [{ name: l.name, remaining: l.remaining }]));
 }

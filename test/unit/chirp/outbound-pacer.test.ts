@@ -7,7 +7,8 @@ type Event =
   | { kind: 'started'; id: string; at: number }
   | { kind: 'frame'; id: string; bytes: number; at: number; positionMs: number }
   | { kind: 'completed'; id: string; interrupted: boolean; at: number }
-  | { kind: 'underrun'; id: string; gapMs: number; at: number };
+  | { kind: 'underrun'; id: string; gapMs: number; at: number }
+  | { kind: 'clockReset'; id: string; behindMs: number; at: number };
 
 /** The pacer's effects, recorded with the clock time each happened. */
 function recorder(clock: Clock): { effects: PacerEffects; events: Event[] } {
@@ -19,6 +20,7 @@ function recorder(clock: Clock): { effects: PacerEffects; events: Event[] } {
       frame: (pcm, id, positionMs) => events.push({ kind: 'frame', id, bytes: pcm.length, at: clock.nowMs(), positionMs }),
       utteranceCompleted: (id, _item, interrupted) => events.push({ kind: 'completed', id, interrupted, at: clock.nowMs() }),
       underrun: (id, gapMs) => events.push({ kind: 'underrun', id, gapMs, at: clock.nowMs() }),
+      clockReset: (id, behindMs) => events.push({ kind: 'clockReset', id, behindMs, at: clock.nowMs() }),
     },
   };
 }
@@ -203,6 +205,26 @@ describe('OutboundPacer', () => {
       expect(bytes).toBeLessThanOrEqual(32 * (clock.nowMs() - restartAt) + 7_040);
     }
     expect(bytes).toBe(32_000);
+  });
+
+  it('reports a clock reset only when a stall leaves it more than CATCH_UP_MS behind', () => {
+    const clock = new ManualClock();
+    const { effects, events } = recorder(clock);
+    const pacer = new OutboundPacer(clock, effects, counter());
+    // 200 ms goes out at once (the lead); the stream is then due to play on until t = 200.
+    pacer.push('item_1', Buffer.alloc(6_400, 1));
+    clock.advance(260); // 60 ms behind: an underrun, the clock kept
+    pacer.push('item_1', Buffer.alloc(640, 1));
+    expect(events.filter((e) => e.kind === 'clockReset')).toEqual([]);
+    expect(events.filter((e) => e.kind === 'underrun')).toHaveLength(1);
+    clock.advance(CATCH_UP_MS + 50); // stalls again: the 12th frame was to play at 220, so 190 ms behind
+    pacer.push('item_1', Buffer.alloc(640, 1));
+    const resets = events.filter((e) => e.kind === 'clockReset');
+    expect(resets).toEqual([{ kind: 'clockReset', id: 'u_000000000001', behindMs: 190, at: 410 }]);
+    // The restarted clock is on time: the next frame is not behind.
+    clock.advance(10);
+    pacer.push('item_1', Buffer.alloc(640, 1));
+    expect(events.filter((e) => e.kind === 'clockReset')).toHaveLength(1);
   });
 
   it('fast mode sends everything at once, still in 640-byte frames', () => {

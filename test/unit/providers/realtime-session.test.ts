@@ -142,12 +142,13 @@ describe('RealtimeSession against the GA stand-in', () => {
     expect(event).toMatchObject({ item_id: 'item_7', content_index: 0, audio_end_ms: 1234 });
   });
 
-  it('maps error events to non-fatal failures and keeps rate limits', async () => {
+  it('maps error events to non-fatal failures and reports rate-limit remainders', async () => {
     const failure = next(model, 'failure');
-    conn.send({ type: 'rate_limits.updated', rate_limits: [{ name: 'tokens', limit: 100, remaining: 90, reset_seconds: 1 }] });
+    const limits = next(model, 'rateLimits');
+    conn.send({ type: 'rate_limits.updated', rate_limits: [{ name: 'tokens', limit: 100, remaining: 90, reset_seconds: 1 }, { name: 'requests', limit: 5 }] });
     conn.send({ type: 'error', error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', message: 'active response' } });
     expect((await failure)[0]).toEqual({ code: 'conversation_already_has_active_response', message: 'active response', fatal: false });
-    expect(model.rateLimits()).toEqual([{ name: 'tokens', limit: 100, remaining: 90, reset_seconds: 1 }]);
+    expect((await limits)[0]).toEqual([{ name: 'tokens', remaining: 90 }]);
   });
 
   it('reports a malformed known event as a non-fatal failure and ignores unknown ones', async () => {
