@@ -175,7 +175,7 @@ export class CallSession {
 
   private onProviderReady(connectStartMs: number): void {
     if (this.ended) return;
-    this.timeline.add({ type: 'provider.ready', connect_ms: this.ctx.clock.nowMs() - connectStartMs });
+    this.timeline.add({ type: 'provider.ready', connect_ms: Math.round((this.ctx.clock.nowMs() - connectStartMs) * 10) / 10 });
     this.inbound.markReady();
   }
 

@@ -49,7 +49,7 @@ export class TurnDriver {
       this.timeline.add({ type: 'nudge', attempt });
       this.requestResponse();
     });
-    this.firstAudio = new FirstAudioTimer(clock, (responseId, ttftMs) => this.timeline.add({ type: 'response.first_audio', response_id: responseId, ttft_ms: ttftMs }));
+    this.firstAudio = new FirstAudioTimer(clock, (responseId, ttftMs) => this.timeline.add({ type: 'response.first_audio', response_id: responseId, ttft_ms: Math.round(ttftMs * 10) / 10 }));
   }
 
   /** Subscribes to the session's events. */

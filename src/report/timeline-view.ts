@@ -141,6 +141,12 @@ function eventDetail(e: TimelineEvent): SafeHtml {
       return html`after ${e.played_ms} ms played`;
     case 'audio.underrun':
       return html`gap ${e.gap_ms} ms`;
+    case 'audio.clock_reset':
+      return html`${e.behind_ms} ms behind: the utterance's clock restarted`;
+    case 'provider.ready':
+      return html`connected in ${Math.round(e.connect_ms)} ms`;
+    case 'response.first_audio':
+      return html`first audio ${Math.round(e.ttft_ms)} ms after the request or the caller's last word`;
     case 'frame.ignored':
       return html`${e.reason}`;
     default:
