@@ -5,7 +5,7 @@ import { appointments, escalations, guardians, locations, visitTypes } from '../
 import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, proseField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
 import { CARRIER_NAMES, ESCALATION_REASONS, policy, type Carrier } from './policy.ts';
-import { findPatients, locationName, maskPhone, namesMatch, officesFor, pinnedPatient, providerName } from './records.ts';
+import { findPatients, locationName, maskPhone, namesMatch, officesFor, pinnedPatient, providerName, qualifiedStaff, staffOf } from './records.ts';
 
 /** Reception, identity and the global human transfer. */
 
@@ -42,7 +42,8 @@ export const listLocations = defineTool({
   normalize: (raw) => normalizeFields(raw, { location_id: readLocation }),
   run(args, ctx) {
     const rows = allLocations(ctx.db).all().filter((l) => !args.location_id || l.id === args.location_id);
-    const types = allVisitTypes(ctx.db).all();
+    const staff = staffOf(ctx.db);
+    const offices = new Map(allVisitTypes(ctx.db).all().map((t) => [t, officesFor(ctx.db, t, qualifiedStaff(ctx.db, t, staff))]));
     return ok({
       locations: rows.map((l) => ({
         location_id: l.id,
@@ -54,7 +55,7 @@ export const listLocations = defineTool({
         saturday_hours: l.saturday_hours,
         parking: l.parking,
         transit: l.transit,
-        services: types.filter((t) => officesFor(ctx.db, t).includes(l.id)).map((t) => t.display_name),
+        services: [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name),
       })),
     });
   },

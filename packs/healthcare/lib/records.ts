@@ -116,8 +116,8 @@ export function providerCanDo(provider: ProviderRow, type: VisitTypeRow): boolea
 }
 
 /** Providers holding the credential a visit type needs. */
-export function qualifiedStaff(db: PackDb, type: VisitTypeRow): ProviderRow[] {
-  return staffOf(db).filter((p) => providerCanDo(p, type));
+export function qualifiedStaff(db: PackDb, type: VisitTypeRow, staff = staffOf(db)): ProviderRow[] {
+  return staff.filter((p) => providerCanDo(p, type));
 }
 
 /** Offices where a visit type is offered: those with a provider holding its credential. */
