@@ -28,6 +28,8 @@ export interface LiveRow {
   readonly calls: number;
   readonly callsUp: number;
   readonly jitter: LatencySummary;
+  /** Percent of frame intervals off by more than 5 ms (optional: older results files lack it). */
+  readonly jitterOver5Pct?: number;
   /** Frames past the lead arriving behind the paced schedule (a diagnostic beside the interval jitter). */
   readonly lateness: LatencySummary;
   readonly relay: LatencySummary;
@@ -153,6 +155,7 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
     calls,
     callsUp: result.callsUp,
     jitter: result.jitter,
+    jitterOver5Pct: result.jitterOver5Pct,
     lateness: result.lateness,
     relay: result.relay,
     underruns,

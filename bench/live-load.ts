@@ -8,7 +8,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CallerTicker, callerSpeech, LoadCaller } from './live-callers.ts';
 import { LoadProvider, type ProviderOptions } from './live-provider.ts';
-import { summarize, type LatencySummary } from './stats.ts';
+import { percentAbove, summarize, type LatencySummary } from './stats.ts';
 
 /** A step the orchestrator asks for. */
 export interface RunCommand {
@@ -26,6 +26,8 @@ export interface LoadResult {
   readonly callsUp: number;
   readonly callIds: string[];
   readonly jitter: LatencySummary;
+  /** Percent of frame intervals off by more than 5 ms: what the p99 hides once it saturates at 20 ms. */
+  readonly jitterOver5Pct: number;
   readonly lateness: LatencySummary;
   readonly relay: LatencySummary;
   readonly agentUtterances: number;
@@ -103,6 +105,7 @@ async function run(command: RunCommand): Promise<LoadResult> {
     callsUp: reports.filter((r) => r.refusedStatus === null && r.closeCode === 1000).length,
     callIds: reports.map((r) => r.callId),
     jitter: summarize(reports.flatMap((r) => r.jitterMs)),
+    jitterOver5Pct: percentAbove(reports.flatMap((r) => r.jitterMs), 5),
     lateness: summarize(reports.flatMap((r) => r.latenessMs)),
     relay: summarize(relay),
     agentUtterances: reports.reduce((n, r) => n + r.agentUtterances, 0),

@@ -21,3 +21,9 @@ export function summarize(samples: readonly number[]): LatencySummary {
   const mean = sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length);
   return { n: sorted.length, p50: round(quantile(sorted, 0.5)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1) ?? 0), mean: round(mean) };
 }
+
+/** Percent of samples above a threshold, to two decimals. */
+export function percentAbove(samples: readonly number[], threshold: number): number {
+  if (samples.length === 0) return 0;
+  return Math.round((samples.filter((v) => v > threshold).length / samples.length) * 10_000) / 100;
+}
