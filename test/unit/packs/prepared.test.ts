@@ -1,0 +1,52 @@
+import { eq } from 'drizzle-orm';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPack, param, preparedQuery, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { CallDatabases, ensureTemplate } from '../../../src/store/index.ts';
+import { appointments } from '../../../packs/control-industry/schema.ts';
+
+const PACKS_DIR = join(import.meta.dirname, '../../../packs');
+
+describe('prepared queries', () => {
+  let dir: string;
+  let dbs: CallDatabases;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mivas-prepared-'));
+    dbs = new CallDatabases(join(dir, 'calls'), ensureTemplate(join(dir, 'templates'), await loadPack(PACKS_DIR, 'control-industry')));
+  });
+  afterAll(() => {
+    dbs.closeAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds a query once per call database and never runs it on another call', () => {
+    let builds = 0;
+    const onDate = preparedQuery((db) => {
+      builds++;
+      return db.select().from(appointments).where(eq(appointments.date, param('date'))).prepare();
+    });
+    const insert = rowInsert(appointments);
+    const a = dbs.acquire('prep_a').db;
+    const b = dbs.acquire('prep_b').db;
+    insert(a).run({ id: 'apt_x', date: '2026-10-09', created_at: '2026-10-05T09:00' });
+    expect(onDate(a).get({ date: '2026-10-09' })?.id).toBe('apt_x');
+    expect(onDate(a).get({ date: '2026-10-09' })?.id).toBe('apt_x');
+    expect(onDate(b).get({ date: '2026-10-09' })).toBeUndefined();
+    expect(builds).toBe(2);
+    expect(rowById(appointments)(a).get({ id: 'apt_x' })?.date).toBe('2026-10-09');
+    expect(rowById(appointments)(b).get({ id: 'apt_x' })).toBeUndefined();
+  });
+
+  it('a reopened database gets freshly prepared statements', () => {
+    const byId = rowById(appointments);
+    const first = dbs.acquire('prep_c').db;
+    rowInsert(appointments)(first).run({ id: 'apt_y', date: '2026-10-10', created_at: '2026-10-05T09:00' });
+    expect(byId(first).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
+    dbs.release('prep_c');
+    // The old handle is closed; a statement from it would throw "The database connection is not open".
+    expect(byId(dbs.acquire('prep_c').db).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
+  });
+});
