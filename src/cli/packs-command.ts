@@ -1,27 +1,33 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from '../core/errors.ts';
-import { listPackIds, loadPack, readPackDefinition, renderReadmeBlocks, rewriteReadmeBlocks, writeToolsJson, type Pack } from '../packs/index.ts';
+import { CHIRP_RATE_HZ, createSpeechSynth, espeakAvailable, wavHeader } from '../audio/index.ts';
+import { listPackIds, loadPack, pronunciationTable, readPackDefinition, renderReadmeBlocks, rewriteReadmeBlocks, writeToolsJson, type Pack } from '../packs/index.ts';
 import { buildDatabase, dumpDatabase } from '../store/index.ts';
 import type { Command } from './io.ts';
+import { renderTable } from './progress.ts';
 
 const USAGE = `usage: mivas packs generate [--pack P] [--packs-dir DIR]
        mivas packs migrate --pack P [--name NAME]
+       mivas packs pronounce --pack P [--out DIR]
 
 generate  rewrites each pack's tools.json from its blueprint and tools.ts, then the
           generated blocks of its README.md (graph, policy, seed counts, task grid)
-migrate   runs drizzle-kit on packs/P/schema.ts into migrations/P (offline)`;
+migrate   runs drizzle-kit on packs/P/schema.ts into migrations/P (offline)
+pronounce speaks every word of the README's pronunciation table through espeak-ng into
+          DIR (default data/pronunciations/P) and prints espeak-ng's IPA beside the
+          intended sounds, to listen to before the pack is locked (packs.md §1.3)`;
 
 /** `mivas packs`: generators for the files a pack does not write by hand. */
 export const packsCommand: Command = async (argv, io) => {
   const [sub, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { pack: { type: 'string' }, 'packs-dir': { type: 'string', default: 'packs' }, name: { type: 'string' } },
+    options: { pack: { type: 'string' }, 'packs-dir': { type: 'string', default: 'packs' }, name: { type: 'string' }, out: { type: 'string' } },
     allowPositionals: false,
   });
   const packsDir = resolve(io.cwd, values['packs-dir'] ?? 'packs');
@@ -41,9 +47,40 @@ export const packsCommand: Command = async (argv, io) => {
     const result = spawnSync('npx', args, { cwd: io.cwd, stdio: 'inherit' });
     return result.status === 0 ? EXIT.ok : EXIT.checkFailed;
   }
+  if (sub === 'pronounce' && values.pack) {
+    const pack = await loadPack(packsDir, values.pack);
+    return pronounce(pack, resolve(io.cwd, values.out ?? join('data', 'pronunciations', pack.id)), io);
+  }
   io.stderr.write(`${USAGE}\n`);
   return EXIT.usage;
 };
+
+/** Renders each pronunciation-table word through espeak-ng (a WAV and its IPA) for a listener. */
+async function pronounce(pack: Pack, outDir: string, io: Parameters<Command>[1]): Promise<number> {
+  const readme = join(pack.dir, 'README.md');
+  const entries = existsSync(readme) ? pronunciationTable(readFileSync(readme, 'utf8')) : [];
+  if (!entries.length) {
+    io.stderr.write(`no pronunciation table under "## Pronunciation" in ${readme}\n`);
+    return EXIT.checkFailed;
+  }
+  if (!(await espeakAvailable())) {
+    io.stderr.write('espeak-ng is not installed (apt-get install espeak-ng); it is the voice these words are checked with\n');
+    return EXIT.checkFailed;
+  }
+  mkdirSync(outDir, { recursive: true });
+  const synth = await createSpeechSynth(CHIRP_RATE_HZ);
+  const rows: string[][] = [];
+  for (const entry of entries) {
+    const pcm = await synth.synthesize(entry.word);
+    const file = join(outDir, `${entry.word.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}.wav`);
+    writeFileSync(file, Buffer.concat([wavHeader(pcm.length, CHIRP_RATE_HZ, 1), pcm]));
+    const ipa = spawnSync('espeak-ng', ['-q', '--ipa', entry.word], { encoding: 'utf8' }).stdout.trim().split(/\s*\n\s*/).join(' / ');
+    rows.push([entry.word, entry.sayIt, ipa, `${(pcm.length / 32_000).toFixed(1)} s`]);
+  }
+  io.stdout.write(`${renderTable(['word', 'say it', 'espeak-ng (IPA)', 'audio'], rows)}\n`);
+  io.stdout.write(`wrote ${rows.length} WAV files to ${outDir}: listen to each, and rename any word the voice mangles before the pack is locked (packs.md §1.3)\n`);
+  return EXIT.ok;
+}
 
 /** Row counts per table of a freshly built template database. */
 export function seedCounts(pack: Pack): Record<string, number> {
