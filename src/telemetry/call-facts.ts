@@ -21,6 +21,12 @@ export interface CallFacts {
   readonly tools: readonly ToolFact[];
   readonly handoffs: readonly { readonly from: string; readonly to: string }[];
   readonly refusedHandoffs: number;
+  /** Connect start to the provider session being ready, in ms. */
+  readonly providerConnectMs: readonly number[];
+  /** Per response: what asked for it to its first audio delta, in ms. */
+  readonly ttftMs: readonly number[];
+  /** Per echoed mark: sent (with the utterance's `speech.completed`) to the caller's echo, in ms. */
+  readonly markEchoMs: readonly number[];
 }
 
 /** Reads the countable facts of a call from its record (pure; the timeline is the one source). */
@@ -34,6 +40,10 @@ export function callFacts(record: CallRecord): CallFacts {
   const providerErrors = new Map<string, number>();
   const tools: ToolFact[] = [];
   const handoffs: { from: string; to: string }[] = [];
+  const providerConnectMs: number[] = [];
+  const ttftMs: number[] = [];
+  const markEchoMs: number[] = [];
+  const markSentAtMs = new Map<string, number>();
   for (const e of record.events) {
     switch (e.type) {
       case 'speech.started':
@@ -61,31 +71,6 @@ export function callFacts(record: CallRecord): CallFacts {
         tools.push({ name: e.name, kind: e.kind, ok: e.executed && e.output.ok !== false, durationMs: e.duration_ms });
         if (e.kind === 'handoff' && e.refusal !== null) refusedHandoffs++;
         break;
-      default:
-        break;
-    }
-  }
-  return { firstAgentAudioMs, nudges, underruns, clockResets, bargeIns, providerErrors, tools, handoffs, refusedHandoffs };
-}
-
-/** Latencies of one finished call in milliseconds, read from its timeline. */
-export interface CallLatencies {
-  /** Connect start to the provider session being ready. */
-  readonly providerConnectMs: readonly number[];
-  /** Per response: what asked for it to its first audio delta. */
-  readonly ttftMs: readonly number[];
-  /** Per echoed mark: sent (with the utterance's `speech.completed`) to the caller's echo. */
-  readonly markEchoMs: readonly number[];
-}
-
-/** Reads the latencies of a call from its record (pure). */
-export function callLatencies(record: CallRecord): CallLatencies {
-  const providerConnectMs: number[] = [];
-  const ttftMs: number[] = [];
-  const markEchoMs: number[] = [];
-  const markSentAtMs = new Map<string, number>();
-  for (const e of record.events) {
-    switch (e.type) {
       case 'provider.ready':
         providerConnectMs.push(e.connect_ms);
         break;
@@ -106,7 +91,7 @@ export function callLatencies(record: CallRecord): CallLatencies {
         break;
     }
   }
-  return { providerConnectMs, ttftMs, markEchoMs };
+  return { firstAgentAudioMs, nudges, underruns, clockResets, bargeIns, providerErrors, tools, handoffs, refusedHandoffs, providerConnectMs, ttftMs, markEchoMs };
 }
 
 /** The six price classes of wire.md §2.9, named for the `class` label of `mivas_tokens_total`. */

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { advisoryVoidReason, type CallRecord } from '../call/index.ts';
-import { callFacts, callLatencies, usageClasses } from './call-facts.ts';
+import { callFacts, usageClasses } from './call-facts.ts';
 
 /** Why an upgrade was refused (wire.md §5.3 `mivas_upgrade_rejections_total{reason}`). */
 export type UpgradeRejection = 'auth' | 'bad_id' | 'duplicate' | 'capacity' | 'draining' | 'refused';
@@ -115,7 +115,10 @@ export class MivasMetrics {
     const model = record.model ?? harness;
     for (const [cls, n] of usageClasses(record.usage)) if (n > 0) this.tokens.inc({ model, class: cls }, n);
     if (record.costUsd !== null && record.costUsd > 0) this.cost.inc({ model }, record.costUsd);
-    this.observeLatencies(record, model);
+    // `provider` is the harness name, as in mivas_provider_errors_total.
+    for (const ms of facts.providerConnectMs) this.providerConnect.observe({ provider: harness }, ms / 1000);
+    for (const ms of facts.ttftMs) this.ttft.observe({ provider: harness, model }, ms / 1000);
+    for (const ms of facts.markEchoMs) this.markEcho.observe(ms / 1000);
   }
 
   /** Sets the rate-limit gauge from a provider's latest report (live, as reports arrive). */
@@ -152,15 +155,6 @@ export class MivasMetrics {
   /** Counts spans lost in a failed export. */
   spansLost(count: number): void {
     if (count > 0) this.spansDropped.inc(count);
-  }
-
-  /** Observes the call's latencies; `provider` is the harness name, as in `mivas_provider_errors_total`. */
-  private observeLatencies(record: CallRecord, model: string): void {
-    const provider = record.harness;
-    const latencies = callLatencies(record);
-    for (const ms of latencies.providerConnectMs) this.providerConnect.observe({ provider }, ms / 1000);
-    for (const ms of latencies.ttftMs) this.ttft.observe({ provider, model }, ms / 1000);
-    for (const ms of latencies.markEchoMs) this.markEcho.observe(ms / 1000);
   }
 
   /** The exposition text and its content type. */
