@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { canonicalJson, sha256Parts } from '../core/hash.ts';
 import { callSession, holds } from './session-tables.ts';
-import { param, preparedQuery } from './prepared.ts';
+import { param, preparedQuery, rowInsert } from './prepared.ts';
 import type { PackDb, ToolContext, ToolRefusal } from './tool-kit.ts';
 import { refuse } from './tool-kit.ts';
 
@@ -40,6 +40,7 @@ const supersedeHolds = preparedQuery((db) =>
     .prepare(),
 );
 const holdByToken = preparedQuery((db) => db.select().from(holds).where(eq(holds.token, param('token'))).prepare());
+const insertHold = rowInsert(holds);
 const markHold = preparedQuery((db) => db.update(holds).set({ status: 'used' }).where(eq(holds.token, param('token'))).prepare());
 
 /** Reads the call's session state (creating the single row on first use). */
@@ -67,7 +68,10 @@ export function hasGate(db: PackDb, gate: string): boolean {
 
 /** Sets flags on the call session. */
 export function setSessionFlags(db: PackDb, flags: Record<string, boolean | string | number>): void {
-  const current = readCallSession(db);
+  writeFlags(db, readCallSession(db), flags);
+}
+
+function writeFlags(db: PackDb, current: CallSessionState, flags: Record<string, boolean | string | number>): void {
   updateFlags(db).run({ flags: canonicalJson({ ...current.flags, ...flags }) });
 }
 
@@ -75,7 +79,7 @@ export function setSessionFlags(db: PackDb, flags: Record<string, boolean | stri
 export function pinSubject(db: PackDb, subject: { kind: string; id: string; method: string; gate?: string }): void {
   const current = readCallSession(db);
   updateSubject(db).run({ kind: subject.kind, id: subject.id, method: subject.method });
-  if (subject.gate) updateFlags(db).run({ flags: canonicalJson({ ...current.flags, [subject.gate]: true }) });
+  if (subject.gate) writeFlags(db, current, { [subject.gate]: true });
 }
 
 /** Counts one failed verification; locks at the limit. Returns the new failure count. */
@@ -99,18 +103,16 @@ export function openHold(ctx: ToolContext, hold: { kind: string; target: string;
   supersedeHolds(db).run({ kind: hold.kind, target: hold.target });
   const token = `${hold.kind}-${existing.length + 1}`;
   const payload = canonicalJson(hold.payload);
-  db.insert(holds)
-    .values({
-      token,
-      kind: hold.kind,
-      subject: readCallSession(db).subjectId,
-      target: hold.target,
-      payload,
-      payload_hash: sha256Parts([payload]).slice(0, 16),
-      status: 'open',
-      created_at: ctx.clock.now(),
-    })
-    .run();
+  insertHold(db).run({
+    token,
+    kind: hold.kind,
+    subject: readCallSession(db).subjectId,
+    target: hold.target,
+    payload,
+    payload_hash: sha256Parts([payload]).slice(0, 16),
+    status: 'open',
+    created_at: ctx.clock.now(),
+  });
   return token;
 }
 
