@@ -25,40 +25,40 @@ function realtimeFactory(name: string, dialect: RealtimeDialect): HarnessFactory
   };
 }
 
-/** `openai/realtime`: OpenAI Realtime GA (wire.md §2). */
-export function openaiRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  const name = 'openai/realtime';
-  const s = settings.openai;
+/** The GA-protocol services differ only in their settings, variable names and auth header. */
+interface GaService {
+  readonly name: string;
+  readonly provider: 'openai' | 'azure';
+  readonly baseUrlVariable: string;
+  readonly keyVariable: string;
+  readonly auth: 'bearer' | 'api-key';
+}
+
+function gaHarness(settings: ProviderSettings, service: GaService): HarnessFactory {
+  const { name, provider } = service;
+  const s = settings[provider];
   return realtimeFactory(
     name,
     gaDialect({
-      provider: 'openai',
-      baseUrl: required(s.baseUrl, 'MIVAS_OPENAI_BASE_URL', name),
+      provider,
+      baseUrl: required(s.baseUrl, service.baseUrlVariable, name),
       model: s.model,
       voice: s.voice,
       transcriptionModel: s.transcriptionModel,
       turnDetection: settings.turnDetection,
-      auth: { kind: 'bearer', key: required(s.apiKey, 'OPENAI_API_KEY', name) },
+      auth: { kind: service.auth, key: required(s.apiKey, service.keyVariable, name) },
     }),
   );
 }
 
+/** `openai/realtime`: OpenAI Realtime GA (wire.md §2). */
+export function openaiRealtimeHarness(settings: ProviderSettings): HarnessFactory {
+  return gaHarness(settings, { name: 'openai/realtime', provider: 'openai', baseUrlVariable: 'MIVAS_OPENAI_BASE_URL', keyVariable: 'OPENAI_API_KEY', auth: 'bearer' });
+}
+
 /** `azure/realtime`: Azure OpenAI on the GA endpoint, `api-key` auth, the deployment as model (wire.md §3.1). */
 export function azureRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  const name = 'azure/realtime';
-  const s = settings.azure;
-  return realtimeFactory(
-    name,
-    gaDialect({
-      provider: 'azure',
-      baseUrl: required(s.baseUrl, 'MIVAS_AZURE_BASE_URL', name),
-      model: s.model,
-      voice: s.voice,
-      transcriptionModel: s.transcriptionModel,
-      turnDetection: settings.turnDetection,
-      auth: { kind: 'api-key', key: required(s.apiKey, 'AZURE_OPENAI_API_KEY', name) },
-    }),
-  );
+  return gaHarness(settings, { name: 'azure/realtime', provider: 'azure', baseUrlVariable: 'MIVAS_AZURE_BASE_URL', keyVariable: 'AZURE_OPENAI_API_KEY', auth: 'api-key' });
 }
 
 /** `xai/grok-voice`: xAI Grok Voice Agent, billed per minute (wire.md §3.2). */
