@@ -64,17 +64,27 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   };
 }
 
-/** Runs a TypeScript bench script in its own process (pinned to core 1) and parses its last stdout line as JSON. */
-export function runScript<T>(script: string, arg: unknown): Promise<T> {
-  const [cmd, args] = pinned(1, process.execPath, ['--import', 'tsx', join(ROOT, script), JSON.stringify(arg)]);
+/** Runs a command pinned to core 1 (the load core) and parses its last stdout line as JSON; `label` names it in errors. */
+export function runOnLoadCore<T>(label: string, command: string, argv: readonly string[]): Promise<T> {
+  const [cmd, args] = pinned(1, command, [...argv]);
   return new Promise((resolveRun, reject) => {
     const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', reject);
     child.on('exit', (code) => {
       const lines = Buffer.concat(chunks).toString().trim().split('\n');
-      if (code !== 0) return reject(new Error(`${script} exited ${code}`));
-      resolveRun(JSON.parse(lines.at(-1) ?? 'null') as T);
+      if (code !== 0) return reject(new Error(`${label} exited ${code}`));
+      try {
+        resolveRun(JSON.parse(lines.at(-1) ?? 'null') as T);
+      } catch {
+        reject(new Error(`${label} ended without a JSON line of figures`));
+      }
     });
   });
+}
+
+/** Runs a TypeScript bench script in its own process (pinned to core 1) and parses its last stdout line as JSON. */
+export function runScript<T>(script: string, arg: unknown): Promise<T> {
+  return runOnLoadCore<T>(script, process.execPath, ['--import', 'tsx', join(ROOT, script), JSON.stringify(arg)]);
 }

@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { loadPack, type Pack } from '../src/packs/index.ts';
 import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
 import { executeTool } from '../src/tools/index.ts';
-import { pinned, ROOT, runScript, startServerProcess, tempDir } from './bench-context.ts';
+import { ROOT, runOnLoadCore, runScript, startServerProcess, tempDir } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';
 
 /** A read and a write tool per pack, with arguments that succeed on the seed. */
@@ -58,21 +58,10 @@ interface WrkFigures {
   wrong: number;
 }
 
-/** One closed-loop wrk run on core 1 (one thread, N connections); the Lua driver prints the figures. */
+/** One closed-loop wrk run on core 1 (one thread, N connections); the Lua driver prints the figures last. */
 function runWrk(url: string, body: string, connections: number, durationMs: number, callIds: readonly string[]): Promise<WrkFigures> {
   const seconds = `${Math.max(1, Math.round(durationMs / 1000))}s`;
-  const [cmd, args] = pinned(1, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '-s', join(ROOT, 'bench/wrk-tools.lua'), url, '--', body, ...callIds]);
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = Buffer.concat(chunks).toString().trim().split('\n').find((l) => l.startsWith('{"requests"'));
-      if (code !== 0 || !line) reject(new Error(`wrk exited ${code} without figures`));
-      else resolveRun(JSON.parse(line) as WrkFigures);
-    });
-  });
+  return runOnLoadCore<WrkFigures>('wrk', 'wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '-s', join(ROOT, 'bench/wrk-tools.lua'), url, '--', body, ...callIds]);
 }
 
 function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', callIds: number, iterations: number): ToolRow {
