@@ -1,4 +1,4 @@
-import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { PackDb } from './tool-kit.ts';
 
@@ -40,4 +40,26 @@ export function rowInsert<T extends SQLiteTable>(table: T): (db: PackDb) => { ru
 /** A prepared lookup of one row by its `id` column. */
 export function rowById<T extends SQLiteTable & { id: SQLiteColumn }>(table: T) {
   return preparedQuery((db) => db.select().from(table).where(eq(table.id, param('id'))).prepare());
+}
+
+/** Every reference table a pack reads through `referenceTable`: no tool may list one in `writes` (a contract test checks). */
+export const cachedReferenceTables = new Set<string>();
+
+/** A reference table's rows, read once per call database: all of them in seed (rowid) order, and one by id. */
+export interface ReferenceRows<Row> {
+  readonly all: readonly Row[];
+  byId(id: string): Row | undefined;
+}
+
+/**
+ * Reads a reference table (seed data no tool writes) once per call database and keeps it in
+ * memory: a lookup is then a Map get instead of a statement. Rows are frozen.
+ */
+export function referenceTable<T extends SQLiteTable & { id: SQLiteColumn }>(table: T): (db: PackDb) => ReferenceRows<T['$inferSelect']> {
+  cachedReferenceTables.add(getTableName(table));
+  return preparedQuery((db) => {
+    const all = Object.freeze(db.select().from(table).orderBy(sql`rowid`).all().map((row) => Object.freeze(row))) as readonly T['$inferSelect'][];
+    const index = new Map(all.map((row) => [(row as { id: string }).id, row]));
+    return { all, byId: (id) => index.get(id) };
+  });
 }

@@ -1,16 +1,14 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, rowById, rowInsert, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
-import { appointments, escalations, guardians, locations, visitTypes } from '../schema.ts';
+import { appointments, escalations, guardians } from '../schema.ts';
 import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, proseField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
 import { CARRIER_NAMES, ESCALATION_REASONS, policy, type Carrier } from './policy.ts';
-import { findPatients, locationName, maskPhone, namesMatch, officesFor, pinnedPatient, providerName, qualifiedStaff, staffOf } from './records.ts';
+import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, pinnedPatient, providerName, qualifiedStaff, staffOf, visitTypesOf } from './records.ts';
 
 /** Reception, identity and the global human transfer. */
 
-const allLocations = preparedQuery((db) => db.select().from(locations).prepare());
-const allVisitTypes = preparedQuery((db) => db.select().from(visitTypes).prepare());
 const guardiansOf = preparedQuery((db) => db.select().from(guardians).where(eq(guardians.patient_id, param('patient'))).prepare());
 const bookedAppointmentsOf = preparedQuery((db) =>
   db.select().from(appointments).where(and(eq(appointments.patient_id, param('patient')), eq(appointments.status, 'booked'))).prepare(),
@@ -41,9 +39,9 @@ export const listLocations = defineTool({
   writes: [],
   normalize: (raw) => normalizeFields(raw, { location_id: readLocation }),
   run(args, ctx) {
-    const rows = allLocations(ctx.db).all().filter((l) => !args.location_id || l.id === args.location_id);
+    const rows = locationsOf(ctx.db).filter((l) => !args.location_id || l.id === args.location_id);
     const staff = staffOf(ctx.db);
-    const offices = new Map(allVisitTypes(ctx.db).all().map((t) => [t, officesFor(ctx.db, t, qualifiedStaff(ctx.db, t, staff))]));
+    const offices = new Map(visitTypesOf(ctx.db).map((t) => [t, officesFor(ctx.db, t, qualifiedStaff(ctx.db, t, staff))]));
     return ok({
       locations: rows.map((l) => ({
         location_id: l.id,

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { param, preparedQuery, readCallSession, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { param, preparedQuery, readCallSession, referenceTable, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { locations, patients, providers, visitTypes } from '../schema.ts';
 
 /** Row shapes and record lookups shared by the Straus tools. */
@@ -7,15 +7,13 @@ import { locations, patients, providers, visitTypes } from '../schema.ts';
 export type PatientRow = typeof patients.$inferSelect;
 export type ProviderRow = typeof providers.$inferSelect;
 export type VisitTypeRow = typeof visitTypes.$inferSelect;
+export type LocationRow = typeof locations.$inferSelect;
 
 const patientById = rowById(patients);
 const patientsBornOn = preparedQuery((db) => db.select().from(patients).where(eq(patients.date_of_birth, param('dob'))).prepare());
-const locationNameById = preparedQuery((db) => db.select({ name: locations.name }).from(locations).where(eq(locations.id, param('id'))).prepare());
-const providerNameById = preparedQuery((db) =>
-  db.select({ name: providers.display_name }).from(providers).where(eq(providers.id, param('id'))).prepare(),
-);
-const visitTypeById = rowById(visitTypes);
-const allProviders = preparedQuery((db) => db.select().from(providers).prepare());
+const locationRows = referenceTable(locations);
+const providerRows = referenceTable(providers);
+const visitTypeRows = referenceTable(visitTypes);
 
 /** The patient pinned on this call (verified or registered), if any. */
 export function pinnedPatient(ctx: ToolContext): PatientRow | undefined {
@@ -79,22 +77,32 @@ export function findPatients(db: PackDb, fullName: string, dateOfBirth: string):
 /** Display name of an office. */
 export function locationName(db: PackDb, id: string | null): string | null {
   if (!id) return null;
-  return locationNameById(db).get({ id })?.name ?? null;
+  return locationRows(db).byId(id)?.name ?? null;
 }
 
 /** Display name of a provider. */
 export function providerName(db: PackDb, id: string): string {
-  return providerNameById(db).get({ id })?.name ?? 'your provider';
+  return providerRows(db).byId(id)?.display_name ?? 'your provider';
 }
 
 /** Visit type row by id. */
 export function visitType(db: PackDb, id: string): VisitTypeRow | undefined {
-  return visitTypeById(db).get({ id });
+  return visitTypeRows(db).byId(id);
+}
+
+/** Every office, in seed order. */
+export function locationsOf(db: PackDb): readonly LocationRow[] {
+  return locationRows(db).all;
+}
+
+/** Every visit type, in seed order. */
+export function visitTypesOf(db: PackDb): readonly VisitTypeRow[] {
+  return visitTypeRows(db).all;
 }
 
 /** Every provider on staff. */
-export function staffOf(db: PackDb): ProviderRow[] {
-  return allProviders(db).all();
+export function staffOf(db: PackDb): readonly ProviderRow[] {
+  return providerRows(db).all;
 }
 
 /** True when the provider holds the credential a visit type needs. */

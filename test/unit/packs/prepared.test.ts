@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPack, param, preparedQuery, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { cachedReferenceTables, loadPack, param, preparedQuery, referenceTable, rowById, rowInsert } from '../../../src/packs/index.ts';
 import { CallDatabases, ensureTemplate } from '../../../src/store/index.ts';
 import { appointments } from '../../../packs/control-industry/schema.ts';
 
@@ -48,5 +48,22 @@ describe('prepared queries', () => {
     dbs.release('prep_c');
     // The old handle is closed; a statement from it would throw "The database connection is not open".
     expect(byId(dbs.acquire('prep_c').db).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
+  });
+
+  it('a reference table is read once per call database, in seed order, with frozen rows', () => {
+    const booked = referenceTable(appointments);
+    expect(cachedReferenceTables.has('appointments')).toBe(true);
+    const a = dbs.acquire('ref_a').db;
+    const insert = rowInsert(appointments);
+    insert(a).run({ id: 'apt_2', date: '2026-10-12', created_at: '2026-10-05T09:00' });
+    insert(a).run({ id: 'apt_1', date: '2026-10-11', created_at: '2026-10-05T09:00' });
+    const first = booked(a);
+    expect(first.all.map((r) => r.id)).toEqual(['apt_2', 'apt_1']);
+    expect(first.byId('apt_1')?.date).toBe('2026-10-11');
+    expect(Object.isFrozen(first.byId('apt_1'))).toBe(true);
+    // Read once: a later row is not seen on this handle (which is why no tool may write such a table).
+    insert(a).run({ id: 'apt_3', date: '2026-10-13', created_at: '2026-10-05T09:00' });
+    expect(booked(a).byId('apt_3')).toBeUndefined();
+    expect(booked(dbs.acquire('ref_b').db).all).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { envelopeSchema as envelopeJsonSchema, jsonSchemaOf, renderToolsJson, type CatalogTool } from '../../../../src/packs/index.ts';
+import { cachedReferenceTables, envelopeSchema as envelopeJsonSchema, jsonSchemaOf, renderToolsJson, type CatalogTool } from '../../../../src/packs/index.ts';
 import { dumpDatabase, type CallDatabase } from '../../../../src/store/index.ts';
 import { envelopeSchema, RUNTIME_ERROR_CODES } from '../../../../src/tools/index.ts';
 import { createCallRunner, PACK_IDS, PACKS_DIR, replayCalls, UNSCORED, usePackWithTemplate } from '../../../support/pack-contract/fixture.ts';
@@ -193,6 +193,13 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
         before = after;
         return false;
       });
+    }
+  });
+
+  it('16 (cache part). no tool writes a reference table its pack reads through referenceTable (read once per call)', () => {
+    const { pack } = fx();
+    for (const tool of dispatchable(pack)) {
+      expect((tool.definition?.writes ?? []).filter((t) => cachedReferenceTables.has(t)), tool.name).toEqual([]);
     }
   });
 
