@@ -28,6 +28,7 @@ const PRODUCTS = [
   ['SP-HMINI', 'Harbor Mini speaker', 'speaker', 0, 0, 0, 'none', 11999, 0, 0, null], // now $119.99; bought at $149.99
   ['LN-FC50', 'Fieldcraft 50 millimeter lens', 'camera', 0, 0, 0, 'percent', 44999, 0, 0, 'Northfield Optics'], // marketplace seller
   ['PB-VOLT20', 'Voltway 20K power bank', 'power_bank', 0, 1, 1, 'none', 4999, 0, 0, null], // recalled, lithium: store drop off
+  ['PB-VOLT10', 'Voltway 10K power bank', 'power_bank', 0, 1, 0, 'none', 2999, 0, 0, null], // not recalled, lithium: store drop off only
   ['LT-ATLAS15', 'Atlas 15 laptop', 'laptop', 0, 0, 0, 'none', 119999, 0, 0, null],
   ['LT-ATLAS14-OB', 'Atlas 14 laptop, open box', 'laptop', 0, 0, 0, 'none', 64999, 1, 0, null], // open box: no price protection
   ['TV-VISTA65', 'Vista 65 inch TV', 'tv', 0, 0, 0, 'none', 149999, 0, 0, null],
@@ -58,7 +59,7 @@ const CUSTOMERS = [
   ['cus_sam_okafor', 'Sam Okafor', '+13125550176', 'sam.okafor@example.com', '60615', '7305', 'st_lakeview'], // price drop 16 days after delivery: past 14
   ['cus_tom_becker', 'Tom Becker', '+17735550104', 'tom.becker@example.com', '60618', '3329', 'st_lakeview'], // standard, headphones 22 days after delivery: one day past 21
   ['cus_victor_nash', 'Victor Nash', '+16305550166', 'victor.nash@example.com', '60515', '2184', 'st_naperville'], // delivery window today: no change
-  ['cus_zoe_turner', 'Zoe Turner', '+13125550163', 'zoe.turner@example.com', '60607', '9471', 'st_lakeview'], // Circle member of 10 days: full refund
+  ['cus_zoe_turner', 'Zoe Turner', '+13125550163', 'zoe.turner@example.com', '60607', '9471', 'st_lakeview'], // Circle member of 10 days: full refund; power bank goes back at a store
 ] as const;
 
 // order number digits, customer, placed, status, fulfilment, shipped, delivered, window start, window end
@@ -79,7 +80,7 @@ const ORDERS = [
   ['481150', 'cus_adele_voss', '2026-09-27', 'delivered', 'ship', '2026-09-28', '2026-09-30', null, null], // opened drone, Elite
   ['481233', 'cus_ben_adler', '2026-09-28', 'delivered', 'ship', '2026-09-29', '2026-10-01', null, null], // marketplace lens
   ['481420', 'cus_nora_quinn', '2026-09-29', 'delivered', 'ship', '2026-09-30', '2026-10-02', null, null], // open box laptop
-  ['481500', 'cus_zoe_turner', '2026-09-29', 'delivered', 'ship', '2026-09-30', '2026-10-01', null, null], // clearance cable
+  ['481500', 'cus_zoe_turner', '2026-09-29', 'delivered', 'ship', '2026-09-30', '2026-10-01', null, null], // clearance cable, power bank
   ['481777', 'cus_marco_diaz', '2026-10-03', 'scheduled', 'home_delivery', null, null, '2026-10-10T10:00', '2026-10-10T14:00'], // 47 hours
   ['481790', 'cus_greta_lund', '2026-10-03', 'scheduled', 'home_delivery', null, null, '2026-10-10T11:00', '2026-10-10T15:00'], // exactly 48 hours
   ['481802', 'cus_leah_stein', '2026-10-04', 'scheduled', 'home_delivery', null, null, '2026-10-10T12:00', '2026-10-10T16:00'], // 49 hours
@@ -108,6 +109,7 @@ const ITEMS = [
   ['481233', 1, 'LN-FC50', 44999, 1, 'active', null, null, null],
   ['481420', 1, 'LT-ATLAS14-OB', 69999, 1, 'active', null, null, null],
   ['481500', 1, 'AC-CABLE', 1999, 1, 'active', null, null, null],
+  ['481500', 2, 'PB-VOLT10', 2999, 0, 'active', null, null, null], // returnable, but never by mail
   ['481777', 1, 'TV-VISTA65', 149999, 0, 'active', null, null, null],
   ['481790', 1, 'TV-VISTA55', 89999, 0, 'active', null, null, null],
   ['481802', 1, 'TV-VISTA65', 149999, 0, 'active', null, null, null],

@@ -194,12 +194,12 @@ describe('customer-support tools (Kestrel Electronics)', () => {
     });
 
     it('keeps lithium battery returns to a store and refuses a label with no email on file', () => {
-      const rosa = as(ROSA);
-      setDelivered(rosa, 'ord_476020', daysAgo(3));
-      const quote = data(call(rosa, 'quote_return_request', { item_id: 'itm_476020_1', condition: 'defective', reason: 'defective' }));
-      expect(quote).toMatchObject({ return_method: 'store_drop_off', fee_cents: 0 });
-      data(call(rosa, 'confirm_return_request', { token: quote.token }));
-      expect(code(call(rosa, 'send_return_label', { rma_id: 'rma_476020_1' }))).toBe('BATTERY_DROP_OFF_ONLY');
+      const zoe = as(ZOE);
+      const quote = data(call(zoe, 'quote_return_request', { item_id: 'itm_481500_2', condition: 'unopened', reason: 'changed_mind' }));
+      expect(quote).toMatchObject({ return_method: 'store_drop_off', fee_cents: 0, refund_cents: 2999 });
+      data(call(zoe, 'confirm_return_request', { token: quote.token }));
+      expect(code(call(zoe, 'send_return_label', { rma_id: 'rma_481500_2' }))).toBe('BATTERY_DROP_OFF_ONLY');
+      expect(rows(zoe, 'return_labels')).toEqual([]);
       const nora = as(NORA);
       const q = data(call(nora, 'quote_return_request', { item_id: 'itm_481420_1', condition: 'unopened', reason: 'changed_mind' }));
       data(call(nora, 'confirm_return_request', { token: q.token }));
