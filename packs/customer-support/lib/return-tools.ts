@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
-import { orderItems, refunds, returnLabels, rmas } from '../schema.ts';
+import { orderItems, priceAdjustments, refunds, returnLabels, rmas } from '../schema.ts';
 import { itemIdField, moneyDisplay, orderNumberField, readBool, readCode, readOrderNumber, readRmaId, rmaIdField, tokenField } from './fields.ts';
 import { ITEM_CONDITIONS, policy, RETURN_REASONS } from './policy.ts';
 import { idDigits, isRefusal, itemsOf, maskEmail, ownItem, ownOrder, pinnedCustomer, product, tierOf } from './records.ts';
@@ -13,6 +13,12 @@ const setItemStatus = preparedQuery((db) => db.update(orderItems).set({ status: 
 const rmaById = rowById(rmas);
 const insertRma = rowInsert(rmas);
 const insertRefund = rowInsert(refunds);
+const adjustmentsOfItem = preparedQuery((db) => db.select({ amount_cents: priceAdjustments.amount_cents }).from(priceAdjustments).where(eq(priceAdjustments.order_item_id, param('item'))).prepare());
+
+/** What the customer paid for an item net of any price adjustment already refunded on it. */
+function netPaidCents(ctx: ToolContext, item: { id: string; unit_price_cents: number }): number {
+  return adjustmentsOfItem(ctx.db).all({ item: item.id }).reduce((paid, a) => paid - a.amount_cents, item.unit_price_cents);
+}
 const labelById = rowById(returnLabels);
 const insertLabel = rowInsert(returnLabels);
 const refundsFromSource = preparedQuery((db) =>
@@ -32,8 +38,10 @@ function returnDecision(ctx: ToolContext, customerId: string, itemId: string, co
   const { window_days, basis } = returnWindowDays(tier, prod.activatable === 1);
   const used = daysBetween(order.delivered_on, ctx.clock.today());
   const inside = used <= window_days;
-  const fee = inside ? restockingFee({ condition, restockClass: prod.restock_class, tier, pricePaidCents: item.unit_price_cents }) : { fee_cents: 0, fee_reason: 'outside the return window' };
-  return { item, order, product: prod, tier, window_days, basis, used, inside, fee };
+  // A price adjustment already refunded part of the price; the return refunds only the rest.
+  const paidCents = netPaidCents(ctx, item);
+  const fee = inside ? restockingFee({ condition, restockClass: prod.restock_class, tier, pricePaidCents: paidCents }) : { fee_cents: 0, fee_reason: 'outside the return window' };
+  return { item, order, product: prod, tier, window_days, basis, used, inside, fee, paidCents };
 }
 
 function marketplaceScript(seller: string): string {
@@ -73,7 +81,7 @@ export const checkReturnWindow = defineTool({
     if (isRefusal(d)) return d;
     const seller = d.product.marketplace_seller;
     const returnable = d.inside && !seller;
-    const refund = returnable ? d.item.unit_price_cents - d.fee.fee_cents : 0;
+    const refund = returnable ? d.paidCents - d.fee.fee_cents : 0;
     const over = Math.max(0, d.used - d.window_days);
     const script = seller
       ? marketplaceScript(seller)
@@ -153,7 +161,7 @@ export const quoteReturnRequest = defineTool({
       reason: args.reason,
       fee_cents: d.fee.fee_cents,
       fee_reason: d.fee.fee_reason,
-      refund_cents: d.item.unit_price_cents - d.fee.fee_cents,
+      refund_cents: d.paidCents - d.fee.fee_cents,
       store_drop_off: d.product.hazardous === 1,
     };
     const token = openHold(ctx, { kind: 'return_request', target: d.item.id, payload });

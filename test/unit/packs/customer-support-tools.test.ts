@@ -268,6 +268,14 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       expect(code(call(as(NORA), 'request_price_adjustment', { item_id: 'itm_481420_1' }))).toBe('PRICE_PROTECTION_EXCLUDED');
     });
 
+    it('a return after a price adjustment refunds only what is left of the price', () => {
+      const db = as(IRENE);
+      const before = data(call(db, 'check_return_window', { item_id: 'itm_480590_1', condition: 'unopened' })) as { refund_cents: number };
+      expect(data(call(db, 'request_price_adjustment', { item_id: 'itm_480590_1' }))).toMatchObject({ amount_cents: 3000 });
+      expect(data(call(db, 'check_return_window', { item_id: 'itm_480590_1', condition: 'unopened' }))).toMatchObject({ refund_cents: before.refund_cents - 3000 });
+      expect(data(call(db, 'quote_return_request', { item_id: 'itm_480590_1', condition: 'unopened', reason: 'changed_mind' }))).toMatchObject({ refund_cents: before.refund_cents - 3000 });
+    });
+
     it('keeps day 14 (30 for Elite) inside and the next day outside', () => {
       const db = as(IRENE);
       setDelivered(db, 'ord_480590', daysAgo(14));
