@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPack, type Pack } from '../../../src/packs/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate, type CallDatabase } from '../../../src/store/index.ts';
-import { executeTool, type ToolExecution } from '../../../src/tools/index.ts';
+import { describe, expect, it } from 'vitest';
+import { dumpDatabase, type CallDatabase } from '../../../src/store/index.ts';
+import { type ToolExecution } from '../../../src/tools/index.ts';
+import { usePackTools } from '../../support/pack-tools.ts';
 import { addMonths, membershipMoney, priceProtection, restockingFee, returnWindowDays, roundHalfUp, serviceLadder } from '../../../packs/customer-support/lib/rules.ts';
 
-const PACKS_DIR = join(import.meta.dirname, '../../../packs');
 
 type Args = Record<string, unknown>;
 /** Phone, billing ZIP and card last four of a seeded customer. */
@@ -35,33 +31,7 @@ const ZOE: Person = ['+13125550163', '60607', '9471'];
 const MARIA: Person = ['+17735550193', '60618', '4920'];
 
 describe('customer-support tools (Kestrel Electronics)', () => {
-  let pack: Pack;
-  let dir: string;
-  let dbs: CallDatabases;
-  let n = 0;
-
-  beforeAll(async () => {
-    pack = await loadPack(PACKS_DIR, 'customer-support');
-    dir = mkdtempSync(join(tmpdir(), 'mivas-support-tools-'));
-    dbs = new CallDatabases(join(dir, 'calls'), ensureTemplate(join(dir, 'templates'), pack));
-  });
-  afterAll(() => {
-    dbs.closeAll();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const fresh = (): CallDatabase => dbs.acquire(`t${++n}`);
-  const owner = (tool: string): string => pack.blueprint.agents.find((a) => a.tools.some((t) => t.name === tool))?.name ?? 'reception';
-  const call = (db: CallDatabase, tool: string, args: unknown = {}): ToolExecution => {
-    const entry = pack.catalog.get(tool);
-    if (!entry) throw new Error(`no tool ${tool}`);
-    return executeTool({ pack, callId: 'test', database: db, nowMs: () => 0 }, owner(tool), entry, args);
-  };
-  const data = (ex: ToolExecution): Record<string, unknown> => {
-    expect(ex.output.ok, JSON.stringify(ex.output)).toBe(true);
-    return ex.output.data as Record<string, unknown>;
-  };
-  const code = (ex: ToolExecution): string | undefined => ex.output.error_code;
+  const { pack: loadedPack, fresh, call, data, code, rows } = usePackTools('customer-support');
   const verify = (db: CallDatabase, [phone, zip_code, card_last4]: Person): ToolExecution => {
     data(call(db, 'find_customer', { phone }));
     return call(db, 'verify_customer', { zip_code, card_last4 });
@@ -71,9 +41,8 @@ describe('customer-support tools (Kestrel Electronics)', () => {
     expect(verify(db, person).output.ok).toBe(true);
     return db;
   };
-  const rows = (db: CallDatabase, table: string): Record<string, unknown>[] => dumpDatabase(db.sqlite)[table] ?? [];
   const setDelivered = (db: CallDatabase, order: string, date: string): void => void db.sqlite.prepare('UPDATE orders SET delivered_on = ? WHERE id = ?').run(date, order);
-  const daysAgo = (days: number): string => pack.clock.addDays(pack.clock.today(), -days);
+  const daysAgo = (days: number): string => loadedPack().clock.addDays(loadedPack().clock.today(), -days);
 
   describe('verification gate', () => {
     it('refuses every account-desk tool with NOT_VERIFIED and writes nothing before verification', () => {
@@ -404,7 +373,7 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       expect(data(call(db, 'report_scam', args))).toMatchObject({ report_id: 'scam_phone_call', idempotent: false });
       expect(data(call(db, 'report_scam', args))).toMatchObject({ idempotent: true });
       expect(rows(db, 'scam_reports')).toHaveLength(1);
-      expect(Object.keys(pack.catalog.get('report_scam')?.input.shape ?? {}).filter((k) => /card|bank|account|routing|code/.test(k))).toEqual([]);
+      expect(Object.keys(loadedPack().catalog.get('report_scam')?.input.shape ?? {}).filter((k) => /card|bank|account|routing|code/.test(k))).toEqual([]);
       const other = fresh();
       data(call(other, 'report_scam', { ...args, card_number: '4111111111111111' }));
       expect(JSON.stringify(rows(other, 'scam_reports'))).not.toContain('4111');
