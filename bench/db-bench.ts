@@ -43,6 +43,7 @@ function callRecord(pack: Awaited<ReturnType<typeof loadPack>>, callId: string):
     costUsd: null,
     priceTableVersion: null,
     traceId: null,
+    pacing: { intervals: 2_400, offOver5Ms: 3, maxOffMs: 21.5 },
   };
 }
 

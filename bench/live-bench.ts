@@ -30,6 +30,8 @@ export interface LiveRow {
   readonly jitter: LatencySummary;
   /** Percent of frame intervals off by more than 5 ms (optional: older results files lack it). */
   readonly jitterOver5Pct?: number;
+  /** The same share from the server's own pacer (summary.pacing), over each whole call (optional: older results lack it). */
+  readonly serverOver5Pct?: number;
   /** Frames past the lead arriving behind the paced schedule (a diagnostic beside the interval jitter). */
   readonly lateness: LatencySummary;
   readonly relay: LatencySummary;
@@ -110,8 +112,10 @@ function entryTool(pack: Pack): { name: string; args: unknown } | null {
 }
 
 /** Sums the server's view of each call of a step from its snapshot summaries, then deletes them. */
-function readSummaries(snapshotDir: string, pack: string, callIds: readonly string[]): { underruns: number; endReasons: Record<string, number> } {
+function readSummaries(snapshotDir: string, pack: string, callIds: readonly string[]): { underruns: number; serverOver5Pct: number; endReasons: Record<string, number> } {
   let underruns = 0;
+  let intervals = 0;
+  let offOver5 = 0;
   const endReasons: Record<string, number> = {};
   const dir = join(snapshotDir, pack);
   for (const id of callIds) {
@@ -120,12 +124,15 @@ function readSummaries(snapshotDir: string, pack: string, callIds: readonly stri
       endReasons.no_snapshot = (endReasons.no_snapshot ?? 0) + 1;
       continue;
     }
-    const summary = JSON.parse(readFileSync(file, 'utf8')) as { end_reason: string; smoke: { outbound_dropouts: number } };
+    const summary = JSON.parse(readFileSync(file, 'utf8')) as { end_reason: string; smoke: { outbound_dropouts: number }; pacing?: { intervals: number; off_over_5ms: number } };
     underruns += summary.smoke.outbound_dropouts;
+    intervals += summary.pacing?.intervals ?? 0;
+    offOver5 += summary.pacing?.off_over_5ms ?? 0;
     endReasons[summary.end_reason] = (endReasons[summary.end_reason] ?? 0) + 1;
   }
   if (existsSync(dir)) for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true });
-  return { underruns, endReasons };
+  const serverOver5Pct = intervals ? Math.round((offOver5 / intervals) * 100 * 100) / 100 : 0;
+  return { underruns, serverOver5Pct, endReasons };
 }
 
 async function settle(server: ChildProcess): Promise<ServerStats> {
@@ -149,13 +156,14 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
   const done = await nextMessage(load, (m) => m.event === 'done', 60_000);
   const result = done.result as LoadResult;
   await settle(server);
-  const { underruns, endReasons } = readSummaries(snapshotDir, pack, result.callIds);
+  const { underruns, serverOver5Pct, endReasons } = readSummaries(snapshotDir, pack, result.callIds);
   const cpuPerCallPct = Math.round((stats.cpuMs / Math.max(1, stats.wallMs) / calls) * 100 * 100) / 100;
   return {
     calls,
     callsUp: result.callsUp,
     jitter: result.jitter,
     jitterOver5Pct: result.jitterOver5Pct,
+    serverOver5Pct,
     lateness: result.lateness,
     relay: result.relay,
     underruns,

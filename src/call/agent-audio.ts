@@ -1,5 +1,5 @@
 import { StereoRecorder, type Resampler } from '../audio/index.ts';
-import { encodeTextFrame, OutboundPacer, type ChirpSocket, type Interruption, type OutboundChirpType } from '../chirp/index.ts';
+import { encodeTextFrame, OutboundPacer, type ChirpSocket, type Interruption, type OutboundChirpType, type PacingStats } from '../chirp/index.ts';
 import type { Clock, IdSource } from '../core/index.ts';
 import type { Timeline } from '../snapshot/index.ts';
 import { countClipping } from './smoke.ts';
@@ -102,6 +102,11 @@ export class AgentAudio {
   /** Media offset of the first agent frame, or null when the agent never spoke. */
   firstAudioMs(): number | null {
     return this.firstFrameMs;
+  }
+
+  /** How evenly paced frames left so far; null in fast mode, which does not pace. */
+  pacing(): PacingStats | null {
+    return this.deps.fast ? null : this.pacer.pacingStats();
   }
 
   /** Runs of three or more full-scale samples sent so far. */

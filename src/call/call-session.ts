@@ -271,6 +271,7 @@ export class CallSession {
       costUsd: cost.costUsd,
       priceTableVersion: cost.priceTableVersion,
       traceId,
+      pacing: this.agent.pacing(),
     };
   }
 

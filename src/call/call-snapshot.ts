@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../core/index.ts';
+import type { PacingStats } from '../chirp/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { summarySchema, timelineFileSchema, type EndReason, type Smoke, type SnapshotPart, type Summary, type TimelineEvent, type Usage, type VoidReason } from '../snapshot/index.ts';
 import type { DatabaseDump } from '../store/index.ts';
@@ -26,6 +27,8 @@ export interface CallRecord {
   readonly costUsd: number | null;
   readonly priceTableVersion: string | null;
   readonly traceId: string | null;
+  /** The pacer's own count of its send intervals (null in fast mode, which does not pace). */
+  readonly pacing: PacingStats | null;
 }
 
 /** The advisory void reason the server records; the scorer re-derives it (scoring.md §3). */
@@ -91,6 +94,7 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
     price_table_version: record.priceTableVersion,
     truncated: false,
     trace_id: record.traceId,
+    ...(record.pacing ? { pacing: { intervals: record.pacing.intervals, off_over_5ms: record.pacing.offOver5Ms, max_off_ms: Math.round(record.pacing.maxOffMs * 10) / 10 } } : {}),
     counts: {
       tool_calls: record.events.filter((e) => e.type === 'tool').length,
       handoffs: record.events.filter((e) => e.type === 'handoff').length,

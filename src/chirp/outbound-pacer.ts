@@ -28,7 +28,22 @@ interface Utterance {
   bytesSent: number;
   /** True while the stream is behind real time, so one stall counts as one underrun. */
   starved: boolean;
+  /** When the last frame left, or null when the next frame waited for audio (its interval is not pacing). */
+  lastFrameAtMs: number | null;
 }
+
+/** How evenly frames left once each utterance's lead was built (the pacer's own view of its output). */
+export interface PacingStats {
+  /** Intervals between consecutive frames of an utterance, past its lead, whose frame was waiting to go. */
+  readonly intervals: number;
+  /** Of those, the ones more than 5 ms away from 20 ms. */
+  readonly offOver5Ms: number;
+  /** The largest distance from 20 ms, in ms. */
+  readonly maxOffMs: number;
+}
+
+/** Distance from 20 ms beyond which an interval counts as off (the bench's jitter limit). */
+const PACING_TOLERANCE_MS = 5;
 
 /** What an interruption cut: the utterance and how much of it the caller heard. */
 export interface Interruption {
@@ -50,6 +65,7 @@ export class OutboundPacer {
   private playoutEndMs = Number.NEGATIVE_INFINITY;
   private idleWaiters: (() => void)[] = [];
   private disposed = false;
+  private stats = { intervals: 0, offOver5Ms: 0, maxOffMs: 0 };
 
   constructor(
     private readonly clock: Clock,
@@ -63,7 +79,7 @@ export class OutboundPacer {
     if (this.disposed || pcm.length === 0) return;
     let utterance = this.queue.find((u) => u.itemId === itemId && !u.finished);
     if (!utterance) {
-      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0, starved: false };
+      utterance = { utteranceId: this.newUtteranceId(), itemId, chunks: [], queuedBytes: 0, finished: false, started: false, startMs: 0, framesSent: 0, bytesSent: 0, starved: false, lastFrameAtMs: null };
       this.queue.push(utterance);
     }
     utterance.chunks.push(pcm);
@@ -82,6 +98,11 @@ export class OutboundPacer {
   /** Milliseconds of 16 kHz audio queued and not yet sent, over every utterance. */
   queuedMs(): number {
     return this.queue.reduce((sum, u) => sum + u.queuedBytes, 0) / 32;
+  }
+
+  /** How evenly paced frames left so far (fast mode counts nothing). */
+  pacingStats(): PacingStats {
+    return { ...this.stats };
   }
 
   /** True when nothing is queued or playing. */
@@ -151,13 +172,16 @@ export class OutboundPacer {
   private sendDue(u: Utterance): number | null {
     for (;;) {
       const frameBytes = u.queuedBytes >= FRAME_BYTES ? FRAME_BYTES : u.finished ? u.queuedBytes : 0;
-      if (frameBytes === 0) return null;
+      if (frameBytes === 0) {
+        u.lastFrameAtMs = null;
+        return null;
+      }
       const now = this.clock.nowMs();
       if (!u.started) this.startUtterance(u, now);
       else if (!this.fast) this.catchUp(u, now);
       const dueMs = u.startMs + u.framesSent * FRAME_MS - MAX_LEAD_MS;
       if (!this.fast && now < dueMs) return dueMs - now;
-      this.sendFrame(u, frameBytes);
+      this.sendFrame(u, frameBytes, now);
     }
   }
 
@@ -179,7 +203,8 @@ export class OutboundPacer {
     }
   }
 
-  private sendFrame(u: Utterance, frameBytes: number): void {
+  private sendFrame(u: Utterance, frameBytes: number, now: number): void {
+    if (!this.fast) this.countInterval(u, now);
     const frame = takeFrame(u.chunks, frameBytes);
     u.queuedBytes -= frameBytes;
     const positionMs = u.startMs + u.framesSent * FRAME_MS;
@@ -189,6 +214,17 @@ export class OutboundPacer {
     u.bytesSent += frameBytes;
     this.playoutEndMs = u.startMs + (u.bytesSent / FRAME_BYTES) * FRAME_MS;
     this.effects.frame(frame, u.utteranceId, positionMs);
+  }
+
+  /** Counts the interval since the utterance's previous frame once its lead is built (frames 0 to 10 leave together by design). */
+  private countInterval(u: Utterance, now: number): void {
+    if (u.lastFrameAtMs !== null && u.framesSent > MAX_LEAD_MS / FRAME_MS) {
+      const offMs = Math.abs(now - u.lastFrameAtMs - FRAME_MS);
+      this.stats.intervals++;
+      if (offMs > PACING_TOLERANCE_MS) this.stats.offOver5Ms++;
+      if (offMs > this.stats.maxOffMs) this.stats.maxOffMs = offMs;
+    }
+    u.lastFrameAtMs = now;
   }
 
   private cancelTimer(): void {

@@ -136,6 +136,11 @@ export const summarySchema = z
     price_table_version: z.string().nullable(),
     truncated: z.boolean(),
     trace_id: z.string().nullable(),
+    /** How evenly the agent's frames left past each utterance's lead (absent in snapshots before session 3). */
+    pacing: z
+      .object({ intervals: z.number().int().nonnegative(), off_over_5ms: z.number().int().nonnegative(), max_off_ms: z.number().nonnegative() })
+      .strict()
+      .optional(),
     counts: z
       .object({ tool_calls: z.number().int().nonnegative(), handoffs: z.number().int().nonnegative(), rows_written: z.number().int().nonnegative() })
       .strict(),

@@ -36,6 +36,7 @@ export class MivasMetrics {
   private readonly audioBytes: Counter<'direction'>;
   private readonly underruns: Counter;
   private readonly clockResets: Counter;
+  private readonly frameIntervals: Counter<'off_by'>;
   private readonly bargeIns: Counter<'harness'>;
   private readonly markEcho: Histogram;
   private readonly providerConnect: Histogram<'provider'>;
@@ -73,6 +74,7 @@ export class MivasMetrics {
     this.audioBytes = new Counter({ name: 'mivas_audio_bytes_total', help: 'CHIRP PCM bytes by direction.', labelNames: ['direction'], registers: r });
     this.underruns = new Counter({ name: 'mivas_pacer_underruns_total', help: 'Outbound pacer stalls.', registers: r });
     this.clockResets = new Counter({ name: 'mivas_pacer_clock_resets_total', help: 'Outbound pacer clock restarts after falling more than 100 ms behind.', registers: r });
+    this.frameIntervals = new Counter({ name: 'mivas_pacer_frame_intervals_total', help: 'Paced agent frame intervals past each lead, by distance from 20 ms (within_5ms, over_5ms).', labelNames: ['off_by'], registers: r });
     this.bargeIns = new Counter({ name: 'mivas_barge_ins_total', help: 'Agent utterances cut by the caller.', labelNames: ['harness'], registers: r });
     this.markEcho = new Histogram({ name: 'mivas_mark_echo_seconds', help: "Bluejay's playout lag: a mark sent to its echo.", buckets: SECONDS_BUCKETS, registers: r });
     this.providerConnect = new Histogram({ name: 'mivas_provider_connect_seconds', help: 'Connect start to the provider session being ready.', labelNames: ['provider'], buckets: SECONDS_BUCKETS, registers: r });
@@ -104,6 +106,10 @@ export class MivasMetrics {
     if (voidReason) this.voids.inc({ reason: voidReason });
     if (facts.underruns) this.underruns.inc(facts.underruns);
     if (facts.clockResets) this.clockResets.inc(facts.clockResets);
+    if (record.pacing) {
+      this.frameIntervals.inc({ off_by: 'within_5ms' }, record.pacing.intervals - record.pacing.offOver5Ms);
+      this.frameIntervals.inc({ off_by: 'over_5ms' }, record.pacing.offOver5Ms);
+    }
     if (facts.bargeIns) this.bargeIns.inc({ harness }, facts.bargeIns);
     for (const [code, n] of facts.providerErrors) this.providerErrors.inc({ provider: harness, code }, n);
     for (const tool of facts.tools) {

@@ -148,6 +148,16 @@ describe('openai/realtime: a full control-industry call through the real server 
     expect(creates).toBe(4);
   });
 
+  it('records how evenly its own frames left past each lead (summary.pacing; counts, not timings, are asserted)', () => {
+    const pacing = summary.pacing;
+    // Frames 0 to 10 of each utterance leave together (the lead), so at most frames − 10 per utterance count.
+    const frames = Math.ceil(report.agentAudioBytes / 640);
+    expect(pacing).toBeDefined();
+    expect(pacing?.intervals).toBeGreaterThan(0);
+    expect(pacing?.intervals).toBeLessThanOrEqual(frames - 10 * report.agentUtterances);
+    expect(pacing?.off_over_5ms).toBeLessThanOrEqual(pacing?.intervals ?? -1);
+  });
+
   it('closes 1000 after end_call only once the farewell has played (wire.md §6.14)', () => {
     expect(report.closeCode).toBe(1000);
     expect(summary.end_reason).toBe('agent_end_call');

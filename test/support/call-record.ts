@@ -78,5 +78,6 @@ export function sampleRecord(pack: Pack, callId: string, events: [TimelineEventI
     costUsd: 0.002,
     priceTableVersion: null,
     traceId: null,
+    pacing: { intervals: 380, offOver5Ms: 1, maxOffMs: 6.5 },
   };
 }

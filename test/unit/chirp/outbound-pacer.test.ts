@@ -107,6 +107,25 @@ describe('OutboundPacer', () => {
     expect(bytes).toBe(64_000);
   });
 
+  it('counts its own send intervals past the lead: even when on time, off after a stall, none across a wait for audio', () => {
+    const clock = new LateClock();
+    const { effects } = recorder(clock);
+    const pacer = new OutboundPacer(clock, effects, counter());
+    pacer.push('item_1', Buffer.alloc(FRAME_BYTES * 50, 1));
+    for (let t = 0; t < 1_000; t++) clock.tick(1);
+    // 50 frames: 0 to 10 leave together (the lead), so 39 intervals are paced, all 20 ms.
+    expect(pacer.pacingStats()).toEqual({ intervals: 39, offOver5Ms: 0, maxOffMs: 0 });
+    // The provider goes quiet for a second, then sends more: the gap is waiting, not pacing.
+    pacer.push('item_1', Buffer.alloc(FRAME_BYTES * 30, 1));
+    for (let t = 0; t < 300; t++) clock.tick(1);
+    clock.tick(45); // a stall: one interval of 65 ms, then frames that fell due together
+    for (let t = 0; t < 1_000; t++) clock.tick(1);
+    const stats = pacer.pacingStats();
+    expect(stats.intervals).toBe(39 + 29);
+    expect(stats.offOver5Ms).toBeGreaterThanOrEqual(2);
+    expect(stats.maxOffMs).toBeGreaterThanOrEqual(20);
+  });
+
   it('sends 640-byte frames but for the last, which is even, whatever the chunking', () => {
     const clock = new ManualClock();
     const { effects, events } = recorder(clock);

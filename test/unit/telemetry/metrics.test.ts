@@ -56,6 +56,8 @@ describe('latencies and clock resets from a finished record', () => {
     expect(types.get('mivas_model_ttft_seconds')).toBe('histogram');
     expect(types.get('mivas_rate_limit_remaining')).toBe('gauge');
     expect(sumOf(samples, 'mivas_pacer_clock_resets_total')).toBe(2);
+    // The sample record's pacer counted 380 intervals, one of them off by more than 5 ms.
+    expect(samples.filter((m) => m.name === 'mivas_pacer_frame_intervals_total').map((m) => [m.labels.off_by, m.value])).toEqual([['within_5ms', 379], ['over_5ms', 1]]);
     expect(sumOf(samples, 'mivas_mark_echo_seconds_count')).toBe(1);
     expect(sumOf(samples, 'mivas_mark_echo_seconds_sum')).toBeCloseTo(0.23);
     expect(sumOf(samples, 'mivas_provider_connect_seconds_sum', { provider: 'scripted' })).toBeCloseTo(0.18);
