@@ -35,7 +35,9 @@ export const areaField = z
   .describe(
     'Practice area: "car crash" is car_accident; "slip and fall" is premises_injury; "defective product" is product_injury; "hurt at work" or "workers comp" is workplace_injury; "fired for my age" or "harassment" is employment_discrimination; "unpaid overtime" is wage_claim; divorce or custody is family.',
   );
-export const officeField = z.enum(OFFICE_IDS).describe('Office: "Pittsburgh" is off_pittsburgh; "Columbus" is off_columbus; "Wheeling" is off_wheeling.');
+export const officeOrAllField = z
+  .enum([...OFFICE_IDS, 'all'])
+  .describe('Office: "Pittsburgh" is off_pittsburgh; "Columbus" is off_columbus; "Wheeling" is off_wheeling; all for every office.');
 export const consultLocationField = z
   .enum(CONSULT_LOCATIONS)
   .describe('Where the consultation happens: an office id, or video for a video call ("Zoom", "online").');
@@ -78,12 +80,15 @@ export const readMatterNumber = (v: unknown): unknown => {
   return digits.length === 6 ? `${digits.slice(0, 2)}-${digits.slice(2)}` : v;
 };
 
-/** "Pittsburgh", "the Columbus office", "video call" → a consult location id. */
+const ALL_OFFICES = new Set(['all', 'all_offices', 'every_office', 'any', 'any_office', 'offices']);
+
+/** "Pittsburgh", "the Columbus office", "video call", "all offices" → an office or consult location id, or all. */
 export const readLocation = (v: unknown): unknown => {
   const code = normalizeCode(v);
   if (typeof code !== 'string') return v;
   const bare = code.replace(/^(the_)/, '').replace(/_(office|location)$/, '').replace(/^off_/, '');
   if (bare === 'video') return 'video';
+  if (ALL_OFFICES.has(bare)) return 'all';
   return LOCATION_ALIASES[bare] ?? ((OFFICE_IDS as readonly string[]).includes(`off_${bare}`) ? `off_${bare}` : code);
 };
 

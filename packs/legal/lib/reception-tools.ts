@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineTool, normalizeFields, ok, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { messages, offices, practiceRules } from '../schema.ts';
-import { officeField, personNameField, phoneField, proseField, readLocation, readName, readPhone, readRecipient } from './fields.ts';
+import { officeOrAllField, personNameField, phoneField, proseField, readLocation, readName, readPhone, readRecipient } from './fields.ts';
 import { AREA_NAMES, policy, RECIPIENTS, type Area, type Recipient } from './policy.ts';
 import { attorney, maskPhone, pinnedClient, pinnedMatter, spokenDateWithYear } from './records.ts';
 
@@ -31,14 +31,14 @@ const areaOut = z.object({ area: z.string(), name: z.string(), states: z.array(z
 export const getFirmInfo = defineTool({
   name: 'get_firm_info',
   description:
-    'Use when: a caller asks where an office is, its hours, parking, phone, which languages staff speak, or which kinds of cases the firm takes in which states. Returns: each office (or the one asked about) with its facts, and every practice area with the states where the firm takes it. Do not use for: whether one specific case fits, which screening decides. Errors: none.',
-  input: z.object({ office_id: officeField.optional() }),
+    'Use when: a caller asks where an office is, its hours, parking, phone, which languages staff speak, or which kinds of cases the firm takes in which states. Give the office asked about, or all. Returns: that office (or every office) with its facts, and every practice area with the states where the firm takes it. Do not use for: whether one specific case fits, which screening decides. Errors: none.',
+  input: z.object({ office_id: officeOrAllField }),
   output: z.object({ offices: z.array(officeOut), practice_areas: z.array(areaOut) }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { office_id: readLocation }),
   run(args, ctx) {
-    const rows = allOffices(ctx.db).all().filter((o) => !args.office_id || o.id === args.office_id);
+    const rows = allOffices(ctx.db).all().filter((o) => args.office_id === 'all' || o.id === args.office_id);
     const byArea = new Map<string, string[]>();
     for (const rule of acceptedRules(ctx.db).all()) byArea.set(rule.area, [...(byArea.get(rule.area) ?? []), rule.state]);
     return ok({

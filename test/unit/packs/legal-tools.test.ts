@@ -343,6 +343,7 @@ describe('legal tools (Halverson & Reed)', () => {
       expect(offices.map((o) => [o.office_id, o.languages])).toEqual([['off_columbus', ['English', 'Spanish', 'Somali']]]);
       const areas = Object.fromEntries((out.practice_areas as { area: string; states: string[] }[]).map((a) => [a.area, a.states]));
       expect(areas).toMatchObject({ workplace_injury: ['OH', 'PA'], medical_malpractice: ['PA'], wage_claim: ['OH'] });
+      expect((data(call(fresh(), 'get_firm_info', { office_id: 'all offices' })).offices as Args[]).map((o) => o.office_id)).toEqual(['off_columbus', 'off_pittsburgh', 'off_wheeling']);
     });
   });
 });
