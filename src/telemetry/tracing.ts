@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { CallRecord } from '../call/index.ts';
@@ -59,8 +59,9 @@ function countingExporter(inner: SpanExporter, lost: (count: number) => void): S
 
 /**
  * OpenTelemetry for calls (wire.md §5): a private tracer provider (library spans stay out) with a
- * batch processor and the OTLP/HTTP exporter, sending to Bluejay with `X-API-KEY`. A call's
- * spans are built from its timeline at hangup with explicit start and end times.
+ * batch processor and the OTLP/HTTP protobuf exporter (wire.md §5.1), sending to Bluejay with
+ * `X-API-KEY`. A call's spans are built from its timeline at hangup with explicit start and end
+ * times.
  */
 export class CallTracer {
   private readonly ids = new PresetIdGenerator();

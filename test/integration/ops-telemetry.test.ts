@@ -5,7 +5,7 @@ import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
 import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/local-caller.ts';
 import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { BluejayApiStandIn } from '../support/bluejay-api.ts';
-import { OtlpCollector } from '../support/otlp-collector.ts';
+import { OTLP_PROTOBUF, OtlpCollector } from '../support/otlp-collector.ts';
 import { parsePrometheus, sumOf, type PromSample } from '../support/prometheus.ts';
 import { dial, eventsOf, readSnapshot as readRealtimeSnapshot, startRealtimeRig, type RealtimeRig } from '../support/realtime-call.ts';
 import { tone, type StandInConnection } from '../support/realtime-server.ts';
@@ -163,6 +163,9 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
       const traceId = summary.trace_id ?? '';
       await collector.waitFor(() => collector.spans.some((s) => s.traceId === traceId && s.name === 'voice.call'));
       expect(collector.exports.every((e) => e.headers['x-api-key'] === KEY)).toBe(true);
+      // wire.md §5.1: OTLP/HTTP protobuf, every export decoded (the collector answers 400 to anything else).
+      expect(collector.exports.length).toBeGreaterThan(0);
+      expect(collector.exports.map((e) => [e.headers['content-type'], e.status])).toEqual(collector.exports.map(() => [OTLP_PROTOBUF, 200]));
       const spans = collector.spans.filter((s) => s.traceId === traceId);
       const root = spans.find((s) => s.name === 'voice.call');
       expect(root?.parentSpanId).toBeNull();
