@@ -1,7 +1,10 @@
 /**
  * Conflict-check name matching (packs.md §2.1, upstream defect 13): containment plus a small edit
  * distance, never failing open. Only an exact match (after folding) of a current client's name or
- * alias is a certain conflict; every near match is sent to review.
+ * alias is a certain conflict; every near match is sent to review. A spoken name is near a name on
+ * file when it is a small edit away, when its words all appear in the name on file, or when it
+ * holds every distinctive word of the name on file ("Brightwater Trucking" holds "Brightwater
+ * Freight"'s core): an extra word never turns a party on file into a stranger.
  */
 
 /** Words that say what kind of company it is, not which one. */
@@ -50,10 +53,16 @@ function wordsMatch(a: string, b: string): boolean {
   return a === b || (Math.min(a.length, b.length) >= 6 && editDistance(a, b) <= 1);
 }
 
-/** Every word of `part` matches a word of `whole`, and at least one matched word is distinctive. */
+/** Every word of the spoken `part` matches a word of `whole`, and at least one matched word is distinctive. */
 function containedIn(part: readonly string[], whole: readonly string[]): boolean {
   if (!part.length) return false;
   return part.every((w) => whole.some((x) => wordsMatch(w, x))) && part.some((w) => !GENERIC_WORDS.has(w) && whole.some((x) => wordsMatch(w, x)));
+}
+
+/** Every distinctive (non-generic) word of the name on file matches a word of the spoken name. */
+function coreContainedIn(onFile: readonly string[], spoken: readonly string[]): boolean {
+  const core = onFile.filter((w) => !GENERIC_WORDS.has(w));
+  return core.length > 0 && core.every((w) => spoken.some((x) => wordsMatch(w, x)));
 }
 
 /** How a caller's name for a party relates to one name on file. */
@@ -68,5 +77,5 @@ export function matchParty(spoken: string, onFile: string): PartyMatch {
   if (editDistance(a, b) <= wholeNameTolerance(b.length)) return 'near';
   const wa = a.split(' ');
   const wb = b.split(' ');
-  return containedIn(wa, wb) || containedIn(wb, wa) ? 'near' : 'none';
+  return containedIn(wa, wb) || coreContainedIn(wb, wa) ? 'near' : 'none';
 }

@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { z } from 'zod';
 import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
-import { adverseParties, filingRules, practiceRules } from '../schema.ts';
+import { adverseParties, clients, filingRules, matters, practiceRules } from '../schema.ts';
 import { areaField, dateField, moneyDisplay, partyNameField, readArea, readDate, readParty, readState, stateField } from './fields.ts';
 import { filingWindow, windowWords } from './filing-window.ts';
 import { foldParty, matchParty } from './party-match.ts';
@@ -11,6 +11,8 @@ import { spokenDateWithYear } from './records.ts';
 /** Screening: the conflict check, case fit and the filing window. The conflict gate's facts live in call_session flags. */
 
 const allParties = preparedQuery((db) => db.select().from(adverseParties).orderBy(adverseParties.id).prepare());
+const allClients = preparedQuery((db) => db.select({ id: clients.id, name: clients.full_name }).from(clients).orderBy(clients.id).prepare());
+const clientsWithOpenMatters = preparedQuery((db) => db.selectDistinct({ id: matters.client_id }).from(matters).where(ne(matters.stage, 'closed')).prepare());
 const ruleFor = preparedQuery((db) => db.select().from(practiceRules).where(and(eq(practiceRules.area, param('area')), eq(practiceRules.state, param('state')))).prepare());
 const filingRuleFor = preparedQuery((db) => db.select().from(filingRules).where(eq(filingRules.area, param('area'))).prepare());
 
@@ -28,12 +30,28 @@ const CONFLICT_SCRIPT =
   'I am sorry, but the firm is not able to help with this matter, and I am not able to say why. This is not a judgment about your claim. Please contact another attorney soon, because deadlines may apply.';
 const REVIEW_SCRIPT = 'Before we can go further, one of our attorneys has to review a possible conflict. I can connect you with a member of our staff now.';
 
-/** The cautious answer across every name and alias on file: a certain conflict, a review, or clear. */
+/** One name on file: a certain conflict when matched exactly, otherwise a review when matched at all. */
+type NameOnFile = { readonly name: string; readonly current: boolean };
+
+/**
+ * Every name the firm must not act against without a look: adverse parties (current clients'
+ * names and aliases, former clients) and the firm's own clients, current while a matter is open.
+ * A client with only closed matters is a former client: an exact match goes to review.
+ */
+function namesOnFile(db: PackDb): NameOnFile[] {
+  const open = new Set(clientsWithOpenMatters(db).all().map((r) => r.id));
+  return [
+    ...allParties(db).all().map((r) => ({ name: r.name, current: r.status === 'current_client' })),
+    ...allClients(db).all().map((r) => ({ name: r.name, current: open.has(r.id) })),
+  ];
+}
+
+/** The cautious answer across every name on file: a certain conflict, a review, or clear. */
 function conflictStatus(db: PackDb, party: string): 'clear' | 'conflict' | 'needs_review' {
   let status: 'clear' | 'conflict' | 'needs_review' = 'clear';
-  for (const row of allParties(db).all()) {
+  for (const row of namesOnFile(db)) {
     const match = matchParty(party, row.name);
-    if (match === 'exact' && row.status === 'current_client') return 'conflict';
+    if (match === 'exact' && row.current) return 'conflict';
     if (match !== 'none') status = 'needs_review';
   }
   return status;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,19 +80,68 @@ describe('legal tools (Halverson & Reed)', () => {
       ['Alleghany Mutual Insurance', 'needs_review'], // one letter off
       ['Brightwater', 'needs_review'], // contained in a client's name
       ['Allegheny Insurance', 'needs_review'], // words contained in a client's name
+      ['Brightwater Trucking', 'needs_review'], // the whole distinctive core of a current client plus a word
+      ['Brightwater truck', 'needs_review'],
+      ['Summit Ridge Dental', 'needs_review'], // a former client's core plus a word
+      ['Allegheny General Hospital', 'needs_review'], // "allegheny" is all of Allegheny Mutual Insurance's core: a person looks
+      ['Allegheny Heights Medical Group', 'needs_review'],
+      ['Ohio Valley Millwork', 'needs_review'], // holds "ohio valley"
+      ['Denise Kowalski', 'conflict'], // the firm's client, matter open
+      ['denise kowalski', 'conflict'],
+      ['Samuel Greer', 'conflict'], // open matter
+      ['Denise Kowalsky', 'needs_review'], // a slip of a client's name
+      ['Denise M. Kowalski', 'needs_review'], // a client's name plus a word
+      ['Kowalski', 'needs_review'], // contained in a client's name
+      ['Gerald Finch', 'needs_review'], // a client whose only matter is closed
       ['Brightwell Foods', 'clear'], // unrelated, shares only a prefix
       ['Keystone Regional Transit', 'clear'],
       ['Medical Center', 'clear'], // generic words alone are no match
-      ['Allegheny General Hospital', 'clear'], // shares one distinctive word but is another party
+      ['Valley Medical Supply', 'clear'], // part of a former client's core and generic words only
+      ['Valley Medical Imaging', 'clear'], // C2-H1's look-alike
+      ['Riverbend Freight Lines', 'clear'], // C2-H2's look-alike: only generic words of a current client's alias
+      ['Summit Hill Apartments', 'clear'], // part of a core
+      ['Denise Walker', 'clear'], // shares a client's first name only
+      ['Riverside Grocery', 'clear'],
     ])('%s is %s', (party, status) => {
       const out = data(call(fresh(), 'check_conflict', { opposing_party: party }));
       expect(out.status).toBe(status);
-      if (status === 'conflict') expect(String(out.script)).not.toMatch(/client|Brightwater|Allegheny/);
+      if (status === 'conflict') expect(String(out.script)).not.toMatch(/client|Brightwater|Allegheny|Kowalski|Greer/);
+    });
+
+    it("a client's name gets the same answer as any party on file, saying nothing about the client", () => {
+      const strip = (out: Record<string, unknown>): Record<string, unknown> => ({ ...out, opposing_party: '' });
+      const party = strip(data(call(fresh(), 'check_conflict', { opposing_party: 'Brightwater Freight' })));
+      expect(strip(data(call(fresh(), 'check_conflict', { opposing_party: 'Denise Kowalski' })))).toEqual(party);
+      const review = strip(data(call(fresh(), 'check_conflict', { opposing_party: 'Summit Ridge Apartments' })));
+      const closed = data(call(fresh(), 'check_conflict', { opposing_party: 'Gerald Finch' }));
+      expect(strip(closed)).toEqual(review);
+      expect(JSON.stringify(closed)).not.toMatch(/25-0112|closed|Reed|Columbus|wage/i);
+    });
+
+    /** Every name and alias on file: adverse parties and the firm's clients. */
+    const namesOnFile = (): string[] => {
+      const dump = dumpDatabase(fresh().sqlite);
+      return [...(dump.adverse_parties ?? []).map((r) => String(r.name)), ...(dump.clients ?? []).map((r) => String(r.full_name))];
+    };
+
+    it('never fails open: a name or alias on file with one more word is never clear', () => {
+      const names = namesOnFile();
+      expect(names.length).toBeGreaterThan(15);
+      const db = fresh();
+      fc.assert(
+        fc.property(fc.constantFrom(...names), fc.stringMatching(/^[A-Za-z][A-Za-z'-]{0,11}$/), fc.nat(), (name, word, at) => {
+          const words = name.split(' ');
+          const i = at % (words.length + 1);
+          const spoken = [...words.slice(0, i), word, ...words.slice(i)].join(' ');
+          expect(data(call(db, 'check_conflict', { opposing_party: spoken })).status, spoken).not.toBe('clear');
+        }),
+        { numRuns: 400 },
+      );
     });
 
     it('never fails open: every one-letter slip of a name on file is a conflict or a review', () => {
-      const names = dumpDatabase(fresh().sqlite).adverse_parties?.map((r) => String(r.name)) ?? [];
-      expect(names.length).toBeGreaterThan(5);
+      const names = namesOnFile();
+      expect(names.length).toBeGreaterThan(15);
       const slips = names.flatMap((name) =>
         [...name].flatMap((ch, i) => (/[A-Za-z]/.test(ch) ? [name.slice(0, i) + name.slice(i + 1), name.slice(0, i) + (ch.toLowerCase() === 'x' ? 'q' : 'x') + name.slice(i + 1)] : [])),
       );
