@@ -6,6 +6,7 @@ export * from './loader.ts';
 export * from './graph-checks.ts';
 export * from './call-state.ts';
 export * from './prepared.ts';
+export * from './name-matching.ts';
 export * from './pronunciation.ts';
 export * from './session-tables.ts';
 export * from './input-normalizers.ts';

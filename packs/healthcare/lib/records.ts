@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { param, preparedQuery, readCallSession, referenceTable, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { editDistance, foldName, param, preparedQuery, readCallSession, referenceTable, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { locations, patients, providers, visitTypes } from '../schema.ts';
 
 /** Row shapes and record lookups shared by the Straus tools. */
@@ -20,30 +20,6 @@ export function pinnedPatient(ctx: ToolContext): PatientRow | undefined {
   const session = readCallSession(ctx.db);
   if (session.subjectKind !== 'patient' || !session.subjectId) return undefined;
   return patientById(ctx.db).get({ id: session.subjectId });
-}
-
-/** Casefolded name with punctuation removed and spaces collapsed. */
-export function foldName(name: string): string {
-  return name
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^a-z ]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] ?? 0;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] ?? 0;
-      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length] ?? 0;
 }
 
 /** Identity-strict name match (packs.md §2.4): equal after folding, or one edit on six or more letters. */

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { defineTool, foldName, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
 import { caseNotes, formSends, intakes, practiceRules, recordsRequests } from '../schema.ts';
 import {
   areaField,
@@ -23,7 +23,7 @@ import {
 } from './fields.ts';
 import { filingWindow } from './filing-window.ts';
 import { FORM_CHANNELS, NOTE_TOPICS, RECORD_TYPES, RECORDS_FOR_AREA, type Area } from './policy.ts';
-import { foldName, maskEmail, maskPhone, pinnedIntake, slug, spokenDateWithYear } from './records.ts';
+import { maskEmail, maskPhone, pinnedIntake, slug, spokenDateWithYear } from './records.ts';
 import { caseFitFlag, conflictClearFlag, windowRuleOf } from './screening-tools.ts';
 
 /** Intake: the gated intake itself, then notes, forms and records releases on the intake of this call. */

@@ -7,6 +7,8 @@
  * Freight"'s core): an extra word never turns a party on file into a stranger.
  */
 
+import { editDistance } from '../../../src/packs/index.ts';
+
 /** Words that say what kind of company it is, not which one. */
 const LEGAL_SUFFIXES = new Set(['the', 'inc', 'incorporated', 'llc', 'llp', 'lp', 'co', 'company', 'corp', 'corporation', 'ltd', 'limited', 'group', 'pc']);
 
@@ -26,21 +28,6 @@ export function foldParty(name: string): string {
     .split(/\s+/)
     .filter((w) => w && !LEGAL_SUFFIXES.has(w))
     .join(' ');
-}
-
-/** Levenshtein distance. */
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] ?? 0;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] ?? 0;
-      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length] ?? 0;
 }
 
 /** Edits tolerated between two whole folded names: none under 4 letters, one up to 11, two beyond. */

@@ -47,16 +47,6 @@ export function locationName(db: PackDb, id: string): string {
   return officeNameById(db).get({ id })?.name ?? id;
 }
 
-/** Casefolded name with punctuation removed and spaces collapsed. */
-export function foldName(name: string): string {
-  return name
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^a-z ]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 /** A stable id part from free words: lower case, underscores, at most `max` characters. */
 export function slug(text: string, max = 40): string {
   return text

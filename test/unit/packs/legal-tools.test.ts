@@ -1,13 +1,8 @@
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPack, type Pack } from '../../../src/packs/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate, type CallDatabase } from '../../../src/store/index.ts';
-import { executeTool, type ToolExecution } from '../../../src/tools/index.ts';
-
-const PACKS_DIR = join(import.meta.dirname, '../../../packs');
+import { describe, expect, it } from 'vitest';
+import { dumpDatabase, type CallDatabase } from '../../../src/store/index.ts';
+import { type ToolExecution } from '../../../src/tools/index.ts';
+import { usePackTools } from '../../support/pack-tools.ts';
 
 type Args = Record<string, unknown>;
 /** Matter number and date of birth of seeded clients. */
@@ -20,33 +15,7 @@ const ANGELA = { matter_number: '24-0611', date_of_birth: '1990-09-09' }; // law
 const PROSPECT = { caller_name: 'Maria Lopez', phone: '+14125550199', email: 'maria.lopez@example.com', summary: 'Rear-ended at a light; neck and back pain since.' };
 
 describe('legal tools (Halverson & Reed)', () => {
-  let pack: Pack;
-  let dir: string;
-  let dbs: CallDatabases;
-  let n = 0;
-
-  beforeAll(async () => {
-    pack = await loadPack(PACKS_DIR, 'legal');
-    dir = mkdtempSync(join(tmpdir(), 'mivas-legal-tools-'));
-    dbs = new CallDatabases(join(dir, 'calls'), ensureTemplate(join(dir, 'templates'), pack));
-  });
-  afterAll(() => {
-    dbs.closeAll();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const fresh = (): CallDatabase => dbs.acquire(`t${++n}`);
-  const owner = (tool: string): string => pack.blueprint.agents.find((a) => a.tools.some((t) => t.name === tool))?.name ?? 'reception';
-  const call = (db: CallDatabase, tool: string, args: unknown = {}): ToolExecution => {
-    const entry = pack.catalog.get(tool);
-    if (!entry) throw new Error(`no tool ${tool}`);
-    return executeTool({ pack, callId: 'test', database: db, nowMs: () => 0 }, owner(tool), entry, args);
-  };
-  const data = (ex: ToolExecution): Record<string, unknown> => {
-    expect(ex.output.ok, JSON.stringify(ex.output)).toBe(true);
-    return ex.output.data as Record<string, unknown>;
-  };
-  const code = (ex: ToolExecution): string | undefined => ex.output.error_code;
+  const { pack, fresh, call, data, code } = usePackTools('legal');
   const asClient = (who: Args): CallDatabase => {
     const db = fresh();
     data(call(db, 'verify_client', { ...who, caller_role: 'client' }));
@@ -62,7 +31,7 @@ describe('legal tools (Halverson & Reed)', () => {
   };
   const scoredTables = (db: CallDatabase): Record<string, unknown> => {
     const dump = dumpDatabase(db.sqlite);
-    return Object.fromEntries(Object.entries(dump).filter(([t]) => pack.compare.tables[t]?.scored === true));
+    return Object.fromEntries(Object.entries(dump).filter(([t]) => pack().compare.tables[t]?.scored === true));
   };
 
   describe('the conflict check', () => {
