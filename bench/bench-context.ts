@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVE_NODE_FLAGS } from '../src/server/index.ts';
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -44,7 +45,7 @@ export interface ServerProcess {
 /** Starts `mivas serve` and waits until /health answers. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const [cmd, args] = pinned(0, process.execPath, [join(ROOT, 'bin/mivas.js'), 'serve', '--port', String(port), '--host', '127.0.0.1']);
+  const [cmd, args] = pinned(0, process.execPath, [...SERVE_NODE_FLAGS, join(ROOT, 'bin/mivas.js'), 'serve', '--port', String(port), '--host', '127.0.0.1']);
   const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, MIVAS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pack } from '../src/packs/index.ts';
+import { SERVE_NODE_FLAGS } from '../src/server/index.ts';
 import { freePort, pinned, ROOT, tempDir } from './bench-context.ts';
 import type { LoadResult, RunCommand } from './live-load.ts';
 import type { ServerStats } from './live-server.ts';
@@ -66,7 +67,9 @@ type Message = { event?: string; baseUrl?: string; result?: LoadResult; ready?: 
 /** A child process with IPC, pinned to a core. */
 function child(core: number, script: string, args: string[], env: NodeJS.ProcessEnv, profileDir?: string): ChildProcess {
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const [cmd, argv] = pinned(core, process.execPath, [...profile, '--import', 'tsx', join(ROOT, script), ...args]);
+  // The server runs with the node flags the image's `mivas serve` runs with (src/server/node-flags.ts).
+  const flags = core === 0 ? SERVE_NODE_FLAGS : [];
+  const [cmd, argv] = pinned(core, process.execPath, [...flags, ...profile, '--import', 'tsx', join(ROOT, script), ...args]);
   return spawn(cmd, argv, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 

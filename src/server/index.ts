@@ -2,3 +2,4 @@ export * from './app.ts';
 export * from './app-context.ts';
 export * from './auth.ts';
 export * from './operations.ts';
+export * from './node-flags.ts';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseToml, parseYamlDocuments } from '../support/manifest-readers.ts';
+import { SERVE_NODE_FLAGS } from '../../src/server/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (file: string): string => readFileSync(resolve(ROOT, file), 'utf8');
@@ -41,7 +42,8 @@ describe('Dockerfile (static checks of the image contents)', () => {
     expect(runtime).toMatch(/VOLUME \["\/data"\]/);
     expect(runtime).toMatch(/^EXPOSE 8765$/m);
     expect(runtime).toMatch(/HEALTHCHECK[^\n]*\\\n\s+CMD \["node", "bin\/mivas.js", "probe", "--local"/);
-    expect(runtime).toMatch(/CMD \["node", "bin\/mivas.js", "serve"\]/);
+    // The image starts node with the flags `mivas serve` asks for (src/server/node-flags.ts).
+    expect(runtime).toContain(`CMD ${JSON.stringify(['node', ...SERVE_NODE_FLAGS, 'bin/mivas.js', 'serve']).replaceAll(',', ', ')}`);
   });
 
   it('.dockerignore keeps secrets, data, tests and node_modules out of the build context', () => {
