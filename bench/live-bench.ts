@@ -60,6 +60,8 @@ export interface LiveResult {
   readonly rows: LiveRow[];
   readonly largestHeld: number | null;
   readonly skipped: number[];
+  /** Steps that did not complete (their ramp timed out, say): past saturation, with the reason. */
+  readonly failed?: { calls: number; reason: string }[];
 }
 
 type Message = { event?: string; baseUrl?: string; result?: LoadResult; ready?: boolean };
@@ -149,7 +151,8 @@ async function settle(server: ChildProcess): Promise<ServerStats> {
 
 async function step(server: ChildProcess, load: ChildProcess, port: number, calls: number, durationMs: number, snapshotDir: string, pack: string): Promise<LiveRow> {
   const command: RunCommand = { cmd: 'run', url: `ws://127.0.0.1:${port}/`, calls, durationMs, runId: `run_bench${calls}`, idPrefix: `live_${calls}` };
-  const ramped = nextMessage(load, (m) => m.event === 'ramped', 30_000 + calls * 1_000);
+  // Dialling takes well under 100 ms a call below saturation; a ramp that needs more is a queue.
+  const ramped = nextMessage(load, (m) => m.event === 'ramped', 30_000 + calls * 150);
   load.send(command);
   await ramped;
   const measured = nextMessage(load, (m) => m.event === 'measured', durationMs + 30_000);
@@ -187,11 +190,12 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
 
 /**
  * Past saturation a larger N only measures a queue (and its ramp alone can take minutes): a step
- * whose calls mostly failed, whose server loop p99 passed 250 ms, or with more than ten underruns
- * per call ends the escalation; the larger N are reported as skipped.
+ * whose calls mostly failed, whose server loop p99 passed 250 ms, with more than ten underruns per
+ * call, or that kept the server's core 90% busy ends the escalation; the larger N are reported as
+ * skipped.
  */
-function isSaturated(row: LiveRow): boolean {
-  return !row.held && (row.callsUp < row.calls / 2 || row.eventLoopP99Ms > 250 || row.underruns > row.calls * 10);
+export function isSaturated(row: LiveRow): boolean {
+  return !row.held && (row.callsUp < row.calls / 2 || row.eventLoopP99Ms > 250 || row.underruns > row.calls * 10 || row.cpuPerCallPct * row.calls >= 90);
 }
 
 /** Runs each N in turn on one server, stopping the escalation at saturation. */
@@ -202,6 +206,7 @@ export async function benchLive(options: { calls: readonly number[]; durationMs:
   const load = child(1, 'bench/live-load.ts', [JSON.stringify({ utteranceMs: AGENT_UTTERANCE_MS, speechMs: CALLER_SPEECH_MS, tool: entryTool(pack) })], process.env);
   const rows: LiveRow[] = [];
   const skipped: number[] = [];
+  const failed: { calls: number; reason: string }[] = [];
   let server: ChildProcess | null = null;
   try {
     const ready = await nextMessage(load, (m) => m.event === 'ready', 60_000);
@@ -217,7 +222,12 @@ export async function benchLive(options: { calls: readonly number[]; durationMs:
         skipped.push(calls);
         continue;
       }
-      const row = await step(proc, load, port, calls, options.durationMs, snapshotDir, pack.id);
+      const row = await step(proc, load, port, calls, options.durationMs, snapshotDir, pack.id).catch((err: Error) => {
+        // A step that cannot even ramp is past saturation: report it and stop rather than lose the run.
+        failed.push({ calls, reason: err.message });
+        return null;
+      });
+      if (!row) break;
       rows.push(row);
       process.stdout.write(`  live N=${calls}: jitter p99 ${row.jitter.p99} ms, underruns ${row.underruns}, held ${row.held}\n`);
     }
@@ -228,5 +238,6 @@ export async function benchLive(options: { calls: readonly number[]; durationMs:
     tmp.remove();
   }
   const held = rows.filter((r) => r.held).map((r) => r.calls);
-  return { pack: pack.id, durationS: options.durationMs / 1000, rows, largestHeld: held.length ? Math.max(...held) : null, skipped };
+  skipped.push(...options.calls.filter((n) => n > (failed[0]?.calls ?? Infinity)));
+  return { pack: pack.id, durationS: options.durationMs / 1000, rows, largestHeld: held.length ? Math.max(...held) : null, skipped, failed };
 }

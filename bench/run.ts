@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/progress.ts';
 import { canPin, ROOT } from './bench-context.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
-import { benchLive, type LiveResult } from './live-bench.ts';
+import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';
 import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
 import { benchScoring, type ScoringResult } from './scoring-bench.ts';
 import { benchTools, type ToolRow } from './tools-bench.ts';
@@ -74,10 +74,11 @@ function printLive(live: LiveResult): void {
     ),
   );
   // A saturated row's CPU per call is low only because its calls are starved, so it does not count.
-  const unsaturated = live.rows.filter((r) => r.underruns <= r.calls && r.cpuPerCallPct > 0);
+  const unsaturated = live.rows.filter((r) => !isSaturated(r) && r.cpuPerCallPct > 0);
   const basis = unsaturated.at(-1);
   console.log(`largest N held (p99 jitter ≤ 5 ms, no underruns, no dropped frames): ${live.largestHeld ?? 'none'}${live.skipped.length ? `; skipped ${live.skipped.join(', ')}` : ''}`);
-  if (basis) console.log(`CPU-bound projection: ~${Math.floor(100 / basis.cpuPerCallPct)} calls per core (${basis.cpuPerCallPct}% per call at N = ${basis.calls}, the largest N with at most one underrun per call)`);
+  for (const f of live.failed ?? []) console.log(`N = ${f.calls} did not complete (${f.reason}): past saturation`);
+  if (basis) console.log(`CPU-bound projection: ~${Math.floor(100 / basis.cpuPerCallPct)} calls per core (${basis.cpuPerCallPct}% per call at N = ${basis.calls}, the largest N short of saturation)`);
 }
 
 function printTools(rows: readonly ToolRow[]): void {
