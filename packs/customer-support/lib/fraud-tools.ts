@@ -30,9 +30,9 @@ const CONTACT_SCRIPT =
 export const checkCharge = defineTool({
   name: 'check_charge',
   description:
-    'Use when: a caller asks whether a charge they were told about or see on a statement is really from Kestrel; give the amount and, if known, the date. Needs no verification and returns no account details. Returns: the matching Kestrel charge, masked, with a script. Do not use for: order or refund questions. Errors: CHARGE_NOT_FOUND.',
+    'Use when: a caller asks whether a charge they were told about or see on a statement is really from Kestrel; give the amount and, if known, the date. Needs no verification and returns no account details, not even a card ending. Returns: the matching Kestrel charge (descriptor, amount, date) with a script. Do not use for: order or refund questions. Errors: CHARGE_NOT_FOUND.',
   input: z.object({ amount_cents: z.number().int().describe('Amount in cents: $649.99 is 64999.'), charged_on: dateField.optional().describe('Date on the statement, YYYY-MM-DD.') }),
-  output: z.object({ found: z.literal(true), descriptor: z.string(), amount_display: z.string(), posted_on: z.string(), posted_spoken: z.string(), card: z.string(), script: z.string() }),
+  output: z.object({ found: z.literal(true), descriptor: z.string(), amount_display: z.string(), posted_on: z.string(), posted_spoken: z.string(), script: z.string() }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { amount_cents: readMoney, charged_on: readDate }),
@@ -47,8 +47,9 @@ export const checkCharge = defineTool({
       amount_display: moneyDisplay(charge.amount_cents),
       posted_on: charge.posted_on,
       posted_spoken: ctx.clock.spokenDate(charge.posted_on),
-      card: `card ending in ${charge.card_ending}`,
-      script: `That is a genuine Kestrel charge of ${moneyDisplay(charge.amount_cents)}, posted ${ctx.clock.spokenDate(charge.posted_on)} to the card ending in ${charge.card_ending}. For details of the order, the account holder can verify on this line.`,
+      // No card ending: the card's last four digits are half of what verify_customer asks for,
+      // and this desk is open to anyone, so it must not hand them out (packs.md §5.4).
+      script: `Kestrel did post a charge of ${moneyDisplay(charge.amount_cents)} on ${ctx.clock.spokenDate(charge.posted_on)}, shown on statements as ${charge.descriptor}. I cannot share whose account or card it is on. For details of the order, the account holder can verify on this line.`,
     });
   },
 });

@@ -362,9 +362,20 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       const db = fresh();
       const scam = call(db, 'check_charge', { amount_cents: '$649.99' });
       expect([code(scam), String((scam.output.data as Args).script)]).toEqual(['CHARGE_NOT_FOUND', expect.stringContaining('never asks for gift cards')]);
-      expect(data(call(db, 'check_charge', { amount_cents: 149999 }))).toMatchObject({ found: true, card: 'card ending in 4481', posted_on: '2026-10-03' });
+      const real = data(call(db, 'check_charge', { amount_cents: 149999 }));
+      expect(real).toMatchObject({ found: true, descriptor: 'KESTREL ELECTRONICS OAK PARK IL', posted_on: '2026-10-03' });
       expect(data(call(db, 'check_contact_claim', { calling_number: '1-800-555-0142', claimed_reason: 'delivery_scheduling' }))).toMatchObject({ genuine: true });
       expect(code(call(db, 'check_contact_claim', { calling_number: '+18005550142', claimed_reason: 'gift_card_payment' }))).toBe('NO_CONTACT_ON_RECORD');
+    });
+
+    it('never gives an unverified caller the card ending, which is half of what verification asks for', () => {
+      const db = fresh();
+      for (const amount_cents of [79999, 109999, 149999, 3999]) {
+        const out = data(call(db, 'check_charge', { amount_cents }));
+        expect(out).not.toHaveProperty('card');
+        const spoken = JSON.stringify(out);
+        for (const last4 of ['4417', '8034', '4481', '5108']) expect(spoken).not.toContain(last4);
+      }
     });
 
     it('reports a scam once, with no field for card or bank details', () => {
