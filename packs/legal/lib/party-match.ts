@@ -66,3 +66,21 @@ export function matchParty(spoken: string, onFile: string): PartyMatch {
   const wb = b.split(' ');
   return containedIn(wa, wb) || coreContainedIn(wb, wa) ? 'near' : 'none';
 }
+
+/**
+ * Compares a spoken name with one of the firm's own clients, a person. Besides `matchParty`, the
+ * spoken name is near when it holds the client's surname ("Mr. Greer", "Sam Greer", "Angie
+ * Moretti") or the first name with the surname's initial ("Denise K."): a title, a nickname or an
+ * initial never makes a client a stranger, so such a name goes to review instead of clear.
+ */
+export function matchClient(spoken: string, fullName: string): PartyMatch {
+  const match = matchParty(spoken, fullName);
+  if (match !== 'none') return match;
+  const said = foldParty(spoken).split(' ').filter(Boolean);
+  const onFile = foldParty(fullName).split(' ').filter(Boolean);
+  const first = onFile[0] ?? '';
+  const last = onFile[onFile.length - 1] ?? '';
+  if (onFile.length < 2) return 'none';
+  if (said.some((w) => wordsMatch(w, last))) return 'near';
+  return said.some((w) => wordsMatch(w, first)) && said.some((w) => w === last.slice(0, 1)) ? 'near' : 'none';
+}

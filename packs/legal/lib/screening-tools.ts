@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, setSessi
 import { adverseParties, clients, filingRules, matters, practiceRules } from '../schema.ts';
 import { areaField, dateField, moneyDisplay, partyNameField, readArea, readDate, readParty, readState, stateField } from './fields.ts';
 import { filingWindow, windowWords } from './filing-window.ts';
-import { foldParty, matchParty } from './party-match.ts';
+import { foldParty, matchClient, matchParty } from './party-match.ts';
 import { AREA_NAMES, LICENSED_STATES, policy, STATE_NAMES, type Area, type FeePlan, type WindowRule } from './policy.ts';
 import { spokenDateWithYear } from './records.ts';
 
@@ -30,8 +30,8 @@ const CONFLICT_SCRIPT =
   'I am sorry, but the firm is not able to help with this matter, and I am not able to say why. This is not a judgment about your claim. Please contact another attorney soon, because deadlines may apply.';
 const REVIEW_SCRIPT = 'Before we can go further, one of our attorneys has to review a possible conflict. I can connect you with a member of our staff now.';
 
-/** One name on file: a certain conflict when matched exactly, otherwise a review when matched at all. */
-type NameOnFile = { readonly name: string; readonly current: boolean };
+/** One name on file: a certain conflict when matched exactly, otherwise a review when matched at all. A client is a person, matched by surname too. */
+type NameOnFile = { readonly name: string; readonly current: boolean; readonly person: boolean };
 
 /**
  * Every name the firm must not act against without a look: adverse parties (current clients'
@@ -41,16 +41,18 @@ type NameOnFile = { readonly name: string; readonly current: boolean };
 function namesOnFile(db: PackDb): NameOnFile[] {
   const open = new Set(clientsWithOpenMatters(db).all().map((r) => r.id));
   return [
-    ...allParties(db).all().map((r) => ({ name: r.name, current: r.status === 'current_client' })),
-    ...allClients(db).all().map((r) => ({ name: r.name, current: open.has(r.id) })),
+    ...allParties(db).all().map((r) => ({ name: r.name, current: r.status === 'current_client', person: false })),
+    ...allClients(db).all().map((r) => ({ name: r.name, current: open.has(r.id), person: true })),
   ];
 }
 
 /** The cautious answer across every name on file: a certain conflict, a review, or clear. */
 function conflictStatus(db: PackDb, party: string): 'clear' | 'conflict' | 'needs_review' {
+  // A name with nothing left after folding ("The Company", "LLC") identifies no one: never clear.
+  if (!foldParty(party)) return 'needs_review';
   let status: 'clear' | 'conflict' | 'needs_review' = 'clear';
   for (const row of namesOnFile(db)) {
-    const match = matchParty(party, row.name);
+    const match = row.person ? matchClient(party, row.name) : matchParty(party, row.name);
     if (match === 'exact' && row.current) return 'conflict';
     if (match !== 'none') status = 'needs_review';
   }

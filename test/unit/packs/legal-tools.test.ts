@@ -62,6 +62,13 @@ describe('legal tools (Halverson & Reed)', () => {
       ['Denise M. Kowalski', 'needs_review'], // a client's name plus a word
       ['Kowalski', 'needs_review'], // contained in a client's name
       ['Gerald Finch', 'needs_review'], // a client whose only matter is closed
+      ['Mr. Greer', 'needs_review'], // a current client by title and surname: never clear
+      ['Sam Greer', 'needs_review'], // a current client's nickname
+      ['Angie Moretti', 'needs_review'],
+      ['D. Kowalski', 'needs_review'], // an initial and the surname
+      ['Denise K.', 'needs_review'], // the first name and the surname's initial
+      ['The Company', 'needs_review'], // nothing left after folding identifies no one
+      ['LLC', 'needs_review'],
       ['Brightwell Foods', 'clear'], // unrelated, shares only a prefix
       ['Keystone Regional Transit', 'clear'],
       ['Medical Center', 'clear'], // generic words alone are no match
