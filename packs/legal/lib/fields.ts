@@ -53,10 +53,14 @@ export const readDate = (v: unknown): unknown => normalizeDate(v, REFERENCE_YEAR
 export const readPhone = (v: unknown): unknown => normalizePhone(v);
 export const readCode = (v: unknown): unknown => normalizeCode(v);
 export const readEnum = (aliases: Readonly<Record<string, string>>) => (v: unknown): unknown => normalizeAlias(v, aliases);
+/**
+ * "car crash" → car_accident. A phrase that is neither an area nor an alias passes through for the
+ * strict parse (INVALID_ARGUMENTS with the list), never silently to `other`: "age discrimination"
+ * read as `other` was declined with the referral script, though the firm takes it.
+ */
 export const readArea = (v: unknown): unknown => {
   const code = normalizeAlias(v, AREA_ALIASES);
-  if (typeof code !== 'string') return code;
-  return (AREAS as readonly string[]).includes(code) ? code : 'other';
+  return typeof code === 'string' && (AREAS as readonly string[]).includes(code) ? code : v;
 };
 export const readRecipient = readEnum(RECIPIENT_ALIASES);
 export const readName = (v: unknown): unknown => (typeof v === 'string' ? v.trim().replace(/\s+/g, ' ') : v);

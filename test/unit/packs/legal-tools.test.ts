@@ -172,6 +172,8 @@ describe('legal tools (Halverson & Reed)', () => {
       ['medical_malpractice', 'OH', 'declined', 'area_not_in_state', null, null, null], // malpractice in Ohio
       ['employment_discrimination', 'WV', 'accepted', null, 35, 35, 15000], // the $150 employment consult
       ['unpaid overtime', 'OH', 'accepted', null, 35, 35, 15000],
+      ['age discrimination', 'OH', 'accepted', null, 35, 35, 15000], // the caller's words, not a decline
+      ['sexual harassment', 'PA', 'accepted', null, 35, 35, 15000],
       ['wage_claim', 'PA', 'declined', 'area_not_in_state', null, null, null],
       ['car_accident', 'NY', 'declined', 'state_not_licensed', null, null, null],
       ['divorce', 'PA', 'declined', 'area_not_handled', null, null, null],
@@ -180,6 +182,14 @@ describe('legal tools (Halverson & Reed)', () => {
       const out = data(call(fresh(), 'check_case_fit', { area, state }));
       expect([out.status, out.decline_reason, out.fee_percent_before_suit, out.fee_percent_after_suit, out.consult_fee_cents]).toEqual([status, reason, before, after, consult]);
       expect(String(out.script).length).toBeGreaterThan(20);
+    });
+
+    it('an area phrase it cannot read is an invalid argument, never a silent decline as other', () => {
+      for (const area of ['personal injury', 'wrongful death', 'employment']) {
+        const out = call(fresh(), 'check_case_fit', { area, state: 'OH' });
+        expect([code(out), (out.output.data as Args).invalid_fields], area).toEqual(['INVALID_ARGUMENTS', expect.arrayContaining(['area'])]);
+      }
+      expect(data(call(fresh(), 'check_case_fit', { area: 'other', state: 'OH' }))).toMatchObject({ status: 'declined', decline_reason: 'area_not_handled' });
     });
 
     it('the employment consult fee needs acknowledgement; an injury consult is free', () => {
