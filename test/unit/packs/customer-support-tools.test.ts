@@ -29,6 +29,15 @@ const CARLA: Person = ['+17735550158', '60657', '3306'];
 const PAUL: Person = ['+16305550127', '60517', '8812'];
 const ZOE: Person = ['+13125550163', '60607', '9471'];
 const MARIA: Person = ['+17735550193', '60618', '4920'];
+// Seed rows exactly on each edge (the edge is inside for every one of them).
+const LENA: Person = ['+17735550184', '60640', '3817'];
+const OWEN: Person = ['+16305550152', '60564', '5290'];
+const MINA: Person = ['+17085550125', '60304', '7163'];
+const FELIX: Person = ['+18475550139', '60203', '2047'];
+const DANA: Person = ['+13125550115', '60616', '6924'];
+const HUGO: Person = ['+16305550181', '60565', '4386'];
+const GLORIA: Person = ['+17735550129', '60647', '8150'];
+const THEO: Person = ['+13125550197', '60654', '1538'];
 
 describe('customer-support tools (Kestrel Electronics)', () => {
   const { pack: loadedPack, fresh, call, data, code, rows } = usePackTools('customer-support');
@@ -354,6 +363,37 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       expect(rows(ana, 'memberships').find((m) => m.id === 'mem_ana_silva')).toMatchObject({ tier: 'elite', paid_cents: 12166 });
       expect(code(call(as(ADELE), 'quote_membership_change', { action: 'upgrade' }))).toBe('ALREADY_ELITE');
       expect(code(call(as(OMAR), 'check_membership'))).toBe('NO_MEMBERSHIP');
+    });
+  });
+
+  describe('seed rows exactly on each edge', () => {
+    it('keeps the last day of every return window inside: watch at 14, standard 21, Circle 30, Elite 45', () => {
+      const window = (person: Person, item: string, condition: string): Args => data(call(as(person), 'check_return_window', { item_id: item, condition }));
+      expect(window(LENA, 'itm_480418_1', 'opened')).toMatchObject({ returnable: true, window_days: 14, days_used: 14, days_left: 0, days_over: 0, fee_cents: 4000, refund_cents: 25999 });
+      expect(window(OWEN, 'itm_479874_1', 'unopened')).toMatchObject({ returnable: true, window_days: 21, days_used: 21, days_left: 0, days_over: 0, fee_cents: 0, refund_cents: 24999 });
+      expect(window(MINA, 'itm_478106_1', 'opened')).toMatchObject({ returnable: true, window_days: 30, days_used: 30, days_left: 0, days_over: 0, fee_cents: 0, refund_cents: 29999 });
+      expect(window(FELIX, 'itm_476940_1', 'opened')).toMatchObject({ returnable: true, window_days: 45, days_used: 45, days_left: 0, days_over: 0, fee_cents: 0, refund_cents: 119999 });
+      const db = as(LENA);
+      expect(data(call(db, 'quote_return_request', { item_id: 'itm_480418_1', condition: 'opened', reason: 'changed_mind' }))).toMatchObject({ fee_cents: 4000, refund_cents: 25999, requires_acknowledgement: true });
+    });
+
+    it('keeps day 14 of price protection (30 for Elite) inside for the seeded drops', () => {
+      const dana = as(DANA);
+      expect(data(call(dana, 'check_price_protection', { item_id: 'itm_480421_1' }))).toMatchObject({ eligible: true, days_since_delivery: 14, window_days: 14, difference_cents: 3000 });
+      expect(data(call(dana, 'request_price_adjustment', { item_id: 'itm_480421_1' }))).toMatchObject({ amount_cents: 3000, idempotent: false });
+      const hugo = as(HUGO);
+      expect(data(call(hugo, 'check_price_protection', { item_id: 'itm_478111_1' }))).toMatchObject({ eligible: true, days_since_delivery: 30, window_days: 30, difference_cents: 3000 });
+      expect(data(call(hugo, 'request_price_adjustment', { item_id: 'itm_478111_1' }))).toMatchObject({ amount_cents: 3000, idempotent: false });
+    });
+
+    it('covers a fault on the warranty anniversary itself', () => {
+      expect(data(call(as(GLORIA), 'check_coverage', { item_id: 'itm_464870_1', issue: 'wont_power_on' }))).toMatchObject({ coverage: 'manufacturer_warranty', diagnostic_fee_cents: 0, warranty_ends_on: '2026-10-08' });
+    });
+
+    it('refunds a membership in full on day 14 after joining', () => {
+      const db = as(THEO);
+      expect(data(call(db, 'check_membership'))).toMatchObject({ tier: 'circle', days_since_joining: 14, cancel_refund_cents: 3999 });
+      expect(data(call(db, 'quote_membership_change', { action: 'cancel' }))).toMatchObject({ amount_cents: 3999 });
     });
   });
 
