@@ -168,9 +168,12 @@ async function main(): Promise<void> {
   }
   (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   results.elapsed_s = Math.round((performance.now() - started) / 1000);
-  const flagged = regressions(baseline, results);
   const against = baseline === previous ? 'bench/results.json as it was before this run' : 'the committed bench/results.json';
-  if (flagged.length) {
+  // Quick windows are shorter and noisier: compare like with like only.
+  const comparable = baseline !== null && Boolean(baseline.quick) === quick;
+  const flagged = comparable ? regressions(baseline, results) : [];
+  if (!comparable && baseline) console.log(`\np99 regressions not compared: ${against} comes from a ${baseline.quick ? 'quick' : 'full'} run and this was a ${quick ? 'quick' : 'full'} one`);
+  else if (flagged.length) {
     console.log(`\np99 regressions beyond 20% against ${against} (a report, not a failure)`);
     console.log(renderTable(['flag', 'row', 'before p99', 'now p99', 'change'], flagged));
   } else console.log(`\nno p99 regression beyond 20% against ${against}`);
