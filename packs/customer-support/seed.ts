@@ -43,28 +43,35 @@ const CUSTOMERS = [
   ['cus_ana_silva', 'Ana Silva', '+13125550126', 'ana.silva@example.com', '60622', '5108', 'st_lakeview'], // Circle, five months in; headphones 22 days after delivery: inside 30
   ['cus_ben_adler', 'Ben Adler', '+16305550193', 'ben.adler@example.com', '60187', '7742', 'st_naperville'], // marketplace lens: return goes to the seller
   ['cus_carla_mendes', 'Carla Mendes', '+17735550158', 'carla.mendes@example.com', '60657', '3306', 'st_lakeview'], // Shield laptop (two years, no accidental)
+  ['cus_derek_olsen', 'Derek Olsen', '+16305550173', 'derek.olsen@example.com', '60532', '9186', 'st_naperville'], // tablet delivered a year and a day ago: the warranty ended yesterday, $49.99 diagnostic
   ['cus_dana_whitfield', 'Dana Whitfield', '+13125550115', 'dana.whitfield@example.com', '60616', '6924', 'st_lakeview'], // price drop exactly 14 days after delivery: the last day is inside
+  ['cus_elena_marsh', 'Elena Marsh', '+17735550153', 'elena.marsh@example.com', '60639', '4728', 'st_lakeview'], // tablet delivered a year less a day ago: the warranty ends tomorrow, free diagnostic
   ['cus_ethan_cole', 'Ethan Cole', '+13125550188', 'ethan.cole@example.com', '60611', '9023', 'st_lakeview'], // laptop in warranty: a swollen battery stops the ladder
   ['cus_felix_grant', 'Felix Grant', '+18475550139', 'felix.grant@example.com', '60203', '2047', 'st_evanston'], // Circle Elite, laptop delivered exactly 45 days ago: the last day is inside
   ['cus_gloria_reyes', 'Gloria Reyes', '+17735550129', 'gloria.reyes@example.com', '60647', '8150', 'st_lakeview'], // tablet delivered exactly a year ago: the anniversary is still under warranty
   ['cus_greta_lund', 'Greta Lund', '+17085550131', 'greta.lund@example.com', '60305', '2718', 'st_oak_park'], // delivery window exactly 48 hours away: pays the fee
   ['cus_hugo_brandt', 'Hugo Brandt', '+16305550181', 'hugo.brandt@example.com', '60565', '4386', 'st_naperville'], // Circle Elite, price drop exactly 30 days after delivery: the last day is inside
   ['cus_irene_wolfe', 'Irene Wolfe', '+17735550147', 'irene.wolfe@example.com', '60613', '5562', 'st_lakeview'], // price drop 10 days after delivery: eligible
+  ['cus_iris_delgado', 'Iris Delgado', '+16305550135', 'iris.delgado@example.com', '60563', '7415', 'st_naperville'], // Circle Elite, price drop 29 days after delivery: one day inside 30
   ['cus_june_harlow', 'June Harlow', '+18475550150', 'june.harlow@example.com', '60202', '6608', 'st_evanston'], // one unshipped and one shipped order
+  ['cus_kira_sandoval', 'Kira Sandoval', '+13125550138', 'kira.sandoval@example.com', '60608', '6042', 'st_lakeview'], // Circle member of 15 days: one day past the full refund, prorated
   ['cus_lena_brooks', 'Lena Brooks', '+17735550184', 'lena.brooks@example.com', '60640', '3817', 'st_lakeview'], // watch delivered exactly 14 days ago: the last day is inside, $40 opened
   ['cus_leah_stein', 'Leah Stein', '+13125550109', 'leah.stein@example.com', '60610', '3075', 'st_lakeview'], // delivery window 49 hours away: free change
   ['cus_luis_ortega', 'Luis Ortega', '+16305550118', 'luis.ortega@example.com', '60540', '8034', 'st_naperville'], // standard, opened drone: 12% restocking; Shield Plus on it
   ['cus_marco_diaz', 'Marco Diaz', '+17085550172', 'marco.diaz@example.com', '60302', '4481', 'st_oak_park'], // delivery window 47 hours away: $24.99
   ['cus_maria_lopez', 'Maria Lopez', '+17735550193', 'maria.lopez@example.com', '60618', '4920', 'st_lakeview'], // two returns: one refund issued, one processing
+  ['cus_martin_hale', 'Martin Hale', '+17085550148', 'martin.hale@example.com', '60302', '2579', 'st_oak_park'], // Circle Elite, price drop 31 days after delivery: one day past 30
   ['cus_mina_castillo', 'Mina Castillo', '+17085550125', 'mina.castillo@example.com', '60304', '7163', 'st_oak_park'], // Circle, speaker delivered exactly 30 days ago: the last day is inside
   ['cus_nora_quinn', 'Nora Quinn', '+16305550144', null, '60563', '1290', 'st_naperville'], // open box laptop with a price drop: excluded; no email
   ['cus_omar_haddad', 'Omar Haddad', '+13125550141', 'omar.haddad@example.com', '60614', '4417', 'st_lakeview'], // phone delivered 12 days ago: inside 14, $40 opened
   ['cus_owen_hart', 'Owen Hart', '+16305550152', 'owen.hart@example.com', '60564', '5290', 'st_naperville'], // standard, headphones delivered exactly 21 days ago: the last day is inside
   ['cus_paul_fischer', 'Paul Fischer', '+16305550127', 'paul.fischer@example.com', '60517', '8812', 'st_naperville'], // tablet 13 months old, no plan: $49.99 diagnostic
   ['cus_priya_raman', 'Priya Raman', '+17735550162', 'priya.raman@example.com', '60657', '2290', 'st_lakeview'], // Circle, phone delivered 16 days ago: past 14
+  ['cus_rachel_ambrose', 'Rachel Ambrose', '+17735550119', 'rachel.ambrose@example.com', '60626', '5831', 'st_lakeview'], // Circle, speaker delivered 31 days ago: one day past 30
   ['cus_rosa_kim', 'Rosa Kim', '+17735550135', 'rosa.kim@example.com', '60625', '1856', 'st_lakeview'], // recalled power bank
   ['cus_sam_okafor', 'Sam Okafor', '+13125550176', 'sam.okafor@example.com', '60615', '7305', 'st_lakeview'], // price drop 16 days after delivery: past 14
   ['cus_theo_nakamura', 'Theo Nakamura', '+13125550197', 'theo.nakamura@example.com', '60654', '1538', 'st_lakeview'], // Circle member of exactly 14 days: day 14 still refunds in full
+  ['cus_simon_kovac', 'Simon Kovac', '+18475550112', 'simon.kovac@example.com', '60201', '3962', 'st_evanston'], // Circle Elite, laptop delivered 46 days ago: one day past 45
   ['cus_tom_becker', 'Tom Becker', '+17735550104', 'tom.becker@example.com', '60618', '3329', 'st_lakeview'], // standard, headphones 22 days after delivery: one day past 21
   ['cus_victor_nash', 'Victor Nash', '+16305550166', 'victor.nash@example.com', '60515', '2184', 'st_naperville'], // delivery window today: no change
   ['cus_zoe_turner', 'Zoe Turner', '+13125550163', 'zoe.turner@example.com', '60607', '9471', 'st_lakeview'], // Circle member of 10 days: full refund; power bank goes back at a store
@@ -75,12 +82,18 @@ const ORDERS = [
   ['452208', 'cus_adele_voss', '2025-06-10', 'delivered', 'ship', '2025-06-12', '2025-06-15', null, null], // speaker, out of warranty
   ['458730', 'cus_carla_mendes', '2025-03-06', 'delivered', 'ship', '2025-03-07', '2025-03-10', null, null], // Shield laptop
   ['463391', 'cus_paul_fischer', '2025-09-03', 'delivered', 'ship', '2025-09-05', '2025-09-08', null, null], // tablet, warranty ended 2026-09-08
+  ['464861', 'cus_derek_olsen', '2025-10-03', 'delivered', 'ship', '2025-10-05', '2025-10-07', null, null], // tablet, warranty ended 2026-10-07: yesterday
   ['464870', 'cus_gloria_reyes', '2025-10-04', 'delivered', 'ship', '2025-10-06', '2025-10-08', null, null], // tablet, warranty ends 2026-10-08: today, still covered
+  ['464905', 'cus_elena_marsh', '2025-10-05', 'delivered', 'ship', '2025-10-07', '2025-10-09', null, null], // tablet, warranty ends 2026-10-09: tomorrow
   ['470318', 'cus_ethan_cole', '2026-01-10', 'delivered', 'ship', '2026-01-12', '2026-01-14', null, null], // laptop in warranty
   ['476020', 'cus_rosa_kim', '2026-07-08', 'delivered', 'ship', '2026-07-09', '2026-07-12', null, null], // recalled power bank
+  ['476933', 'cus_simon_kovac', '2026-08-18', 'delivered', 'ship', '2026-08-19', '2026-08-23', null, null], // laptop, 46 days: Elite, one day over
   ['476940', 'cus_felix_grant', '2026-08-19', 'delivered', 'ship', '2026-08-20', '2026-08-24', null, null], // laptop, 45 days: Elite, exactly on the edge
+  ['478095', 'cus_rachel_ambrose', '2026-09-02', 'delivered', 'ship', '2026-09-03', '2026-09-07', null, null], // speaker, 31 days: Circle, one day over
+  ['478097', 'cus_martin_hale', '2026-09-02', 'delivered', 'ship', '2026-09-03', '2026-09-07', null, null], // price drop at 31 days: Elite, one day over
   ['478106', 'cus_mina_castillo', '2026-09-03', 'delivered', 'ship', '2026-09-04', '2026-09-08', null, null], // speaker, 30 days: Circle, exactly on the edge
   ['478111', 'cus_hugo_brandt', '2026-09-03', 'delivered', 'ship', '2026-09-04', '2026-09-08', null, null], // price drop at 30 days: Elite, exactly on the edge
+  ['478240', 'cus_iris_delgado', '2026-09-04', 'delivered', 'ship', '2026-09-05', '2026-09-09', null, null], // price drop at 29 days: Elite, one day inside
   ['478802', 'cus_maria_lopez', '2026-09-16', 'delivered', 'ship', '2026-09-17', '2026-09-20', null, null], // both items returned
   ['479551', 'cus_tom_becker', '2026-09-12', 'delivered', 'ship', '2026-09-14', '2026-09-16', null, null], // 22 days: standard, one day over
   ['479560', 'cus_ana_silva', '2026-09-12', 'delivered', 'ship', '2026-09-14', '2026-09-16', null, null], // 22 days: Circle, inside
@@ -109,12 +122,18 @@ const ITEMS = [
   ['452208', 1, 'SP-HARBOR', 29999, 1, 'active', null, null, null],
   ['458730', 1, 'LT-ATLAS15', 119999, 1, 'active', null, null, null],
   ['463391', 1, 'TB-NOVA11', 49999, 1, 'active', null, null, null],
+  ['464861', 1, 'TB-NOVA11', 49999, 1, 'active', null, null, null],
   ['464870', 1, 'TB-NOVA11', 49999, 1, 'active', null, null, null],
+  ['464905', 1, 'TB-NOVA11', 49999, 1, 'active', null, null, null],
   ['470318', 1, 'LT-ATLAS15', 119999, 1, 'active', null, null, null],
   ['476020', 1, 'PB-VOLT20', 4999, 1, 'active', null, null, null],
+  ['476933', 1, 'LT-ATLAS15', 119999, 1, 'active', null, null, null],
   ['476940', 1, 'LT-ATLAS15', 119999, 1, 'active', null, null, null],
+  ['478095', 1, 'SP-HARBOR', 29999, 1, 'active', null, null, null],
+  ['478097', 1, 'SP-HMINI', 14999, 1, 'active', null, null, null],
   ['478106', 1, 'SP-HARBOR', 29999, 1, 'active', null, null, null],
   ['478111', 1, 'SP-HMINI', 14999, 1, 'active', null, null, null],
+  ['478240', 1, 'SP-HMINI', 14999, 1, 'active', null, null, null],
   ['478802', 1, 'WT-TERN', 29999, 1, 'returned', '2026-09-29', 25999, '2026-10-02'], // refund issued, $40 restocking taken
   ['478802', 2, 'HP-QUILL', 24999, 0, 'returned', '2026-10-06', 24999, null], // refund still processing
   ['479551', 1, 'HP-QUILL', 24999, 0, 'active', null, null, null],
@@ -146,8 +165,13 @@ const MEMBERSHIPS = [
   ['mem_ana_silva', 'cus_ana_silva', 'circle', '2026-05-08', 3999, '2027-05-08'], // five months in: seven months left
   ['mem_felix_grant', 'cus_felix_grant', 'elite', '2026-02-14', 17999, '2027-02-14'],
   ['mem_hugo_brandt', 'cus_hugo_brandt', 'elite', '2025-12-03', 17999, '2026-12-03'],
+  ['mem_iris_delgado', 'cus_iris_delgado', 'elite', '2025-12-15', 17999, '2026-12-15'],
+  ['mem_kira_sandoval', 'cus_kira_sandoval', 'circle', '2026-09-23', 3999, '2027-09-23'], // 15 days in: one day past the full refund, eleven months left
+  ['mem_martin_hale', 'cus_martin_hale', 'elite', '2026-04-18', 17999, '2027-04-18'],
   ['mem_mina_castillo', 'cus_mina_castillo', 'circle', '2026-03-02', 3999, '2027-03-02'],
   ['mem_priya_raman', 'cus_priya_raman', 'circle', '2026-01-20', 3999, '2027-01-20'],
+  ['mem_rachel_ambrose', 'cus_rachel_ambrose', 'circle', '2026-02-11', 3999, '2027-02-11'],
+  ['mem_simon_kovac', 'cus_simon_kovac', 'elite', '2026-01-09', 17999, '2027-01-09'],
   ['mem_theo_nakamura', 'cus_theo_nakamura', 'circle', '2026-09-24', 3999, '2027-09-24'], // exactly 14 days in: still a full refund
   ['mem_zoe_turner', 'cus_zoe_turner', 'circle', '2026-09-28', 3999, '2027-09-28'], // ten days in: full refund
 ] as const;

@@ -38,6 +38,14 @@ const DANA: Person = ['+13125550115', '60616', '6924'];
 const HUGO: Person = ['+16305550181', '60565', '4386'];
 const GLORIA: Person = ['+17735550129', '60647', '8150'];
 const THEO: Person = ['+13125550197', '60654', '1538'];
+// Seed rows one day either side of an edge.
+const RACHEL: Person = ['+17735550119', '60626', '5831'];
+const SIMON: Person = ['+18475550112', '60201', '3962'];
+const IRIS: Person = ['+16305550135', '60563', '7415'];
+const MARTIN: Person = ['+17085550148', '60302', '2579'];
+const ELENA: Person = ['+17735550153', '60639', '4728'];
+const DEREK: Person = ['+16305550173', '60532', '9186'];
+const KIRA: Person = ['+13125550138', '60608', '6042'];
 
 describe('customer-support tools (Kestrel Electronics)', () => {
   const { pack: loadedPack, fresh, call, data, code, rows } = usePackTools('customer-support');
@@ -394,6 +402,37 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       const db = as(THEO);
       expect(data(call(db, 'check_membership'))).toMatchObject({ tier: 'circle', days_since_joining: 14, cancel_refund_cents: 3999 });
       expect(data(call(db, 'quote_membership_change', { action: 'cancel' }))).toMatchObject({ amount_cents: 3999 });
+    });
+  });
+
+  describe('seed rows one day either side of each edge', () => {
+    it('closes the Circle 30 and Elite 45 day return windows on the day after', () => {
+      const window = (person: Person, item: string): Args => data(call(as(person), 'check_return_window', { item_id: item, condition: 'opened' }));
+      expect(window(RACHEL, 'itm_478095_1')).toMatchObject({ returnable: false, window_days: 30, days_used: 31, days_left: 0, days_over: 1, fee_cents: 0, refund_cents: 0 });
+      expect(window(SIMON, 'itm_476933_1')).toMatchObject({ returnable: false, window_days: 45, days_used: 46, days_left: 0, days_over: 1, fee_cents: 0, refund_cents: 0 });
+      expect(code(call(as(RACHEL), 'quote_return_request', { item_id: 'itm_478095_1', condition: 'opened', reason: 'changed_mind' }))).toBe('RETURN_WINDOW_CLOSED');
+      expect(code(call(as(SIMON), 'quote_return_request', { item_id: 'itm_476933_1', condition: 'opened', reason: 'changed_mind' }))).toBe('RETURN_WINDOW_CLOSED');
+    });
+
+    it('keeps Elite price protection open on day 29 and closes it on day 31', () => {
+      const iris = as(IRIS);
+      expect(data(call(iris, 'check_price_protection', { item_id: 'itm_478240_1' }))).toMatchObject({ eligible: true, days_since_delivery: 29, window_days: 30, difference_cents: 3000 });
+      expect(data(call(iris, 'request_price_adjustment', { item_id: 'itm_478240_1' }))).toMatchObject({ amount_cents: 3000, idempotent: false });
+      const martin = as(MARTIN);
+      expect(data(call(martin, 'check_price_protection', { item_id: 'itm_478097_1' }))).toMatchObject({ eligible: false, days_since_delivery: 31, window_days: 30, difference_cents: 3000 });
+      expect(code(call(martin, 'request_price_adjustment', { item_id: 'itm_478097_1' }))).toBe('PRICE_PROTECTION_WINDOW_CLOSED');
+      expect(rows(martin, 'price_adjustments')).toEqual([]);
+    });
+
+    it('covers a fault the day before the warranty anniversary and charges the diagnostic the day after', () => {
+      expect(data(call(as(ELENA), 'check_coverage', { item_id: 'itm_464905_1', issue: 'wont_power_on' }))).toMatchObject({ coverage: 'manufacturer_warranty', diagnostic_fee_cents: 0, warranty_ends_on: '2026-10-09' });
+      expect(data(call(as(DEREK), 'check_coverage', { item_id: 'itm_464861_1', issue: 'wont_power_on' }))).toMatchObject({ coverage: 'paid_diagnostic', diagnostic_fee_cents: 4999, warranty_ends_on: '2026-10-07' });
+    });
+
+    it('prorates a membership cancelled on day 15 after joining', () => {
+      const db = as(KIRA);
+      expect(data(call(db, 'check_membership'))).toMatchObject({ tier: 'circle', days_since_joining: 15, months_left: 11, cancel_refund_cents: 3666 });
+      expect(data(call(db, 'quote_membership_change', { action: 'cancel' }))).toMatchObject({ amount_cents: 3666 });
     });
   });
 
