@@ -63,3 +63,17 @@ export function referenceTable<T extends SQLiteTable & { id: SQLiteColumn }>(tab
     return { all, byId: (id) => index.get(id) };
   });
 }
+
+/**
+ * A row written at most once per call under a fixed id (the human transfer's escalation: the call
+ * ends when it fires, so a repeat writes nothing). Returns true when the row already existed.
+ */
+export function oncePerCallRow<T extends SQLiteTable & { id: SQLiteColumn }>(table: T, id: string): (db: PackDb, build: () => Omit<T['$inferSelect'], 'id'>) => boolean {
+  const byId = rowById(table);
+  const insert = rowInsert(table);
+  return (db, build) => {
+    if (byId(db).get({ id })) return true;
+    insert(db).run({ ...build(), id } as T['$inferSelect']);
+    return false;
+  };
+}

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, readCallSession, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, oncePerCallRow, param, preparedQuery, readCallSession, refuse } from '../../../src/packs/index.ts';
 import { escalations, policies, stores } from '../schema.ts';
 import { moneyDisplay, proseField, readCode, readEnum, readStore, storeField } from './fields.ts';
 import { ESCALATION_REASONS, policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, type PolicyTopic } from './policy.ts';
@@ -9,8 +9,7 @@ import { ESCALATION_REASONS, policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, type P
 
 const allStores = preparedQuery((db) => db.select().from(stores).orderBy(stores.id).prepare());
 const policyByTopic = preparedQuery((db) => db.select().from(policies).where(eq(policies.topic, param('topic'))).prepare());
-const escalationById = rowById(escalations);
-const insertEscalation = rowInsert(escalations);
+const recordEscalation = oncePerCallRow(escalations, 'esc_call');
 
 export const listStores = defineTool({
   name: 'list_stores',
@@ -89,14 +88,11 @@ export const escalateToHuman = defineTool({
   writes: ['escalations', 'call_session'],
   normalize: (raw) => normalizeFields(raw, { reason_code: readCode }),
   run(args, ctx) {
-    // One escalation per call: the call ends when it fires, and a repeat changes nothing.
-    const id = 'esc_call';
-    const existing = escalationById(ctx.db).get({ id });
-    if (!existing) {
+    const idempotent = recordEscalation(ctx.db, () => {
       const session = readCallSession(ctx.db);
       const customerId = session.subjectKind === 'customer' ? session.subjectId : null;
-      insertEscalation(ctx.db).run({ id, customer_id: customerId, reason_code: args.reason_code, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() });
-    }
-    return ok({ transferred: true as const, reason_code: args.reason_code, idempotent: existing !== undefined, script: HUMAN_SCRIPTS[args.reason_code] });
+      return { customer_id: customerId, reason_code: args.reason_code, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() };
+    });
+    return ok({ transferred: true as const, reason_code: args.reason_code, idempotent, script: HUMAN_SCRIPTS[args.reason_code] });
   },
 });

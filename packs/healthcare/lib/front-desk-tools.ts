@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, rowById, rowInsert, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, oncePerCallRow, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
 import { appointments, escalations, guardians } from '../schema.ts';
 import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, proseField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
@@ -13,8 +13,7 @@ const guardiansOf = preparedQuery((db) => db.select().from(guardians).where(eq(g
 const bookedAppointmentsOf = preparedQuery((db) =>
   db.select().from(appointments).where(and(eq(appointments.patient_id, param('patient')), eq(appointments.status, 'booked'))).prepare(),
 );
-const escalationById = rowById(escalations);
-const insertEscalation = rowInsert(escalations);
+const recordEscalation = oncePerCallRow(escalations, 'esc_call');
 
 const locationOut = z.object({
   location_id: z.string(),
@@ -204,13 +203,10 @@ export const transferToHuman = defineTool({
   writes: ['escalations', 'call_session'],
   normalize: (raw) => normalizeFields(raw, { reason: readCode }),
   run(args, ctx) {
-    // One escalation per call: the call ends when it fires, and a repeat changes nothing.
-    const id = 'esc_call';
-    const existing = escalationById(ctx.db).get({ id });
-    if (!existing) {
+    const idempotent = recordEscalation(ctx.db, () => {
       const subject = readCallSession(ctx.db);
-      insertEscalation(ctx.db).run({ id, patient_id: subject.subjectKind === 'patient' ? subject.subjectId : null, reason: args.reason, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() });
-    }
-    return ok({ transferred: true as const, reason: args.reason, idempotent: existing !== undefined, script: HUMAN_SCRIPTS[args.reason] });
+      return { patient_id: subject.subjectKind === 'patient' ? subject.subjectId : null, reason: args.reason, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() };
+    });
+    return ok({ transferred: true as const, reason: args.reason, idempotent, script: HUMAN_SCRIPTS[args.reason] });
   },
 });

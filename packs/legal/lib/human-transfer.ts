@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, readCallSession, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, ok, oncePerCallRow, readCallSession } from '../../../src/packs/index.ts';
 import { escalations } from '../schema.ts';
 import { proseField, readCode } from './fields.ts';
 import { ESCALATION_REASONS, type EscalationReason } from './policy.ts';
 
 /** The global human transfer: works in every state, before identification and after a lock. */
 
-const escalationById = rowById(escalations);
-const insertEscalation = rowInsert(escalations);
+const recordEscalation = oncePerCallRow(escalations, 'esc_call');
 
 const SCRIPTS: Readonly<Record<EscalationReason, string>> = {
   caller_request: 'I am connecting you with a member of our staff now.',
@@ -32,21 +31,17 @@ export const escalateToHuman = defineTool({
   writes: ['escalations', 'call_session'],
   normalize: (raw) => normalizeFields(raw, { reason_code: readCode }),
   run(args, ctx) {
-    // One escalation per call: the call ends when it fires, and a repeat changes nothing.
-    const id = 'esc_call';
-    const existing = escalationById(ctx.db).get({ id });
-    if (!existing) {
+    const idempotent = recordEscalation(ctx.db, () => {
       const session = readCallSession(ctx.db);
-      insertEscalation(ctx.db).run({
-        id,
+      return {
         reason_code: args.reason_code,
         client_id: session.subjectKind === 'client' ? session.subjectId : null,
         intake_id: session.subjectKind === 'prospect' ? session.subjectId : null,
         agent: ctx.call.agent,
         summary: args.summary ?? null,
         created_at: ctx.clock.now(),
-      });
-    }
-    return ok({ transferred: true as const, reason_code: args.reason_code, idempotent: existing !== undefined, script: SCRIPTS[args.reason_code] });
+      };
+    });
+    return ok({ transferred: true as const, reason_code: args.reason_code, idempotent, script: SCRIPTS[args.reason_code] });
   },
 });
