@@ -4,7 +4,7 @@ import { loadPack, listPackIds } from '../src/packs/index.ts';
 import { buildDatabase, CallDatabases, dumpDatabase, ensureTemplate } from '../src/store/index.ts';
 import { snapshotParts, type CallRecord } from '../src/call/index.ts';
 import { systemClock } from '../src/core/index.ts';
-import { syntheticSummary, syntheticTimeline, type SyntheticStep } from '../src/scoring/synthetic.ts';
+import { syntheticSummary, syntheticTimeline, type SyntheticStep } from '../src/scoring/offline-snapshot.ts';
 import { directorySink, emptyUsage, SnapshotOutbox } from '../src/snapshot/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';
@@ -60,7 +60,7 @@ export async function benchDatabases(iterations: number): Promise<DbRow[]> {
       const dumps: number[] = [];
       for (let i = 0; i < iterations; i++) {
         const t0 = performance.now();
-        const db = dbs.acquire(`copy_${i}`);
+        const db = dbs.create(`copy_${i}`);
         copy.push(performance.now() - t0);
         const t1 = performance.now();
         dumpDatabase(db.sqlite);
@@ -76,16 +76,16 @@ export async function benchDatabases(iterations: number): Promise<DbRow[]> {
       }
       const assembly: number[] = [];
       const spool: number[] = [];
-      const templateDump = dumpDatabase(dbs.acquire('template_view').sqlite);
+      const templateDump = dumpDatabase(dbs.create('template_view').sqlite);
       const outbox = new SnapshotOutbox(join(tmp.dir, 'spool'), directorySink(join(tmp.dir, 'snapshots')), systemClock(), { uploaded: () => undefined, failed: () => undefined });
       const wav = Buffer.alloc(60 * 64_000 + 44);
       for (let i = 0; i < Math.min(iterations, 100); i++) {
         const callId = `snap_${i}`;
-        const db = dbs.acquire(callId);
+        const db = dbs.create(callId);
         const record = callRecord(pack, callId);
         const t0 = performance.now();
         const dump = dumpDatabase(db.sqlite);
-        const { parts } = snapshotParts(record, dump, templateDump, db.file, wav);
+        const { parts } = snapshotParts(record, dump, templateDump, db.sqlite.serialize(), wav);
         assembly.push(performance.now() - t0);
         const t1 = performance.now();
         outbox.store(id, callId, parts);

@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import { listPackIds, loadPack, type Pack } from '../src/packs/index.ts';
 import { scoreRun } from '../src/scoring/index.ts';
-import { replayConversation, syntheticSnapshot, syntheticSummary, syntheticTimeline, type RouteAction } from '../src/scoring/synthetic.ts';
+import { planRoute, replayOffline, routeActions as actionsOf, type RouteAction } from '../src/conversation/index.ts';
+import { syntheticSnapshot, syntheticSummary } from '../src/scoring/offline-snapshot.ts';
 import type { LoadedSnapshot } from '../src/scoring/index.ts';
 import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
-import { planRoute } from '../src/tools/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 
 /** The section's figures. */
@@ -37,7 +37,7 @@ async function packWithTasks(): Promise<Pack> {
 function routeActions(pack: Pack, taskId: string): RouteAction[] {
   const task = pack.tasks.get(taskId);
   if (!task) return [];
-  return planRoute(pack, task).steps.map((s): RouteAction => (s.kind === 'hop' ? { kind: 'hop', to: s.to } : { kind: 'call', name: s.call.name, parameters: s.call.parameters }));
+  return actionsOf(planRoute(pack, task).steps);
 }
 
 /** Scores `count` synthetic snapshots and reports conversations per second. */
@@ -53,9 +53,8 @@ export async function benchScoring(options: { count: number; resamples: number }
       const actions = routeActions(pack, taskId);
       return [actions, actions.slice(0, -1)].map((route, broken) => {
         const id = `base_${taskId}_${broken}`;
-        const replayed = replayConversation(pack, dbs.acquire(id), route, id);
-        dbs.remove(id);
-        return { taskId, steps: replayed.steps, final: replayed.final, broken: broken === 1 };
+        const replayed = replayOffline(route, { pack, databases: dbs, callId: id, taskId });
+        return { taskId, events: replayed.events, final: replayed.final, broken: broken === 1 };
       });
     });
     for (let i = 0; i < options.count; i++) {
@@ -65,7 +64,7 @@ export async function benchScoring(options: { count: number; resamples: number }
       if (!v) break;
       const callId = `syn_${String(i).padStart(5, '0')}`;
       const call = { callId, pack: pack.id, taskId: v.taskId, runId: 'run_bench', startedAt: new Date(Date.UTC(2026, 9, 5, 13, 0, i % 60)).toISOString() };
-      snapshots.push(syntheticSnapshot(pack.id, callId, syntheticSummary(pack, call), syntheticTimeline(v.steps, call), v.final));
+      snapshots.push(syntheticSnapshot(pack.id, callId, syntheticSummary(pack, call), v.events.map((e) => (e.type === 'call.started' ? { ...e, call_id: callId, run_id: 'run_bench' } : e)), v.final));
     }
   } finally {
     tmp.remove();

@@ -120,7 +120,7 @@ export async function controlPack(): Promise<{ pack: Pack; openDates: string[] }
     const openDates: string[] = [];
     for (let day = 1; day <= 60; day++) {
       const date = pack.clock.addDays(pack.clock.today(), day);
-      const out = executeTool({ pack, callId: 'dates', database: dbs.acquire('dates'), nowMs: () => 0 }, 'scheduler', tool, { date }).output;
+      const out = executeTool({ pack, callId: 'dates', database: dbs.create('dates'), nowMs: () => 0 }, 'scheduler', tool, { date }).output;
       if (out.ok && (out.data as { status?: string }).status === 'open') openDates.push(date);
     }
     dbs.closeAll();

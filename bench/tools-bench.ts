@@ -7,6 +7,9 @@ import { ROOT, runOnLoadCore, runScript, startServerProcess, tempDir } from './b
 import { summarize, type LatencySummary } from './stats.ts';
 
 /** A read and a write tool per pack, with arguments that succeed on the seed. */
+/** The bench server's tool-route token (loopback only). */
+const TOOLS_TOKEN = 'bench-tools-token';
+
 const BENCH_TOOLS: Readonly<Record<string, { read: [string, string, object]; write: [string, string, object] }>> = {
   'control-industry': { read: ['check_date', 'scheduler', { date: '2026-10-07' }], write: ['book_appointment', 'scheduler', { date: '2026-10-07' }] },
   healthcare: {
@@ -61,7 +64,7 @@ interface WrkFigures {
 /** One closed-loop wrk run on core 1 (one thread, N connections); the Lua driver prints the figures last. */
 function runWrk(url: string, body: string, connections: number, durationMs: number, callIds: readonly string[]): Promise<WrkFigures> {
   const seconds = `${Math.max(1, Math.round(durationMs / 1000))}s`;
-  return runOnLoadCore<WrkFigures>('wrk', 'wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '-s', join(ROOT, 'bench/wrk-tools.lua'), url, '--', body, ...callIds]);
+  return runOnLoadCore<WrkFigures>('wrk', 'wrk', ['-t1', `-c${connections}`, `-d${seconds}`, '-s', join(ROOT, 'bench/wrk-tools.lua'), url, '--', `Bearer ${TOOLS_TOKEN}`, body, ...callIds]);
 }
 
 function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', callIds: number, iterations: number): ToolRow {
@@ -69,13 +72,16 @@ function inProcess(pack: Pack, dbs: CallDatabases, effect: 'read' | 'write', cal
   const tool = pack.catalog.get(name);
   if (!tool) throw new Error(`no bench tool ${name}`);
   const ids = Array.from({ length: callIds }, (_, i) => `bench_${effect}_${callIds}_${i}`);
+  const databases = new Map(ids.map((id) => [id, dbs.create(id)]));
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
   for (let i = 0; i < iterations; i++) {
     const callId = ids[i % ids.length] as string;
     const t0 = performance.now();
-    const out = executeTool({ pack, callId, database: dbs.acquire(callId), nowMs: () => performance.now() }, agent, tool, args);
+    const database = databases.get(callId);
+    if (!database) throw new Error(`no database for ${callId}`);
+    const out = executeTool({ pack, callId, database, nowMs: () => performance.now() }, agent, tool, args);
     latencies.push(performance.now() - t0);
     if (!out.output.ok) errors++;
   }
@@ -97,7 +103,7 @@ async function generateLoad(url: string, body: string, connections: number, dura
       loadGenerator: 'wrk',
     };
   }
-  const result = await runScript<{ latencies: number[]; errors: number; wrong: number; elapsedMs: number }>('bench/http-load.ts', { url, body, connections, durationMs, callIds: ids });
+  const result = await runScript<{ latencies: number[]; errors: number; wrong: number; elapsedMs: number }>('bench/http-load.ts', { url, body, connections, durationMs, callIds: ids, auth: `Bearer ${TOOLS_TOKEN}` });
   return {
     latency: summarize(result.latencies),
     throughputPerS: Math.round((result.latencies.length / result.elapsedMs) * 1000),
@@ -106,9 +112,35 @@ async function generateLoad(url: string, body: string, connections: number, dura
   };
 }
 
+/** The handoff tools from the entry desk to `agent` (breadth-first over declared edges). */
+function handoffsTo(pack: Pack, agent: string): string[] {
+  const paths = new Map<string, string[]>([[pack.entryAgent, []]]);
+  const queue = [pack.entryAgent];
+  for (let at = queue.shift(); at !== undefined; at = queue.shift()) {
+    for (const t of pack.blueprint.agents.find((a) => a.name === at)?.tools ?? []) {
+      const to = pack.catalog.get(t.name)?.handoffTo;
+      if (!t.handoff || !to || paths.has(to)) continue;
+      paths.set(to, [...(paths.get(at) ?? []), t.name]);
+      queue.push(to);
+    }
+  }
+  return paths.get(agent) ?? [];
+}
+
+/** Opens each id's scratch conversation at the tool's desk, as an external harness would (handoffs first). */
+async function walkToDesk(port: number, pack: Pack, agent: string, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    for (const hop of handoffsTo(pack, agent)) {
+      const res = await fetch(`http://127.0.0.1:${port}/calls/${id}/tools/${hop}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOOLS_TOKEN}` }, body: '{}' });
+      if (!res.ok) throw new Error(`handoff ${hop} for ${id} answered ${res.status}`);
+    }
+  }
+}
+
 async function overHttp(pack: Pack, port: number, effect: 'read' | 'write', connections: number, callIds: number, durationMs: number): Promise<ToolRow> {
-  const [name, , args] = BENCH_TOOLS[pack.id]?.[effect] ?? ['', '', {}];
+  const [name, agent, args] = BENCH_TOOLS[pack.id]?.[effect] ?? ['', '', {}];
   const ids = Array.from({ length: callIds }, (_, i) => `http_${effect}_${connections}_${callIds}_${i}`);
+  await walkToDesk(port, pack, agent, ids);
   const figures = await generateLoad(`http://127.0.0.1:${port}/tools/${name}`, JSON.stringify(args), connections, durationMs, ids);
   return { mode: 'http', pack: pack.id, tool: name, effect, connections, callIds, ...figures };
 }
@@ -122,7 +154,7 @@ export async function benchTools(options: { durationMs: number; iterations: numb
     const dbs = new CallDatabases(join(tmp.dir, 'calls'), ensureTemplate(join(tmp.dir, 'templates'), pack));
     for (const effect of ['read', 'write'] as const) for (const ids of [1, 100]) rows.push(inProcess(pack, dbs, effect, ids, options.iterations));
     dbs.closeAll();
-    const server = await startServerProcess({ MIVAS_DATA_DIR: join(tmp.dir, 'server'), MIVAS_PACK: pack.id });
+    const server = await startServerProcess({ MIVAS_DATA_DIR: join(tmp.dir, 'server'), MIVAS_PACK: pack.id, MIVAS_TOOLS_TOKEN: TOOLS_TOKEN });
     try {
       for (const effect of ['read', 'write'] as const) {
         for (const connections of [1, 32]) for (const ids of [1, 100]) rows.push(await overHttp(pack, server.port, effect, connections, ids, options.durationMs));

@@ -1,7 +1,7 @@
 -- wrk driver for the tools section (bench/tools-bench.ts): POSTs one tool call per request,
 -- rotating X-Mivas-Call-Id over the ids given after `--`, counts answers that are not
 -- {"ok":true...}, and prints one JSON line of figures when the run ends.
--- Usage: wrk -t1 -cN -dS --latency -s bench/wrk-tools.lua URL -- BODY ID [ID...]
+-- Usage: wrk -t1 -cN -dS --latency -s bench/wrk-tools.lua URL -- AUTHORIZATION BODY ID [ID...]
 
 local threads = {}
 
@@ -10,9 +10,10 @@ function setup(thread)
 end
 
 function init(args)
-  body = args[1]
+  authorization = args[1]
+  body = args[2]
   ids = {}
-  for i = 2, #args do ids[#ids + 1] = args[i] end
+  for i = 3, #args do ids[#ids + 1] = args[i] end
   counter = 0
   wrong = 0
   bad_status = 0
@@ -21,7 +22,7 @@ end
 function request()
   counter = counter + 1
   local id = ids[(counter - 1) % #ids + 1]
-  return wrk.format("POST", nil, { ["content-type"] = "application/json", ["x-mivas-call-id"] = id }, body)
+  return wrk.format("POST", nil, { ["content-type"] = "application/json", ["authorization"] = authorization, ["x-mivas-call-id"] = id }, body)
 end
 
 function response(status, headers, answer)

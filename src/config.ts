@@ -33,6 +33,8 @@ export const envSchema = z.object({
   CHIRP_USER: optionalText,
   CHIRP_PASS: optionalText,
   MIVAS_ALLOW_PUBLIC_NOAUTH: bool.default(false),
+  MIVAS_TOOLS_TOKEN: optionalText,
+  MIVAS_TOOLS_IDLE_S: seconds.default(600),
   MIVAS_DATA_DIR: z.string().default('./data'),
   MIVAS_SCORES_DIR: optionalText,
   MIVAS_SNAPSHOT_DIR: optionalText,
@@ -129,6 +131,10 @@ export interface Config {
   readonly packsDir: string;
   readonly migrationsDir: string;
   readonly auth: { readonly user: string; readonly pass: string } | null;
+  /** Bearer token of the HTTP tool routes; unset turns them off. */
+  readonly toolsToken: string | undefined;
+  /** A scratch conversation of the tool routes idle this long is reaped. */
+  readonly toolsIdleMs: number;
   readonly dataDir: string;
   /** The scores folder `/ui` shows; undefined: the newest folder under <dataDir>/scores. */
   readonly scoresDir: string | undefined;
@@ -193,6 +199,8 @@ function toConfig(env: Env): ConfigResult {
     packsDir: env.MIVAS_PACKS_DIR,
     migrationsDir: env.MIVAS_MIGRATIONS_DIR,
     auth,
+    toolsToken: env.MIVAS_TOOLS_TOKEN,
+    toolsIdleMs: env.MIVAS_TOOLS_IDLE_S * 1000,
     dataDir: env.MIVAS_DATA_DIR,
     scoresDir: env.MIVAS_SCORES_DIR,
     snapshots,

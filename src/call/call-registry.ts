@@ -12,8 +12,13 @@ export class CallRegistry {
   private readonly live = new Map<string, CallSession>();
   private draining = false;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Ids of calls that have ended, newest last, so late HTTP tool calls get a clear refusal. */
+  private readonly ended = new Set<string>();
 
-  constructor(readonly maxCalls: number) {}
+  constructor(
+    readonly maxCalls: number,
+    private readonly endedKept = 10_000,
+  ) {}
 
   /** Reserves a slot for a call id, or says why not. */
   reserve(callId: string): ReserveRefusal | null {
@@ -37,8 +42,22 @@ export class CallRegistry {
     this.live.set(id, session);
     void session.finished().then(() => {
       this.live.delete(id);
+      this.rememberEnded(id);
       this.wakeIfIdle();
     });
+  }
+
+  /** True when a call with this id ended in this process (the most recent ids are kept). */
+  hasEnded(callId: string): boolean {
+    return this.ended.has(callId);
+  }
+
+  private rememberEnded(callId: string): void {
+    this.ended.add(callId);
+    for (const oldest of this.ended) {
+      if (this.ended.size <= this.endedKept) break;
+      this.ended.delete(oldest);
+    }
   }
 
   /** The live call with this id, if any. */

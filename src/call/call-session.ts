@@ -1,11 +1,11 @@
 import { StereoRecorder, CHIRP_RATE_HZ, createResampler } from '../audio/index.ts';
 import { parseTextFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
-import { GraphRuntime, type DispatchEffect } from '../graph/index.ts';
+import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { emptyUsage, Timeline, type EndReason, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
-import { dumpDatabase, type CallDatabase, type CallDatabases, type DatabaseDump } from '../store/index.ts';
+import { emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
+import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
 import { AgentAudio } from './agent-audio.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
@@ -79,7 +79,9 @@ export class CallSession {
   private readonly agent: AgentAudio;
   private readonly watchdogs: CallWatchdogs;
   private readonly abort = new AbortController();
-  private graph: { runtime: GraphRuntime; database: CallDatabase; driver: TurnDriver } | null = null;
+  private graph: { conversation: Conversation; driver: TurnDriver } | null = null;
+  /** Why the conversation failed (setup, a rejected timeline event, a dump error); ends it with internal_error. */
+  private fault: string | null = null;
   private usage: Usage = emptyUsage();
   private endingReason: EndReason | null = null;
   private ended: CallOutcome | null = null;
@@ -94,7 +96,10 @@ export class CallSession {
   ) {
     this.acceptedMs = ctx.clock.nowMs();
     this.startedAtEpochMs = ctx.clock.epochMs();
-    this.timeline = new Timeline(() => this.mediaMs());
+    this.timeline = new Timeline(
+      () => this.mediaMs(),
+      (reason) => this.internalFault(reason),
+    );
     this.inbound = new InboundAudio(ctx.clock, this.recorder, (pcm) => session.sendAudio(pcm));
     this.agent = new AgentAudio({ clock: ctx.clock, ids: ctx.ids, socket, timeline: this.timeline, recorder: this.recorder, acceptedMs: this.acceptedMs, fast: ctx.limits.fast });
     this.watchdogs = new CallWatchdogs(ctx.clock, ctx.limits, {
@@ -118,9 +123,32 @@ export class CallSession {
     return this.ctx.clock.nowMs() - this.acceptedMs;
   }
 
-  /** The active agent (for HTTP tool calls on a live call). */
-  runtimeOrNull(): GraphRuntime | null {
-    return this.graph?.runtime ?? null;
+  /**
+   * A tool call from an external harness over HTTP (DESIGN.md §16): dispatched by this call's
+   * conversation like the model's own, recorded with origin `http`, its effect applied here.
+   * Null once the call has ended or before its conversation exists.
+   */
+  dispatchFromHarness(request: Omit<DispatchRequest, 'origin'>): DispatchResult | null {
+    if (this.ended || !this.graph) return null;
+    const result = this.graph.conversation.dispatch({ ...request, origin: 'http' });
+    const effect = result.effect;
+    if (effect.kind === 'handoff') this.session.applyAgent(this.graph.conversation.agentSetup(effect.to));
+    if (effect.kind === 'end_call' || effect.kind === 'human_transfer') {
+      this.onSessionTool(effect);
+      const reason = this.endingReason ?? 'agent_end_call';
+      void this.agent.whenIdle().then(() => this.end(reason, 1000));
+    }
+    return result;
+  }
+
+  /** The call's conversation while it is open (for the state route). */
+  conversationOrNull(): Conversation | null {
+    return this.graph?.conversation ?? null;
+  }
+
+  /** True once the call has ended. */
+  hasEnded(): boolean {
+    return this.ended !== null;
   }
 
   /** Starts the call: database, graph, audio pipeline, watchdogs, then the model connection. */
@@ -129,16 +157,16 @@ export class CallSession {
     this.timeline.add({ type: 'call.started', call_id: identity.callId, pack: ctx.pack.id, harness: ctx.harness, task_id: identity.taskId, run_id: identity.runId });
     this.listenToSocket();
     this.watchdogs.start();
-    let runtime: GraphRuntime;
+    let conversation: Conversation;
     try {
-      const database = ctx.databases.acquire(identity.callId);
-      runtime = new GraphRuntime(ctx.pack, { pack: ctx.pack, callId: identity.callId, database, nowMs: () => ctx.clock.nowMs() }, this.timeline);
-      const driver = new TurnDriver(this.session, runtime, this.timeline, this.driverHost(), ctx.clock, { retryDelayMs: ctx.limits.nudgeRetryDelayMs, maxAttempts: ctx.limits.nudgeMaxAttempts });
-      this.graph = { runtime, database, driver };
+      conversation = Conversation.open({ pack: ctx.pack, id: identity.callId, databases: ctx.databases, timeline: this.timeline, nowMs: () => ctx.clock.nowMs() });
+      const driver = new TurnDriver(this.session, conversation, this.timeline, this.driverHost(), ctx.clock, { retryDelayMs: ctx.limits.nudgeRetryDelayMs, maxAttempts: ctx.limits.nudgeMaxAttempts });
+      this.graph = { conversation, driver };
       this.inbound.useResampler(createResampler(CHIRP_RATE_HZ, this.session.inputRateHz));
       this.agent.useResampler(createResampler(this.session.outputRateHz, CHIRP_RATE_HZ));
     } catch (err) {
       ctx.log.error({ err }, 'call setup failed');
+      this.fault = `setup failed: ${err instanceof Error ? err.message : String(err)}`;
       return this.end('internal_error', 1011);
     }
     if (this.ended) return;
@@ -148,15 +176,16 @@ export class CallSession {
     this.session.events.on('itemInjected', (role, text) => this.timeline.add({ type: 'item.injected', role, text }));
     this.session.events.on('rateLimits', (limits) => ctx.observer?.rateLimitsUpdated(ctx.harness, limits));
     try {
-      await this.session.connect(runtime.agentSetup(), this.abort.signal);
+      await this.session.connect(conversation.agentSetup(), this.abort.signal);
     } catch (err) {
       this.fail({ code: 'connect_failed', message: err instanceof Error ? err.message : 'connect failed', fatal: true });
     }
   }
 
   /** Ends the call once: stop everything, close both sockets, write the snapshot. */
-  end(reason: EndReason, closeCode: number | null, callerClosed = false): void {
+  end(requested: EndReason, closeCode: number | null, callerClosed = false): void {
     if (this.ended) return;
+    const reason = this.fault ? 'internal_error' : requested;
     this.ended = { callId: this.identity.callId, endReason: reason, closeCode };
     this.abort.abort();
     this.watchdogs.stop();
@@ -167,8 +196,10 @@ export class CallSession {
       this.socket.close(closeCode ?? 1000, reason);
     }
     this.session.close().catch((err: unknown) => this.ctx.log.warn({ err }, 'provider close failed'));
-    this.timeline.add({ type: 'call.ended', end_reason: reason, close_code: closeCode });
-    this.writeSnapshot(this.ended);
+    const closed = this.closeConversation();
+    if (this.fault && this.ended.endReason !== 'internal_error') this.ended = { ...this.ended, endReason: 'internal_error' };
+    this.timeline.add({ type: 'call.ended', end_reason: this.ended.endReason, close_code: closeCode });
+    this.writeSnapshot(this.ended, closed);
     this.inbound.dispose();
     this.resolveDone(this.ended);
   }
@@ -177,6 +208,27 @@ export class CallSession {
     if (this.ended) return;
     this.timeline.add({ type: 'provider.ready', connect_ms: Math.round((this.ctx.clock.nowMs() - connectStartMs) * 10) / 10 });
     this.inbound.markReady();
+  }
+
+  /** A fault of our own (a timeline event the schema refused): the call ends with internal_error. */
+  private internalFault(reason: string): void {
+    this.ctx.log.error({ reason }, 'internal fault ends the call');
+    this.fault ??= reason;
+    queueMicrotask(() => this.end('internal_error', 1011));
+  }
+
+  /** Dumps and closes the conversation's database; a failure is recorded as the call's fault. */
+  private closeConversation(): { final: DatabaseDump; db: Buffer } | null {
+    const conversation = this.graph?.conversation;
+    if (!conversation || conversation.isClosed()) return null;
+    try {
+      return conversation.close();
+    } catch (err) {
+      this.ctx.log.error({ err }, 'conversation dump failed');
+      this.fault ??= `database dump failed: ${err instanceof Error ? err.message : String(err)}`;
+      this.ctx.databases.remove(this.identity.callId);
+      return null;
+    }
   }
 
   private fail(failure: ProviderFailure): void {
@@ -257,6 +309,7 @@ export class CallSession {
       durationMs: endMs,
       endReason: outcome.endReason,
       closeCode: outcome.closeCode,
+      endDetail: this.fault,
       events: this.timeline.events(),
       smoke: computeSmoke({
         events: this.timeline.events(),
@@ -275,27 +328,76 @@ export class CallSession {
     };
   }
 
-  private writeSnapshot(outcome: CallOutcome): void {
+  /**
+   * Freezes the evidence into the outbox. A set is always written: when the conversation never
+   * got a database or its dump failed, the template stands in for its rows; when assembling the
+   * full set fails, a minimal one (start and end events, internal_error and the reason) is.
+   */
+  private writeSnapshot(outcome: CallOutcome, closed: { final: DatabaseDump; db: Buffer } | null): void {
     const { ctx, identity } = this;
-    const database = this.graph?.database ?? null;
-    if (!database) {
-      ctx.log.error({}, 'no database: snapshot skipped');
-      return;
-    }
+    const final = closed?.final ?? ctx.templateDump;
+    const db = closed?.db ?? ctx.databases.templateBytes();
+    const endMs = this.mediaMs();
+    let record: CallRecord | null = null;
     try {
-      const dump = dumpDatabase(database.sqlite);
-      ctx.databases.release(identity.callId);
-      const endMs = this.mediaMs();
-      const record = this.buildRecord(outcome, endMs);
-      const { parts } = snapshotParts(record, dump, ctx.templateDump, database.file, this.recorder.toWav(endMs));
+      record = this.buildRecord(outcome, endMs);
+      const { parts } = snapshotParts(record, final, ctx.templateDump, db, this.recorder.toWav(endMs));
       ctx.outbox.store(ctx.pack.id, identity.callId, parts);
-      ctx.databases.remove(identity.callId);
-      ctx.observer?.callEnded(record);
     } catch (err) {
-      ctx.log.error({ err }, 'snapshot assembly failed');
+      ctx.log.error({ err }, 'snapshot assembly failed: writing a minimal set');
+      record = this.minimalRecord(outcome, endMs, `snapshot assembly failed: ${err instanceof Error ? err.message : String(err)}`);
+      try {
+        const { parts } = snapshotParts(record, final, ctx.templateDump, db, this.recorder.toWav(0));
+        ctx.outbox.store(ctx.pack.id, identity.callId, parts);
+      } catch (again) {
+        ctx.log.error({ err: again }, 'minimal snapshot failed too: the call has no snapshot');
+        return;
+      }
     }
+    ctx.observer?.callEnded(record);
+  }
+
+  /** The record of a call whose full evidence could not be assembled: its start and end only, no computed facts. */
+  private minimalRecord(outcome: CallOutcome, endMs: number, detail: string): CallRecord {
+    const { ctx, identity } = this;
+    const first = this.timeline.events()[0];
+    const ended = { seq: 1, at_ms: Math.max(0, Math.round(endMs)), type: 'call.ended' as const, end_reason: 'internal_error' as const, close_code: outcome.closeCode };
+    return {
+      pack: ctx.pack,
+      ...identity,
+      harness: ctx.harness,
+      model: this.session.model,
+      startedAtEpochMs: this.startedAtEpochMs,
+      endedAtEpochMs: ctx.clock.epochMs(),
+      durationMs: endMs,
+      endReason: 'internal_error',
+      closeCode: outcome.closeCode,
+      endDetail: [this.fault, detail].filter(Boolean).join('; '),
+      events: first ? [first, ended] : [],
+      smoke: FAILED_SMOKE,
+      usage: this.usage,
+      costUsd: null,
+      priceTableVersion: null,
+      traceId: ctx.observer?.traceId ?? null,
+      pacing: null,
+    };
   }
 }
+
+/** The smoke rubric of a call whose evidence could not be assembled: nothing checked, nothing passed. */
+const FAILED_SMOKE: Smoke = {
+  both_sides_spoke: false,
+  tools_recorded: false,
+  trace_id_present: null,
+  dead_air_max_s: 0,
+  dead_air_ok: false,
+  outbound_dropouts: 0,
+  clipping_events: 0,
+  clean_audio: false,
+  first_agent_audio_ms: null,
+  first_audio_ok: false,
+  pass: false,
+};
 
 /** Sums two usage records class by class. */
 export function addUsage(a: Usage, b: Usage): Usage {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../core/index.ts';
 import type { PacingStats } from '../chirp/index.ts';
 import type { Pack } from '../packs/index.ts';
@@ -21,6 +20,8 @@ export interface CallRecord {
   readonly durationMs: number;
   readonly endReason: EndReason;
   readonly closeCode: number | null;
+  /** Why an internal_error ended the conversation (recorded as `end_detail`). */
+  readonly endDetail?: string | null;
   readonly events: readonly TimelineEvent[];
   readonly smoke: Smoke;
   readonly usage: Usage;
@@ -88,6 +89,7 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
     end_reason: record.endReason,
     close_code: record.closeCode,
     void_reason: advisoryVoidReason(record),
+    ...(record.endDetail ? { end_detail: record.endDetail.slice(0, 2000) } : {}),
     smoke: record.smoke,
     usage: record.usage,
     cost_usd_est: record.costUsd,
@@ -104,13 +106,13 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
 }
 
 /** The five snapshot parts as bytes, ready for the outbox. */
-export function snapshotParts(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, dbFile: string, wav: Buffer): { parts: Map<SnapshotPart, Buffer>; summary: Summary } {
+export function snapshotParts(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: Buffer): { parts: Map<SnapshotPart, Buffer>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
   const timeline = timelineFileSchema.parse({ events: record.events });
   const parts = new Map<SnapshotPart, Buffer>([
     ['timeline.json', Buffer.from(JSON.stringify(timeline))],
     ['final.json', Buffer.from(JSON.stringify(dump))],
-    ['db', readFileSync(dbFile)],
+    ['db', db],
     ['wav', wav],
     ['summary.json', Buffer.from(`${JSON.stringify(summary, null, 2)}\n`)],
   ]);

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/index.ts';
-import type { DispatchEffect, GraphRuntime } from '../graph/index.ts';
+import type { Conversation, DispatchEffect } from '../conversation/index.ts';
 import type { FunctionCall, ModelSession, ProviderFailure } from '../providers/index.ts';
 import type { Timeline, Usage } from '../snapshot/index.ts';
 import type { Interruption } from '../chirp/index.ts';
@@ -39,7 +39,7 @@ export class TurnDriver {
 
   constructor(
     private readonly session: ModelSession,
-    private readonly runtime: GraphRuntime,
+    private readonly runtime: Conversation,
     private readonly timeline: Timeline,
     private readonly host: TurnDriverHost,
     clock: Clock,

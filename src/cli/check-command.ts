@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { EXIT, systemClock } from '../core/index.ts';
-import { agentSetupOf } from '../graph/index.ts';
+import { agentSetupOf } from '../conversation/index.ts';
 import { loadPack, toolsOfAgent, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, type AgentSetup, type HarnessFactory } from '../providers/index.ts';
 import { configFromFlags } from './config-flags.ts';

@@ -23,7 +23,7 @@ export function validatePack(pack: Pack): TaskValidation[] {
   const work = mkdtempSync(join(tmpdir(), 'mivas-validate-'));
   const dbs = new CallDatabases(join(work, 'calls'), ensureTemplate(join(work, 'templates'), pack));
   try {
-    const seedDb = dbs.acquire('seed');
+    const seedDb = dbs.create('seed');
     const env = { pack, dbs, seed: dumpDatabase(seedDb.sqlite), columns: schemaColumnsOf(seedDb.sqlite) };
     dbs.remove('seed');
     return [...pack.tasks.values()].map((task) => validateTask(env, task));

@@ -1,9 +1,9 @@
 import type { TypedEmitter } from '../core/index.ts';
-import type { AgentSetup } from '../graph/index.ts';
+import type { AgentSetup } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { Usage } from '../snapshot/index.ts';
 
-export type { AgentSetup, ToolSpec } from '../graph/index.ts';
+export type { AgentSetup, ToolSpec } from '../conversation/index.ts';
 
 /** A function call the model made. `arguments` is the model's raw JSON text. */
 export interface FunctionCall {

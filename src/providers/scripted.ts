@@ -1,6 +1,6 @@
 import type { SpeechSynth } from '../audio/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
-import { CarryForward, planRoute, type RouteStep } from '../tools/index.ts';
+import { CarryForward, handoffArguments, planRoute, type RouteStep } from '../conversation/index.ts';
 import { LocalModelSession, type ResponsePart } from './local-session.ts';
 import type { CallInfo, HarnessFactory } from './model-session.ts';
 
@@ -74,17 +74,8 @@ class ScriptedSession extends LocalModelSession {
       return { call: { name: 'end_call', args: { reason: 'caller_done' } } };
     }
     if (step.kind === 'call') return { call: { name: step.call.name, args: this.carry.argumentsFor(this.pack, step.call) } };
-    return { call: { name: step.tool, args: this.handoffArguments(step.tool) } };
-  }
-
-  /** A handoff into a gate names the desk the route goes to next (the generated next_desk enum). */
-  private handoffArguments(tool: string): Record<string, unknown> {
-    const shape = this.pack.catalog.get(tool)?.input.shape ?? {};
-    if (!('next_desk' in shape)) return {};
     const following = this.steps.slice(this.next).find((s) => s.kind === 'hop');
-    const options = (this.pack.catalog.get(tool)?.inputSchema.properties as { next_desk?: { enum?: string[] } } | undefined)?.next_desk?.enum ?? [];
-    const target = following?.kind === 'hop' ? following.to : undefined;
-    return { next_desk: target && options.includes(target) ? target : options[0] };
+    return { call: { name: step.tool, args: handoffArguments(this.pack, step.tool, following?.kind === 'hop' ? following.to : undefined) } };
   }
 }
 

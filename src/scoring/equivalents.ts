@@ -2,7 +2,7 @@ import { ignoredColumns, type ComparePolicy, type Pack, type Task } from '../pac
 import type { FinalState } from '../snapshot/index.ts';
 import { agentsAlong, derivedParameters, type Variant } from './mutants.ts';
 import { interleave } from './route-search.ts';
-import type { RouteAction } from './synthetic.ts';
+import type { RouteAction } from '../conversation/index.ts';
 
 type CallAction = Extract<RouteAction, { kind: 'call' }>;
 const isCall = (a: RouteAction): a is CallAction => a.kind === 'call';

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { agentOwnsTool, type ExpectedCall, type Matcher, type Pack, type Task } from '../packs/index.ts';
-import { replayValue } from '../tools/index.ts';
+import { replayValue, type RouteAction } from '../conversation/index.ts';
 import { interleave } from './route-search.ts';
-import type { RouteAction } from './synthetic.ts';
 
 /** Mutant classes of scoring.md §11.8: each must FAIL. */
 export type MutantClass = 'drop_call' | 'perturb_argument' | 'drop_hop' | 'swap_hops' | 'forbidden_tool' | 'extra_write' | 'wrong_agent';
@@ -21,6 +20,12 @@ export interface Variant {
   readonly noise?: boolean;
   /** An extra write that leaves policy-visible state unchanged becomes an equivalent (reward 1). */
   readonly reclassifyIfUnchanged?: boolean;
+  /**
+   * Tampered evidence: the recorded event of action `action` claims `agent` made it. The engine
+   * refuses another desk's tool, so no live conversation records this; the scorer must still
+   * reject such a snapshot.
+   */
+  readonly relabel?: { readonly action: number; readonly agent: string };
 }
 
 type CallAction = Extract<RouteAction, { kind: 'call' }>;
@@ -89,7 +94,7 @@ function callMutants(pack: Pack, task: Task, oracle: readonly RouteAction[]): Va
       out.push({ kind: 'mutant', class: 'perturb_argument', description: `${label}: ${field}=${JSON.stringify(value)}`, actions: oracle.map((a, j) => (j === i ? { ...action, overrides: { [field]: value } } : a)) });
     }
     const stranger = agents.find((a) => !agentOwnsTool(pack, a, action.name));
-    if (stranger) out.push({ kind: 'mutant', class: 'wrong_agent', description: `${label} executed by ${stranger}`, actions: oracle.map((a, j) => (j === i ? { ...action, asAgent: stranger } : a)) });
+    if (stranger) out.push({ kind: 'mutant', class: 'wrong_agent', description: `${label} executed by ${stranger}`, actions: oracle, relabel: { action: i, agent: stranger } });
   });
   return out;
 }

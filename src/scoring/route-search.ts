@@ -1,6 +1,6 @@
 import type { ExpectedCall, Pack } from '../packs/index.ts';
 import { agentOwnsTool, handoffEdges } from '../packs/index.ts';
-import type { RouteAction } from './synthetic.ts';
+import type { RouteAction } from '../conversation/index.ts';
 
 /** The shortest routes found by BFS over (agent, i): the count and, when unique, the hops. */
 export interface ShortestRoute {

@@ -7,7 +7,9 @@ import { matchOutput } from './matchers.ts';
 import { mutantsOf, type Variant } from './mutants.ts';
 import { interleave } from './route-search.ts';
 import { judgeState } from './state-gate.ts';
-import { replayConversation, syntheticSnapshot, syntheticSummary, syntheticTimeline, type RouteAction, type SyntheticStep } from './synthetic.ts';
+import { replayOffline, type DispatchResult, type RouteAction } from '../conversation/index.ts';
+import { syntheticSnapshot, syntheticSummary } from './offline-snapshot.ts';
+import type { TimelineEvent } from '../snapshot/index.ts';
 import { staticTaskProblems, type SchemaColumns } from './task-checks.ts';
 import type { ConversationVerdict } from './types.ts';
 import { scoreConversation } from './verdict.ts';
@@ -43,26 +45,31 @@ export interface TaskValidation {
 interface Played {
   readonly verdict: ConversationVerdict;
   readonly final: FinalState;
-  readonly steps: SyntheticStep[];
-  readonly executions: ReturnType<typeof replayConversation>['executions'];
+  /** The dispatch of each call action, in order (hops left out). */
+  readonly calls: readonly DispatchResult[];
 }
 
-function play(env: ValidationEnv, task: Task, id: string, actions: readonly RouteAction[], noise?: ComparePolicy): Played {
+/** Replays actions through the engine on a fresh database and scores the snapshot it leaves. */
+function play(env: ValidationEnv, task: Task, id: string, actions: readonly RouteAction[], variant?: Pick<Variant, 'noise' | 'relabel'>, policy?: ComparePolicy): Played {
   const callId = `val_${task.task_id.replaceAll('-', '_')}_${id}`;
-  env.dbs.remove(callId);
-  const database = env.dbs.acquire(callId);
   try {
-    const replayed = replayConversation(env.pack, database, actions, callId);
-    const final = noise ? addSnapshotNoise(replayed.final, noise) : replayed.final;
-    return { ...replayed, final, verdict: judgeSynthetic(env.pack, task, callId, replayed.steps, final) };
+    const replayed = replayOffline(actions, { pack: env.pack, databases: env.dbs, callId, taskId: task.task_id });
+    const final = variant?.noise && policy ? addSnapshotNoise(replayed.final, policy) : replayed.final;
+    const relabelled = variant?.relabel ? relabel(replayed.events, replayed.results[variant.relabel.action], variant.relabel.agent) : replayed.events;
+    const calls = replayed.results.filter((_, i) => actions[i]?.kind === 'call');
+    return { final, calls, verdict: judgeEvidence(env.pack, task, callId, relabelled, final) };
   } finally {
     env.dbs.remove(callId);
   }
 }
 
-function judgeSynthetic(pack: Pack, task: Task, callId: string, steps: readonly SyntheticStep[], final: FinalState): ConversationVerdict {
+function relabel(events: readonly TimelineEvent[], target: DispatchResult | undefined, agent: string): TimelineEvent[] {
+  return events.map((e) => (target && e.seq === target.event.seq && e.type === 'tool' ? { ...e, agent } : e));
+}
+
+function judgeEvidence(pack: Pack, task: Task, callId: string, events: TimelineEvent[], final: FinalState): ConversationVerdict {
   const options = { callId, pack: pack.id, taskId: task.task_id };
-  const snapshot = syntheticSnapshot(pack.id, callId, syntheticSummary(pack, options), syntheticTimeline(steps, options), final);
+  const snapshot = syntheticSnapshot(pack.id, callId, syntheticSummary(pack, options), events, final);
   // Score against the task under validation, which may differ from (or be missing in) the pack's files.
   const withTask: Pack = { ...pack, tasks: new Map([...pack.tasks, [task.task_id, task]]) };
   return scoreConversation({ conversationId: callId, snapshot, entry: undefined, packHint: null }, { packs: new Map([[pack.id, withTask]]), minCallMs: 0, allowPackDrift: false });
@@ -75,14 +82,14 @@ function changedTables(before: FinalState, after: FinalState): string[] {
 function oracleProblems(env: ValidationEnv, task: Task, policy: ComparePolicy, oracle: Played): string[] {
   const problems: string[] = [];
   task.exp_tool_calls.forEach((call, i) => {
-    const run = oracle.executions[i];
+    const run = oracle.calls[i]?.event;
     if (!run || run.name !== call.name) return void problems.push(`oracle: #${i + 1} ${call.name} did not run`);
     if (run.refusal) problems.push(`oracle: #${i + 1} ${call.name} refused (${run.refusal})`);
     for (const f of matchOutput(call.output, { ...run.output })) problems.push(`oracle: #${i + 1} ${call.name} ${f.argument} declared ${JSON.stringify(f.expected)}, got ${JSON.stringify(f.actual)}`);
   });
   if (canonicalJson(projectState(oracle.final, policy)) !== canonicalJson(task.exp_db_state)) problems.push('oracle: the replayed state differs from exp_db_state (run `mivas tasks lock`)');
   if (oracle.verdict.status !== 'PASS' || oracle.verdict.reward !== 1) problems.push(`oracle: the synthetic conversation scored ${oracle.verdict.status} (reward ${oracle.verdict.reward}): ${oracle.verdict.fail_reasons.join('; ')}`);
-  const noop = judgeSynthetic(env.pack, task, `val_${task.task_id.replaceAll('-', '_')}_noop`, [], env.seed);
+  const noop = play(env, task, 'noop', []).verdict;
   if (noop.status !== 'FAIL') problems.push(`no-op: doing nothing scores ${noop.status}; the task is not measurable`);
   return problems;
 }
@@ -106,7 +113,7 @@ function matcherIndependence(env: ValidationEnv, task: Task, policy: ComparePoli
 }
 
 function evaluate(env: ValidationEnv, task: Task, policy: ComparePolicy, oracleFinal: FinalState, variant: Variant, n: number): VariantResult & { final: FinalState } {
-  const played = play(env, task, `v${n}`, variant.actions, variant.noise ? policy : undefined);
+  const played = play(env, task, `v${n}`, variant.actions, variant, policy);
   const v = played.verdict;
   const unchanged = judgeState(projectState(oracleFinal, policy), played.final, policy);
   const reclassified = variant.kind === 'mutant' && variant.reclassifyIfUnchanged === true && unchanged.kind === 'judged' && unchanged.result.diff.length === 0;

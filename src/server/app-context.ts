@@ -10,6 +10,7 @@ import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFac
 import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
 import Database from 'better-sqlite3';
+import { HarnessSessions } from './harness-sessions.ts';
 import { createOperations, type Operations } from './operations.ts';
 
 /** Everything the app needs, built once in main or a test (style rule 11). */
@@ -28,6 +29,8 @@ export interface AppContext {
   /** Prices a call's usage at hangup (the shipped price table). */
   readonly estimateCost: CostEstimator;
   readonly registry: CallRegistry;
+  /** Scratch conversations of the HTTP tool routes (ids no caller dialed). */
+  readonly harnessSessions: HarnessSessions;
   readonly limits: CallLimits;
   /** Metrics, traces and the Bluejay link. */
   readonly ops: Operations;
@@ -72,13 +75,18 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const template = ensureTemplate(join(dataDir, 'templates'), pack);
   const sink = createSink(config);
   const registry = new CallRegistry(config.maxCalls);
+  const databases = new CallDatabases(join(dataDir, 'calls'), template);
+  // A database left by an earlier process (a crash mid-call) is moved aside so its id starts fresh.
+  const setAside = databases.setAsideLeftovers();
+  if (setAside.length) log.warn({ count: setAside.length, dir: join(dataDir, 'calls', 'orphaned') }, 'moved call databases left by an earlier process aside');
+  const harnessSessions = new HarnessSessions(pack, databases, clock, config.toolsIdleMs);
   const ops = createOperations(config, {
     clock,
     ids,
     log,
     dataDir,
     // Read at scrape time; `outbox` is defined below before any scrape can happen.
-    sources: { liveCalls: () => registry.count(), maxCalls: () => registry.maxCalls, isDraining: () => registry.isDraining(), snapshotBacklog: () => outbox.backlog() },
+    sources: { liveCalls: () => registry.count(), maxCalls: () => registry.maxCalls, isDraining: () => registry.isDraining(), snapshotBacklog: () => outbox.backlog(), harnessSessions: () => ({ held: harnessSessions.count(), reaped: harnessSessions.reaped() }) },
   });
   const outbox = new SnapshotOutbox(join(dataDir, 'spool'), sink, clock, {
     uploaded: (p, callId, location, durationMs) => {
@@ -106,7 +114,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     ids,
     pack,
     templateDump: readTemplateDump(template),
-    databases: new CallDatabases(join(dataDir, 'calls'), template),
+    databases,
+    harnessSessions,
     sink,
     outbox,
     harness,

@@ -19,6 +19,7 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
     pack_version: ctx.pack.packVersion,
     harness: ctx.harness.name,
     live_calls: ctx.registry.count(),
+    harness_sessions: ctx.harnessSessions.count(),
     capacity: ctx.registry.maxCalls,
     snapshot_backlog: backlog.count,
     snapshot_oldest_pending_s: Math.round(backlog.oldestMs / 1000),
@@ -89,9 +90,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const body = healthBody(ctx);
     return reply.code(body.status === 'ok' ? 200 : 503).send(body);
   });
+  // The tool routes answer an external harness, not callers: their own bearer token, off by default.
+  await app.register(async (tools) => toolRoutes(tools, ctx));
   await app.register(async (secured) => {
     secured.addHook('onRequest', basicAuthHook(ctx.config.auth));
-    await toolRoutes(secured, ctx);
     await chirpRoutes(secured, ctx);
     await uiRoutes(secured, ctx);
   });
@@ -99,6 +101,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await Promise.race([ctx.outbox.flush(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     ctx.outbox.stop();
     await closeOperations(ctx.ops, ctx.config.bluejay.settleMs);
+    ctx.harnessSessions.close();
     ctx.databases.closeAll();
   });
   return app;

@@ -48,6 +48,9 @@ function upgradeGate(ctx: AppContext) {
 }
 
 async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<{ status: number; code: string; message: string } | null> {
+  if (ctx.harnessSessions.has(facts.callId) || ctx.databases.exists(facts.callId)) {
+    return { status: 409, code: 'CALL_ID_USED', message: `call ${facts.callId} already has a database (HTTP tool calls used this id); a call id is used once` };
+  }
   const key = snapshotKey(ctx.pack.id, facts.callId, 'summary.json');
   if (ctx.outbox.isSpooled(ctx.pack.id, facts.callId) || (await ctx.sink.exists(key).catch(() => false))) {
     return { status: 409, code: 'CALL_ID_USED', message: `a snapshot of call ${facts.callId} already exists` };

@@ -1,41 +1,82 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CALL_ID_PATTERN, isPlainObject } from '../core/index.ts';
-import { agentOwnsTool } from '../packs/index.ts';
-import { dumpDatabase } from '../store/index.ts';
-import { executeTool } from '../tools/index.ts';
 import type { AppContext } from './app-context.ts';
+import { MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 
 function problem(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
   return reply.code(status).send({ error: { code, message } });
 }
 
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Constant-time check of `Authorization: Bearer <token>`. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return timingSafeEqual(digest(m?.[1] ?? ''), digest(token)) && m !== null;
+}
+
+/** Off unless MIVAS_TOOLS_TOKEN is set; then every request needs that bearer token (not the callers' Basic pair). */
+function toolsGate(token: string | undefined) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (token === undefined) return void (await problem(reply, 404, 'HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on'));
+    if (!bearerMatches(request.headers.authorization, token)) {
+      await reply.code(401).header('WWW-Authenticate', 'Bearer realm="mivas-tools"').send({ error: { code: 'TOOLS_UNAUTHORIZED', message: 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>' } });
+    }
+  };
+}
+
 /** Answers 400 unless the id may name a call (and so a file). */
-function invalidCallId(reply: FastifyReply, callId: string): FastifyReply | null {
+function invalidCallId(reply: FastifyReply, callId: string | undefined): FastifyReply | null {
+  if (!callId) return problem(reply, 400, 'CALL_ID_MISSING', 'the X-Mivas-Call-Id header is required');
   return CALL_ID_PATTERN.test(callId) ? null : problem(reply, 400, 'CALL_ID_INVALID', `call ids must match ${CALL_ID_PATTERN.source}`);
 }
 
-/** Runs a dispatchable tool for a call: through the live call's graph, or on its database directly. */
-function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, callId: string | undefined, name: string): FastifyReply {
-  if (!callId) return problem(reply, 400, 'CALL_ID_MISSING', 'the X-Mivas-Call-Id header is required');
-  const badId = invalidCallId(reply, callId);
-  if (badId) return badId;
-  const tool = ctx.pack.catalog.get(name);
-  if (!tool?.definition) return problem(reply, 404, 'UNKNOWN_TOOL', `no HTTP tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`);
-  if (!isPlainObject(request.body)) return problem(reply, 422, 'BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments');
-  const live = ctx.registry.get(callId)?.runtimeOrNull();
-  if (live) return reply.send(live.dispatch({ toolCallId: null, name, rawArguments: request.body }).output);
-  const header = request.headers['x-mivas-agent'];
-  const requested = typeof header === 'string' ? header : undefined;
-  const agent = requested ?? ctx.pack.blueprint.agents.find((a) => agentOwnsTool(ctx.pack, a.name, name))?.name ?? ctx.pack.entryAgent;
-  if (!agentOwnsTool(ctx.pack, agent, name)) {
-    return reply.send({ ok: false, error_code: 'TOOL_NOT_AVAILABLE', safe_message: 'That is handled by another desk, so I cannot do it from here.' });
+/** Why an id that is not live cannot take HTTP tool calls, or null when it may. */
+function closedProblem(ctx: AppContext, callId: string): { status: number; code: string; message: string } | null {
+  if (ctx.registry.hasEnded(callId) || ctx.outbox.isSpooled(ctx.pack.id, callId)) {
+    return { status: 409, code: 'CALL_ENDED', message: `call ${callId} has ended; its evidence is frozen` };
   }
-  const database = ctx.databases.acquireTransient(callId);
-  return reply.send(executeTool({ pack: ctx.pack, callId, database, nowMs: () => ctx.clock.nowMs() }, agent, tool, request.body).output);
+  if (ctx.registry.isActive(callId) || (!ctx.harnessSessions.has(callId) && ctx.databases.exists(callId))) {
+    return { status: 409, code: 'CALL_ID_USED', message: `call ${callId} is starting or its id was used before` };
+  }
+  return null;
 }
 
-/** Tool and state routes over HTTP (DESIGN.md §1); they share the credentialed context. */
+/**
+ * Runs a tool for a call through its conversation (docs/operations.md "HTTP tool routes"): a live
+ * call's own, with the effect applied to the call; else the id's scratch conversation.
+ */
+function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, callId: string | undefined, name: string): FastifyReply {
+  const badId = invalidCallId(reply, callId);
+  if (badId || !callId) return badId ?? reply;
+  if (!ctx.pack.catalog.has(name)) return problem(reply, 404, 'UNKNOWN_TOOL', `no tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`);
+  if (!isPlainObject(request.body)) return problem(reply, 422, 'BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments');
+  const dispatch = { toolCallId: null, name, rawArguments: request.body };
+  const live = ctx.registry.get(callId);
+  if (live) {
+    const result = live.dispatchFromHarness(dispatch);
+    return result ? reply.send(result.output) : problem(reply, 409, 'CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
+  }
+  let conversation = ctx.harnessSessions.get(callId);
+  if (!conversation) {
+    const closed = closedProblem(ctx, callId);
+    if (closed) return problem(reply, closed.status, closed.code, closed.message);
+    if (ctx.harnessSessions.isFull()) {
+      reply.header('Retry-After', '60');
+      return problem(reply, 503, 'AT_CAPACITY', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`);
+    }
+    conversation = ctx.harnessSessions.open(callId);
+  }
+  // A scratch conversation has no call to end: its effects (handoffs included) stay on its own timeline.
+  return reply.send(conversation.dispatch({ ...dispatch, origin: 'http' }).output);
+}
+
+/** Tool and state routes for an external harness (DESIGN.md §1, §16), behind their own bearer token. */
 export async function toolRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.addHook('onRequest', toolsGate(ctx.config.toolsToken));
   app.post<{ Params: { name: string } }>('/tools/:name', async (request, reply) => {
     const header = request.headers['x-mivas-call-id'];
     return runTool(ctx, request, reply, typeof header === 'string' ? header.trim() : undefined, request.params.name);
@@ -46,8 +87,9 @@ export async function toolRoutes(app: FastifyInstance, ctx: AppContext): Promise
   app.get<{ Params: { callId: string } }>('/calls/:callId/state', async (request, reply) => {
     const { callId } = request.params;
     const badId = invalidCallId(reply, callId);
-  if (badId) return badId;
-    if (!ctx.registry.get(callId) && !ctx.databases.exists(callId)) return problem(reply, 404, 'CALL_NOT_FOUND', `no database for call ${callId}`);
-    return reply.send(dumpDatabase(ctx.databases.acquireTransient(callId).sqlite));
+    if (badId) return badId;
+    const conversation = ctx.registry.get(callId)?.conversationOrNull() ?? ctx.harnessSessions.get(callId);
+    if (!conversation || conversation.isClosed()) return problem(reply, 404, 'CALL_NOT_FOUND', `no open conversation for call ${callId}`);
+    return reply.send(conversation.state());
   });
 }

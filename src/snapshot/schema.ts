@@ -46,6 +46,8 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
       name: z.string(),
       agent: z.string(),
       tool_call_id: z.string().nullable(),
+      /** Set to `http` when an external harness made the call through the HTTP tool routes; absent for the model's own calls. */
+      origin: z.literal('http').optional(),
       arguments: z.unknown(),
       canonical_arguments: z.record(z.string(), z.unknown()).nullable(),
       output: recordedOutput,
@@ -130,6 +132,8 @@ export const summarySchema = z
     end_reason: endReasonSchema,
     close_code: z.number().int().nullable(),
     void_reason: voidReasonSchema.nullable(),
+    /** Why the conversation ended with internal_error (setup failure, a rejected timeline event, a dump error). */
+    end_detail: z.string().optional(),
     smoke: smokeSchema,
     usage: usageSchema,
     cost_usd_est: z.number().nonnegative().nullable(),

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CALL_ID_PATTERN } from '../core/index.ts';
+import { CALL_ID_PATTERN, MivasError } from '../core/index.ts';
 import type { PackDb } from '../packs/index.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
@@ -36,21 +36,25 @@ function cacheStatements(sqlite: Database.Database): void {
   }) as Database.Database['prepare'];
 }
 
+/** Raised when a call id already has a database (or an open handle): ids are used once. */
+export class CallIdUsedError extends MivasError {
+  constructor(callId: string) {
+    super('CALL_ID_USED', `call ${callId} already has a database; a call id is used once`, { status: 409 });
+  }
+}
+
 /**
- * Per-call SQLite files: each a copy of the pack template, created atomically (copy to a temp
- * name, then rename) so a concurrent reader never sees a half-built database. Handles stay open
- * until released.
+ * Per-call SQLite files: each a fresh copy of the pack template, created atomically (copy to a
+ * temp name, then rename) so a concurrent reader never sees a half-built database. A file that
+ * already exists is never reopened for a new holder (`create` refuses it), so no conversation
+ * can see another's rows. Handles stay open until released.
  */
 export class CallDatabases {
   private readonly open = new Map<string, CallDatabase>();
-  /** Handles opened for one-off requests, least recently used first. */
-  private readonly transient = new Set<string>();
 
   constructor(
     private readonly dir: string,
     private readonly templateFile: string,
-    /** Idle handles kept open for HTTP tool calls on calls with no live session. */
-    private readonly maxTransient = 256,
   ) {
     mkdirSync(dir, { recursive: true });
   }
@@ -66,38 +70,51 @@ export class CallDatabases {
     return existsSync(this.pathOf(callId));
   }
 
-  /** Opens the call's database for its holder (a live call), creating it from the template on first use. */
-  acquire(callId: string): CallDatabase {
-    this.transient.delete(callId);
-    return this.openHandle(callId);
+  /** Creates the call's database from the template and opens it; refuses an id that has one. */
+  create(callId: string): CallDatabase {
+    const file = this.pathOf(callId);
+    if (this.open.has(callId) || existsSync(file)) throw new CallIdUsedError(callId);
+    const tmp = `${file}.tmp`;
+    copyFileSync(this.templateFile, tmp);
+    renameSync(tmp, file);
+    return this.openHandle(callId, file);
+  }
+
+  /** A database file's bytes (read after its handle is released, so the file is consistent). */
+  bytesOf(callId: string): Buffer {
+    return readFileSync(this.pathOf(callId));
   }
 
   /**
-   * Opens a call's database for one request (HTTP tools and state on a call with no live session).
-   * A long-running server sees endless call ids there, so only the most recent idle handles stay open.
+   * Opens a released database of this holder again (tests of handle lifetime only: a
+   * conversation holds its handle from create to close and never reopens).
    */
-  acquireTransient(callId: string): CallDatabase {
-    const held = this.open.get(callId);
-    if (held && !this.transient.has(callId)) return held;
-    const handle = this.openHandle(callId);
-    this.transient.delete(callId);
-    this.transient.add(callId);
-    for (const oldest of this.transient) {
-      if (this.transient.size <= this.maxTransient) break;
-      this.release(oldest);
-    }
-    return handle;
+  reopen(callId: string): CallDatabase {
+    const file = this.pathOf(callId);
+    if (this.open.has(callId) || !existsSync(file)) throw new Error(`call ${callId} has no released database to reopen`);
+    return this.openHandle(callId, file);
   }
 
-  private openHandle(callId: string): CallDatabase {
-    const cached = this.open.get(callId);
-    if (cached) return cached;
-    const file = this.pathOf(callId);
-    if (!existsSync(file)) {
-      const tmp = `${file}.tmp`;
-      copyFileSync(this.templateFile, tmp);
-      renameSync(tmp, file);
-    }
+  /** The template's bytes: the `db` part of a conversation that never got its own database. */
+  templateBytes(): Buffer {
+    return readFileSync(this.templateFile);
+  }
+
+  /**
+   * Moves databases left by an earlier process (a crash or `kill -9` mid-call) into
+   * `orphaned/` so a redialed id starts fresh; returns the ids moved (docs/reliability.md).
+   */
+  setAsideLeftovers(): string[] {
+    const names = readdirSync(this.dir).filter((n) => n.endsWith('.db') || n.endsWith('.db.tmp'));
+    if (!names.length) return [];
+    const aside = join(this.dir, 'orphaned');
+    mkdirSync(aside, { recursive: true });
+    const stamp = new Date().toISOString().replaceAll(':', '-');
+    for (const name of names) renameSync(join(this.dir, name), join(aside, `${stamp}_${name}`));
+    return names.filter((n) => n.endsWith('.db')).map((n) => n.slice(0, -3));
+  }
+
+  private openHandle(callId: string, file: string): CallDatabase {
     const sqlite = new Database(file);
     sqlite.pragma('journal_mode = DELETE');
     // A call's database is evidence only until its snapshot is spooled, and a process crash loses
@@ -119,7 +136,6 @@ export class CallDatabases {
 
   /** Closes the call's handle (the file stays until removed). */
   release(callId: string): void {
-    this.transient.delete(callId);
     const handle = this.open.get(callId);
     if (!handle) return;
     this.open.delete(callId);
@@ -132,7 +148,7 @@ export class CallDatabases {
     rmSync(this.pathOf(callId), { force: true });
   }
 
-  /** How many handles are open (live and transient). */
+  /** How many handles are open. */
   openCount(): number {
     return this.open.size;
   }

@@ -14,6 +14,8 @@ export interface MetricSources {
   maxCalls(): number;
   isDraining(): boolean;
   snapshotBacklog(): { count: number; oldestMs: number };
+  /** Scratch conversations held for the HTTP tool routes, and how many were reaped (optional for older callers). */
+  harnessSessions?(): { held: number; reaped: number };
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -63,6 +65,8 @@ export class MivasMetrics {
     gauge('mivas_calls_max', 'MIVAS_MAX_CALLS: live calls one process takes.', () => sources.maxCalls());
     gauge('mivas_draining', '1 while the process drains (new upgrades get 503).', () => (sources.isDraining() ? 1 : 0));
     gauge('mivas_snapshot_backlog', 'Snapshot sets spooled and not yet uploaded.', () => sources.snapshotBacklog().count);
+    gauge('mivas_harness_sessions', 'Scratch conversations held for the HTTP tool routes (ids never dialed).', () => sources.harnessSessions?.().held ?? 0);
+    gauge('mivas_harness_sessions_reaped', 'Scratch conversations reaped after MIVAS_TOOLS_IDLE_S idle since start.', () => sources.harnessSessions?.().reaped ?? 0);
     gauge('mivas_snapshot_oldest_pending_seconds', 'Age of the oldest spooled snapshot set.', () => sources.snapshotBacklog().oldestMs / 1000);
     this.callsTotal = new Counter({ name: 'mivas_calls_total', help: 'Finished calls by end reason.', labelNames: ['pack', 'harness', 'end_reason'], registers: r });
     this.rejections = new Counter({ name: 'mivas_upgrade_rejections_total', help: 'Upgrades refused before 101.', labelNames: ['reason'], registers: r });

@@ -1,3 +1,2 @@
 export * from './envelope.ts';
 export * from './executor.ts';
-export * from './replay.ts';

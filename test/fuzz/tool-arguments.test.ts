@@ -58,7 +58,7 @@ describe('fuzz: tool arguments through the executor', () => {
         for (const tool of pack.catalog.values()) {
           if (!tool.definition) continue;
           const agent = pack.blueprint.agents.find((a) => agentOwnsTool(pack, a.name, tool.name))?.name ?? pack.entryAgent;
-          const database = dbs.acquire(`fuzz_${tool.name}`);
+          const database = dbs.create(`fuzz_${tool.name}`);
           const schema = tool.inputSchema as JsonSchema;
           fc.assert(
             fc.property(fc.oneof(fromSchema(schema), beyondSchema(schema)), (args) => {
@@ -84,7 +84,7 @@ describe('fuzz: tool arguments over HTTP', () => {
   let pack: Pack;
   beforeAll(async () => {
     pack = packs.find((p) => p.id === 'healthcare') ?? (packs[0] as Pack);
-    server = await startTestServer({ MIVAS_PACK: pack.id });
+    server = await startTestServer({ MIVAS_PACK: pack.id, MIVAS_TOOLS_TOKEN: 'fuzz-token' });
   });
   afterAll(async () => {
     await server?.close();
@@ -101,8 +101,8 @@ describe('fuzz: tool arguments over HTTP', () => {
     const callId = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
     await fc.assert(
       fc.asyncProperty(name, body, callId, async (tool, b, id) => {
-        const res = await server.app.inject({ method: 'POST', url: `/tools/${tool}`, headers: { 'content-type': 'application/json', 'x-mivas-call-id': id }, payload: b.text });
-        const known = pack.catalog.get(tool)?.definition !== undefined;
+        const res = await server.app.inject({ method: 'POST', url: `/tools/${tool}`, headers: { 'content-type': 'application/json', authorization: 'Bearer fuzz-token', 'x-mivas-call-id': id }, payload: b.text });
+        const known = pack.catalog.has(tool);
         // The body is parsed before the route runs: text that is not JSON (or poisons prototypes) is 422 on any path.
         if (b.kind === 'not_json' || isPoisoned(b.text)) {
           expect(res.statusCode, b.text.slice(0, 80)).toBe(422);

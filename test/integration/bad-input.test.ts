@@ -1,50 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSpeechSynth, parseWav, type SpeechSynth } from '../../src/audio/index.ts';
-import type { CallSession } from '../../src/call/index.ts';
-import { LocalModelSession, type ResponsePart } from '../../src/providers/local-session.ts';
-import type { HarnessFactory } from '../../src/providers/model-session.ts';
-import { finalStateSchema, summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
+import { createSpeechSynth, parseWav } from '../../src/audio/index.ts';
 import { envelopeProblems, RawChirpClient, tryUpgrade } from '../support/chirp-client.ts';
+import { callerSignal, connectAfterGreeting, deskHarness, readSnapshot, roundTrip } from '../support/desk-harness.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PACK = 'control-industry';
-
-/** A distinctive caller signal: every sample non-zero, both bytes varying, so a slipped byte shows. */
-function callerSignal(samples: number): Buffer {
-  const pcm = Buffer.alloc(samples * 2);
-  for (let k = 0; k < samples; k++) pcm.writeInt16LE(300 + ((k * 37) % 8000) * (k % 2 ? 1 : -1), k * 2);
-  return pcm;
-}
-
-/** Sends a ping and resolves on the pong: every frame sent before it has been read by the server. */
-function roundTrip(client: RawChirpClient): Promise<void> {
-  return new Promise((resolve) => {
-    client.ws.once('pong', () => resolve());
-    client.ws.ping();
-  });
-}
-
-function readSnapshot(server: TestServer, callId: string): { summary: Summary; events: readonly TimelineEvent[]; final: Record<string, unknown[]>; wav: Buffer } {
-  const dir = join(server.dataDir, 'snapshots', PACK);
-  const json = (part: string): unknown => JSON.parse(readFileSync(join(dir, `${callId}.${part}`), 'utf8'));
-  return {
-    summary: summarySchema.parse(json('summary.json')),
-    events: timelineFileSchema.parse(json('timeline.json')).events,
-    final: finalStateSchema.parse(json('final.json')),
-    wav: readFileSync(join(dir, `${callId}.wav`)),
-  };
-}
-
-/** Connects, waits for the greeting to finish, and returns the live server-side session. */
-async function connectAfterGreeting(server: TestServer, headers: Record<string, string>): Promise<{ client: RawChirpClient; session: CallSession }> {
-  const client = await RawChirpClient.connect(server.wsUrl, headers);
-  await client.waitForType('speech.completed');
-  const session = server.ctx.registry.get(headers['X-Simulation-Result-Id'] ?? '');
-  if (!session) throw new Error('no live session');
-  return { client, session };
-}
+const TOOLS = { authorization: 'Bearer test-tools-token' };
 
 describe('bad CHIRP input (acceptance 5)', () => {
   let server: TestServer;
@@ -222,56 +185,24 @@ describe('a peer that ignores pings (checklist 17, interval scaled down)', () =>
  * A keyless stand-in model for the HTTP tests: hands off to the scheduler and greets at once, then
  * waits for the caller's utterance before ending the call, so a live call sits at the scheduler.
  */
-class DeskSession extends LocalModelSession {
-  readonly provider = 'desk';
-  private greeted = false;
-  private ending = false;
-  private saidGoodbye = false;
-
-  protected nextResponse(): ResponsePart[] | null {
-    if (!this.greeted) {
-      this.greeted = true;
-      return [{ call: { name: 'transfer_to_scheduler', args: {} } }, { say: 'Scheduling desk, how can I help?' }];
-    }
-    if (this.ending && !this.saidGoodbye) {
-      this.saidGoodbye = true;
-      return [{ say: 'Goodbye.' }];
-    }
-    return null;
-  }
-
-  protected onCallerTurn(): void {
-    if (this.ending) return;
-    this.ending = true;
-    this.startResponse([{ call: { name: 'end_call', args: { reason: 'caller_done' } } }]);
-  }
-
-  protected onToolOutput(): void {
-    /* nothing is carried */
-  }
-}
-
-function deskHarness(synth: SpeechSynth): HarnessFactory {
-  return { name: 'desk', refuse: () => null, create: () => new DeskSession(synth) };
-}
-
 describe('bad tool requests over HTTP (acceptance 5)', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ MIVAS_FAST: '1' }, { harness: deskHarness(await createSpeechSynth(16_000, { preferTones: true })) });
+    server = await startTestServer({ MIVAS_FAST: '1', MIVAS_TOOLS_TOKEN: 'test-tools-token' }, { harness: deskHarness(await createSpeechSynth(16_000, { preferTones: true })) });
   });
   afterAll(async () => {
     await server?.close();
   });
 
   const post = (path: string, body: string, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${server.httpUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    fetch(`${server.httpUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...TOOLS, ...headers }, body });
+  const getState = (callId: string): Promise<Response> => fetch(`${server.httpUrl}/calls/${callId}/state`, { headers: TOOLS });
 
   it('on a live call: invalid arguments are an ok:false envelope, bad requests get 4xx, and the call goes on', async () => {
     const callId = 'http_live';
     const { client, session } = await connectAfterGreeting(server, { 'X-Simulation-Result-Id': callId });
-    expect(session.runtimeOrNull()?.activeAgent()).toBe('scheduler');
+    expect(session.conversationOrNull()?.activeAgent()).toBe('scheduler');
 
     const invalid = [
       await post(`/calls/${callId}/tools/book_appointment`, JSON.stringify({ date: 'someday' })),
@@ -303,7 +234,7 @@ describe('bad tool requests over HTTP (acceptance 5)', () => {
     expect(server.ctx.registry.get(callId)).toBe(session);
     const booked = await post(`/calls/${callId}/tools/book_appointment`, JSON.stringify({ date: '2026-10-07' }));
     expect(await booked.json()).toMatchObject({ ok: true, data: { appointment_id: 'appt_20261007', idempotent: false } });
-    const state = (await (await fetch(`${server.httpUrl}/calls/${callId}/state`)).json()) as { appointments: { id: string }[] };
+    const state = (await (await getState(callId)).json()) as { appointments: { id: string }[] };
     expect(state.appointments.map((r) => r.id)).toEqual(['appt_20261007']);
 
     client.say(callerSignal(4000), 640);
@@ -312,17 +243,27 @@ describe('bad tool requests over HTTP (acceptance 5)', () => {
     const { summary, events, final } = readSnapshot(server, callId);
     expect(summary.end_reason).toBe('agent_end_call');
     expect(final.appointments).toHaveLength(1);
-    const httpTools = events.flatMap((e) => (e.type === 'tool' && e.tool_call_id === null ? [[e.name, e.agent, e.refusal, e.executed]] : []));
+    const httpTools = events.flatMap((e) => (e.type === 'tool' && e.origin === 'http' ? [[e.name, e.agent, e.refusal, e.executed, e.tool_call_id]] : []));
     expect(httpTools).toEqual([
-      ['book_appointment', 'scheduler', 'INVALID_ARGUMENTS', false],
-      ['book_appointment', 'scheduler', 'INVALID_ARGUMENTS', false],
-      ['check_date', 'scheduler', 'INVALID_ARGUMENTS', false],
-      ['book_appointment', 'scheduler', null, true],
+      ['book_appointment', 'scheduler', 'INVALID_ARGUMENTS', false, null],
+      ['book_appointment', 'scheduler', 'INVALID_ARGUMENTS', false, null],
+      ['check_date', 'scheduler', 'INVALID_ARGUMENTS', false, null],
+      ['book_appointment', 'scheduler', null, true, null],
     ]);
+    // The model's own calls carry no origin.
+    expect(events.filter((e) => e.type === 'tool' && e.origin === undefined).map((e) => (e.type === 'tool' ? e.name : ''))).toEqual(['transfer_to_scheduler', 'end_call']);
   });
 
-  it('32 racing first requests for a new call id all see the complete seed', async () => {
+  it('an id no caller dialed gets a scratch conversation that starts at the entry desk, like a call', async () => {
+    const callId = 'scratch_desk';
+    expect(await (await post(`/calls/${callId}/tools/check_date`, JSON.stringify({ date: '2026-10-11' }))).json()).toMatchObject({ ok: false, error_code: 'TOOL_NOT_AVAILABLE' });
+    expect(await (await post(`/calls/${callId}/tools/transfer_to_scheduler`, '{}')).json()).toEqual({ assistant: 'scheduler' });
+    expect(await (await post(`/calls/${callId}/tools/check_date`, JSON.stringify({ date: '2026-10-11' }))).json()).toMatchObject({ ok: true });
+  });
+
+  it('32 racing requests on a new scratch conversation all see the complete seed', async () => {
     const callId = 'race_check';
+    await post(`/calls/${callId}/tools/transfer_to_scheduler`, '{}');
     const responses = await Promise.all(Array.from({ length: 32 }, () => post(`/calls/${callId}/tools/check_date`, JSON.stringify({ date: '2026-10-11' }))));
     expect(responses.map((r) => r.status)).toEqual(Array(32).fill(200));
     const bodies = await Promise.all(responses.map((r) => r.text()));
@@ -331,12 +272,13 @@ describe('bad tool requests over HTTP (acceptance 5)', () => {
       ok: true,
       data: { date: '2026-10-11', spoken_date: expect.any(String), status: 'closed', next_open_date: '2026-10-12', next_open_spoken: expect.any(String) },
     });
-    const state = await (await fetch(`${server.httpUrl}/calls/${callId}/state`)).json();
+    const state = await (await getState(callId)).json();
     expect(state).toEqual(server.ctx.templateDump);
   });
 
-  it('32 racing first writes for a new call id all land in one database', async () => {
+  it('32 racing writes on a new scratch conversation all land in one database', async () => {
     const callId = 'race_book';
+    await post('/tools/transfer_to_scheduler', '{}', { 'X-Mivas-Call-Id': callId });
     const dates: string[] = [];
     for (let d = new Date(Date.UTC(2026, 9, 5)); dates.length < 32; d = new Date(d.getTime() + 86_400_000)) {
       if (d.getUTCDay() !== 0) dates.push(d.toISOString().slice(0, 10));
@@ -344,15 +286,16 @@ describe('bad tool requests over HTTP (acceptance 5)', () => {
     const responses = await Promise.all(dates.map((date) => post('/tools/book_appointment', JSON.stringify({ date }), { 'X-Mivas-Call-Id': callId })));
     const bodies = (await Promise.all(responses.map((r) => r.json()))) as { ok: boolean; data?: { idempotent: boolean } }[];
     expect(bodies.map((b) => [b.ok, b.data?.idempotent])).toEqual(dates.map(() => [true, false]));
-    const state = (await (await fetch(`${server.httpUrl}/calls/${callId}/state`)).json()) as { appointments: { date: string }[] };
+    const state = (await (await getState(callId)).json()) as { appointments: { date: string }[] };
     expect(state.appointments.map((r) => r.date).sort()).toEqual(dates);
     // The open handle keeps its rollback journal beside the file (exclusive locking); no temp copy is left.
     const files = readdirSync(join(server.dataDir, 'calls')).filter((f) => f.startsWith(callId) && f !== `${callId}.db-journal`);
+    expect(server.ctx.harnessSessions.has(callId)).toBe(true);
     expect(files).toEqual([`${callId}.db`]);
   });
 
   it('state of an unknown call is 404 and creates nothing', async () => {
-    const res = await fetch(`${server.httpUrl}/calls/never_seen/state`);
+    const res = await getState('never_seen');
     expect(res.status).toBe(404);
     expect(existsSync(join(server.dataDir, 'calls', 'never_seen.db'))).toBe(false);
   });

@@ -67,7 +67,7 @@ describe('CHIRP upgrade (acceptance 3, wire checklist 1–4)', () => {
     });
 
     it('gives HTTP routes the same 401', async () => {
-      const res = await fetch(`${server.httpUrl}/calls/abc/state`);
+      const res = await fetch(`${server.httpUrl}/ui`);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Basic realm="mivas"');
     });

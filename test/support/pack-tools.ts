@@ -54,11 +54,12 @@ export function usePackTools(packId: string): PackTools {
     pack,
     fresh: () => {
       if (!dbs) throw new Error('call databases are not ready yet');
-      return dbs.acquire(`t${++n}`);
+      return dbs.create(`t${++n}`);
     },
     latestAgain: () => {
       if (!dbs) throw new Error('call databases are not ready yet');
-      return dbs.acquire(`t${n}`);
+      dbs.release(`t${n}`);
+      return dbs.reopen(`t${n}`);
     },
     call: (db, tool, args = {}) => {
       const entry = pack().catalog.get(tool);

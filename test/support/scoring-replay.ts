@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { replayOffline, type OfflineOptions, type RouteAction } from '../../src/conversation/index.ts';
 import type { Pack } from '../../src/packs/index.ts';
-import { replayConversation, syntheticSummary, syntheticTimeline, type RouteAction, type SyntheticCallOptions } from '../../src/scoring/synthetic.ts';
+import { syntheticSummary } from '../../src/scoring/offline-snapshot.ts';
 import type { FinalState, Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { CallDatabases, ensureTemplate } from '../../src/store/index.ts';
 
-/** A replayed synthetic conversation: the three parts the scorer reads, plus the raw .db bytes. */
+/** A conversation replayed through the engine: the three parts the scorer reads, plus the raw .db bytes. */
 export interface ReplayedCall {
   readonly summary: Summary;
   readonly events: TimelineEvent[];
@@ -14,9 +15,11 @@ export interface ReplayedCall {
   readonly db: Buffer;
 }
 
-/** Per-test workspace that replays route actions on fresh copies of a pack's template. */
+type ReplayOptions = Omit<OfflineOptions, 'pack' | 'databases'> & { startedAt?: string; model?: string | null };
+
+/** Per-test workspace that replays route actions through the conversation engine on fresh databases. */
 export interface ReplayWorkspace {
-  replay(actions: readonly RouteAction[], options: Partial<SyntheticCallOptions> & { callId: string; taskId: string | null; startedAt?: string; model?: string | null }, summary?: Partial<Summary>): ReplayedCall;
+  replay(actions: readonly RouteAction[], options: ReplayOptions, summary?: Partial<Summary>): ReplayedCall;
   close(): void;
 }
 
@@ -26,14 +29,10 @@ export function replayWorkspace(pack: Pack): ReplayWorkspace {
   const dbs = new CallDatabases(join(dir, 'calls'), ensureTemplate(join(dir, 'templates'), pack));
   return {
     replay(actions, options, summary = {}) {
-      const database = dbs.acquire(options.callId);
-      try {
-        const { steps, final } = replayConversation(pack, database, actions, options.callId);
-        const full = { pack: pack.id, ...options };
-        return { summary: syntheticSummary(pack, full, summary), events: syntheticTimeline(steps, full), final, db: database.sqlite.serialize() };
-      } finally {
-        dbs.remove(options.callId);
-      }
+      const { events, final, db } = replayOffline(actions, { ...options, pack, databases: dbs });
+      const endReason = [...events].reverse().find((e) => e.type === 'call.ended');
+      const full = { pack: pack.id, ...options, ...(endReason?.type === 'call.ended' ? { endReason: endReason.end_reason } : {}) };
+      return { summary: syntheticSummary(pack, full, summary), events, final, db };
     },
     close() {
       dbs.closeAll();

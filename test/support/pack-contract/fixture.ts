@@ -23,7 +23,8 @@ import {
   type Task,
 } from '../../../src/packs/index.ts';
 import { buildDatabase, CallDatabases, dumpDatabase, type CallDatabase, type DatabaseDump } from '../../../src/store/index.ts';
-import { CarryForward, executeTool, planRoute, type ToolExecution } from '../../../src/tools/index.ts';
+import { CarryForward, planRoute } from '../../../src/conversation/index.ts';
+import { executeTool, type ToolExecution } from '../../../src/tools/index.ts';
 import { dispatchable, filesUnder } from './pack-facts.ts';
 import { validArgs, type ValuePool } from './schema-walk.ts';
 
@@ -116,7 +117,7 @@ export function buildTemplate(loaded: LoadedPack): PackFixture {
   const templateFile = join(work, 'template.db');
   buildDatabase(pack, templateFile);
   const dbs = new CallDatabases(join(work, 'calls'), templateFile);
-  const probe = dbs.acquire('template_probe');
+  const probe = dbs.create('template_probe');
   const template = dumpDatabase(probe.sqlite);
   dbs.remove('template_probe');
   return { ...loaded, work, templateFile, dbs, template, pool: valuePool(template, pack.clock.today()) };
@@ -189,7 +190,7 @@ export interface CallRunner {
 /** Makes the call runner of one suite over the fixture its getter returns. */
 export function createCallRunner(fx: () => PackFixture): CallRunner {
   let calls = 0;
-  const freshDb = (): CallDatabase => fx().dbs.acquire(`c${++calls}`);
+  const freshDb = (): CallDatabase => fx().dbs.create(`c${++calls}`);
   const gates = (): string[] => [...new Set(dispatchable(fx().pack).flatMap((t) => (t.definition?.gate ? [t.definition.gate] : [])))];
   const ownerOf = (tool: string): string => fx().pack.blueprint.agents.find((a) => a.tools.some((t) => t.name === tool))?.name ?? '';
   const run = (db: CallDatabase, tool: CatalogTool, args: unknown): ToolExecution =>

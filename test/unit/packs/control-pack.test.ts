@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPack, renderToolsJson, type Pack } from '../../../src/packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
-import { replayTask } from '../../../src/tools/index.ts';
+import { replayReference } from '../../../src/conversation/index.ts';
 import { readFileSync } from 'node:fs';
 
 const PACKS_DIR = join(import.meta.dirname, '../../../packs');
@@ -38,10 +38,10 @@ describe('control-industry pack', () => {
   it.each(['S-E1', 'S-E2', 'S-E3'])('replays %s to its declared outputs and expected state', (taskId) => {
     const task = pack.tasks.get(taskId);
     if (!task) throw new Error(`missing ${taskId}`);
-    const db = dbs.acquire(`replay_${taskId.replace('-', '_')}`);
-    const executions = replayTask(pack, task, 'replay', db);
-    expect(executions.map((e) => [e.name, e.output.ok])).toEqual(task.exp_tool_calls.map((c) => [c.name, c.output?.ok ?? true]));
-    const rows = dumpDatabase(db.sqlite).appointments?.map(({ id, date }) => ({ date, id }));
+    const replayed = replayReference(task, { pack, databases: dbs, callId: `replay_${taskId.replace('-', '_')}`, taskId });
+    expect(replayed.problems).toEqual([]);
+    expect(replayed.calls.map((e) => [e.event.name, e.output.ok])).toEqual(task.exp_tool_calls.map((c) => [c.name, c.output?.ok ?? true]));
+    const rows = replayed.final.appointments?.map(({ id, date }) => ({ date, id }));
     expect(rows).toEqual(task.exp_db_state.appointments);
   });
 });

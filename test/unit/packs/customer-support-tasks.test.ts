@@ -38,7 +38,7 @@ describe('customer-support tasks', () => {
       'book_service_appointment',
       'cancel_service_appointment',
     ]);
-    const seed = projectState(dumpDatabase(dbs.acquire('launch_seed').sqlite), pack.compare);
+    const seed = projectState(dumpDatabase(dbs.create('launch_seed').sqlite), pack.compare);
     expect(seed.service_appointments).toEqual([]);
     expect(t?.exp_db_state.service_appointments).toMatchObject([{ status: 'cancelled', order_item_id: 'itm_458730_1', diagnostic_fee_cents: 0 }]);
     const changed = Object.keys(seed).filter((table) => JSON.stringify(seed[table]) !== JSON.stringify(t?.exp_db_state[table]));
@@ -53,7 +53,7 @@ describe('customer-support tasks', () => {
   });
 
   it('validates every task: unique shortest route, oracle replay, every mutant killed, every equivalent passing', () => {
-    const seedDb = dbs.acquire('validate_seed');
+    const seedDb = dbs.create('validate_seed');
     const env = { pack, dbs, seed: dumpDatabase(seedDb.sqlite), columns: schemaColumnsOf(seedDb.sqlite) };
     for (const task of tasks) {
       const r = validateTask(env, task);
@@ -61,12 +61,13 @@ describe('customer-support tasks', () => {
       expect(r.results.filter((x) => !x.ok).map((x) => `${x.kind} ${x.class}: ${x.description}`), task.task_id).toEqual([]);
       expect(r.results.some((x) => x.kind === 'mutant'), task.task_id).toBe(true);
     }
-  });
+    // About 12 s of CPU; a loaded 2-core machine stretches it, and no test asserts time.
+  }, 180_000);
 
   it('meets the pack minimums once every category has landed: writes, refusals, escalations, long paths, every tool used', () => {
     const base = tasks.filter((t) => !t.variant_of);
     expect(base).toHaveLength(60);
-    const seedState = projectState(dumpDatabase(dbs.acquire('minimums_seed').sqlite), pack.compare);
+    const seedState = projectState(dumpDatabase(dbs.create('minimums_seed').sqlite), pack.compare);
     expect(base.filter((t) => JSON.stringify(t.exp_db_state) !== JSON.stringify(seedState)).length).toBeGreaterThanOrEqual(12);
     const human = base.filter((t) => t.exp_tool_calls.some((c) => c.name === 'escalate_to_human'));
     expect(human.length).toBeGreaterThanOrEqual(6);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentOwnsTool, effectivePolicy, loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
-import { replayTask } from '../../../src/tools/index.ts';
+import { replayReference } from '../../../src/conversation/index.ts';
 
 const PACKS_DIR = join(import.meta.dirname, '../../../packs');
 const VARIANT_FIELDS = new Set(['task_id', 'task_name', 'variant_of', 'metadata']);
@@ -96,7 +96,7 @@ describe('healthcare tasks', () => {
 
   it('meets the pack minimums: writes, refusals and escalations, long paths, human transfers', () => {
     const base = tasks.filter((t) => !t.variant_of);
-    const seedState = projectState(dumpDatabase(dbs.acquire('seed_probe').sqlite), pack.compare);
+    const seedState = projectState(dumpDatabase(dbs.create('seed_probe').sqlite), pack.compare);
     const writes = base.filter((t) => JSON.stringify(t.exp_db_state) !== JSON.stringify(seedState));
     expect(writes.length).toBeGreaterThanOrEqual(12);
     const human = base.filter((t) => t.exp_tool_calls.some((c) => c.name === 'transfer_to_human'));
@@ -123,18 +123,17 @@ describe('healthcare tasks', () => {
   it('replays every task to its declared outputs and its exp_db_state', () => {
     for (const task of tasks) {
       const callId = `replay_${task.task_id.replaceAll('-', '_')}`;
-      const db = dbs.acquire(callId);
-      const executions = replayTask(pack, task, callId, db);
+      const replayed = replayReference(task, { pack, databases: dbs, callId, taskId: task.task_id });
+      const executions = replayed.calls.map((r) => r.event);
       expect(executions.map((e) => e.name), task.task_id).toEqual(task.exp_tool_calls.map((c) => c.name));
       task.exp_tool_calls.forEach((c, i) => {
-        const got = executions[i]?.output;
+        const got = executions[i]?.output as { ok?: boolean; error_code?: string; data?: unknown } | undefined;
         const want = c.output ?? { ok: true };
         expect([got?.ok, want.error_code ? got?.error_code : undefined], `${task.task_id} #${i + 1} ${c.name}`).toEqual([want.ok, want.error_code]);
         expect(subsetProblems(want.data ?? {}, got?.data, `${task.task_id} #${i + 1} ${c.name}`)).toEqual([]);
-        expect(executions[i]?.internalFault ?? null).toBeNull();
+        expect(executions[i]?.internal_fault ?? null).toBeNull();
       });
-      expect(projectState(dumpDatabase(db.sqlite), effectivePolicy(pack.compare, task.compare)), task.task_id).toEqual(task.exp_db_state);
-      dbs.remove(callId);
+      expect(projectState(replayed.final, effectivePolicy(pack.compare, task.compare)), task.task_id).toEqual(task.exp_db_state);
     }
   });
 });

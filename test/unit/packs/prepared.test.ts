@@ -29,8 +29,8 @@ describe('prepared queries', () => {
       return db.select().from(appointments).where(eq(appointments.date, param('date'))).prepare();
     });
     const insert = rowInsert(appointments);
-    const a = dbs.acquire('prep_a').db;
-    const b = dbs.acquire('prep_b').db;
+    const a = dbs.create('prep_a').db;
+    const b = dbs.create('prep_b').db;
     insert(a).run({ id: 'apt_x', date: '2026-10-09', created_at: '2026-10-05T09:00' });
     expect(onDate(a).get({ date: '2026-10-09' })?.id).toBe('apt_x');
     expect(onDate(a).get({ date: '2026-10-09' })?.id).toBe('apt_x');
@@ -42,18 +42,18 @@ describe('prepared queries', () => {
 
   it('a reopened database gets freshly prepared statements', () => {
     const byId = rowById(appointments);
-    const first = dbs.acquire('prep_c').db;
+    const first = dbs.create('prep_c').db;
     rowInsert(appointments)(first).run({ id: 'apt_y', date: '2026-10-10', created_at: '2026-10-05T09:00' });
     expect(byId(first).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
     dbs.release('prep_c');
     // The old handle is closed; a statement from it would throw "The database connection is not open".
-    expect(byId(dbs.acquire('prep_c').db).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
+    expect(byId(dbs.reopen('prep_c').db).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
   });
 
   it('a reference table is read once per call database, in seed order, with frozen rows', () => {
     const booked = referenceTable(appointments);
     expect(cachedReferenceTables.has('appointments')).toBe(true);
-    const a = dbs.acquire('ref_a').db;
+    const a = dbs.create('ref_a').db;
     const insert = rowInsert(appointments);
     insert(a).run({ id: 'apt_2', date: '2026-10-12', created_at: '2026-10-05T09:00' });
     insert(a).run({ id: 'apt_1', date: '2026-10-11', created_at: '2026-10-05T09:00' });
@@ -64,6 +64,6 @@ describe('prepared queries', () => {
     // Read once: a later row is not seen on this handle (which is why no tool may write such a table).
     insert(a).run({ id: 'apt_3', date: '2026-10-13', created_at: '2026-10-05T09:00' });
     expect(booked(a).byId('apt_3')).toBeUndefined();
-    expect(booked(dbs.acquire('ref_b').db).all).toEqual([]);
+    expect(booked(dbs.create('ref_b').db).all).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/main.ts';
 import { handoffProblems } from '../../../src/cli/check-command.ts';
-import { agentSetupOf } from '../../../src/graph/index.ts';
+import { agentSetupOf } from '../../../src/conversation/index.ts';
 import { loadPack } from '../../../src/packs/index.ts';
 
 /** The tools JSON as check prints it: pretty, indented by four spaces. */

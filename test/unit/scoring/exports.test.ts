@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
 import { renderScoreReport } from '../../../src/report/score-report.ts';
 import { conversationsCsv, CSV_COLUMNS, parseCsv, scoreRun, scoresJson, type ScoreOptions } from '../../../src/scoring/index.ts';
-import { syntheticSnapshot } from '../../../src/scoring/synthetic.ts';
+import { syntheticSnapshot } from '../../../src/scoring/offline-snapshot.ts';
 import { loadControlPack } from '../../support/scoring-fixtures.ts';
 import { replayWorkspace, S_E1_ROUTE, type ReplayWorkspace } from '../../support/scoring-replay.ts';
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   relay = relayPack(control);
   dir = mkdtempSync(join(tmpdir(), 'mivas-val-'));
   dbs = new CallDatabases(join(dir, 'calls'), ensureTemplate(join(dir, 'templates'), control));
-  const seedDb = dbs.acquire('seed');
+  const seedDb = dbs.create('seed');
   const seed = dumpDatabase(seedDb.sqlite);
   const columns = schemaColumnsOf(seedDb.sqlite);
   dbs.remove('seed');

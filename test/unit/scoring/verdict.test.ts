@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
 import { scoreConversation, scoreRun, type ConversationVerdict, type MappingEntry } from '../../../src/scoring/index.ts';
-import { syntheticSnapshot } from '../../../src/scoring/synthetic.ts';
+import { syntheticSnapshot } from '../../../src/scoring/offline-snapshot.ts';
 import type { LoadedSnapshot } from '../../../src/scoring/sources.ts';
 import { loadControlPack } from '../../support/scoring-fixtures.ts';
 import { replayWorkspace, S_E1_ROUTE, type ReplayedCall, type ReplayWorkspace } from '../../support/scoring-replay.ts';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
 import { detectVoids, type VoidInput } from '../../../src/scoring/index.ts';
-import type { SyntheticCallOptions, SyntheticStep } from '../../../src/scoring/synthetic.ts';
+import type { SyntheticCallOptions, SyntheticStep } from '../../../src/scoring/offline-snapshot.ts';
 import { loadControlPack, syntheticCall } from '../../support/scoring-fixtures.ts';
 
 let pack: Pack;

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPack } from '../../../src/packs/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
+import { CallDatabases, CallIdUsedError, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
 
 const PACKS_DIR = join(import.meta.dirname, '../../../packs');
 
@@ -17,33 +17,40 @@ describe('CallDatabases', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('keeps only the most recent idle handles of one-off requests open', () => {
-    const dbs = new CallDatabases(join(dir, 'lru'), template, 3);
-    for (const id of ['a', 'b', 'c', 'd', 'e']) dbs.acquireTransient(id);
-    expect(dbs.openCount()).toBe(3);
-    const reopened = dbs.acquireTransient('a');
-    expect(dumpDatabase(reopened.sqlite).appointments).toEqual([]);
-    expect(dbs.openCount()).toBe(3);
+  it('creates each database fresh from the template and refuses an id that has one', () => {
+    const dbs = new CallDatabases(join(dir, 'once'), template);
+    const first = dbs.create('call_a');
+    first.sqlite.prepare("INSERT INTO appointments (id, date, created_at) VALUES ('apt_1', '2026-10-07', 'x')").run();
+    expect(() => dbs.create('call_a')).toThrow(CallIdUsedError);
+    dbs.release('call_a');
+    // Released but still on disk: the rows of that call must never reach a new holder.
+    expect(() => dbs.create('call_a')).toThrow(/used once/);
+    dbs.remove('call_a');
+    expect(dumpDatabase(dbs.create('call_a').sqlite).appointments).toEqual([]);
     dbs.closeAll();
   });
 
-  it('never closes a handle a live call holds, even when it was first opened for a request', () => {
-    const dbs = new CallDatabases(join(dir, 'held'), template, 2);
-    dbs.acquireTransient('live');
-    const held = dbs.acquire('live');
-    for (const id of ['x', 'y', 'z', 'w']) dbs.acquireTransient(id);
-    expect(held.sqlite.open).toBe(true);
-    expect(dbs.acquireTransient('live')).toBe(held);
-    expect(dbs.openCount()).toBe(3);
-    dbs.closeAll();
+  it('sets aside databases left by an earlier process so their ids start fresh', () => {
+    const calls = join(dir, 'leftovers');
+    const before = new CallDatabases(calls, template);
+    before.create('crashed').sqlite.prepare("INSERT INTO appointments (id, date, created_at) VALUES ('apt_9', '2026-10-08', 'x')").run();
+    before.closeAll();
+    writeFileSync(join(calls, 'half.db.tmp'), 'partial copy');
+    const after = new CallDatabases(calls, template);
+    expect(after.setAsideLeftovers()).toEqual(['crashed']);
+    expect(existsSync(join(calls, 'crashed.db'))).toBe(false);
+    expect(readdirSync(join(calls, 'orphaned')).length).toBe(2);
+    expect(dumpDatabase(after.create('crashed').sqlite).appointments).toEqual([]);
+    after.closeAll();
   });
 
-  it('lets a request read a live call through the same handle', () => {
-    const dbs = new CallDatabases(join(dir, 'shared'), template, 1);
-    const held = dbs.acquire('call_1');
-    expect(dbs.acquireTransient('call_1')).toBe(held);
-    dbs.acquireTransient('other');
-    expect(held.sqlite.open).toBe(true);
+  it('reopens only a released database of its holder', () => {
+    const dbs = new CallDatabases(join(dir, 'reopen'), template);
+    dbs.create('held');
+    expect(() => dbs.reopen('held')).toThrow(/no released database/);
+    dbs.release('held');
+    expect(dbs.reopen('held').sqlite.open).toBe(true);
+    expect(() => dbs.reopen('never')).toThrow(/no released database/);
     dbs.closeAll();
   });
 });

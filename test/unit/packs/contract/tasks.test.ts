@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../src/core/hash.ts';
 import type { Task } from '../../../../src/packs/index.ts';
-import { planRoute } from '../../../../src/tools/index.ts';
+import { planRoute } from '../../../../src/conversation/index.ts';
 import { PACK_IDS, UNSCORED, usePack } from '../../../support/pack-contract/fixture.ts';
 import { carryFields, dispatchable, humanTransferNames, isProse } from '../../../support/pack-contract/pack-facts.ts';
 import { mentions, words } from '../../../support/pack-contract/prompt-text.ts';

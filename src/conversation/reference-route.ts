@@ -1,13 +1,23 @@
 import type { ExpectedCall, Matcher, Pack, Task } from '../packs/index.ts';
 import { agentOwnsTool } from '../packs/index.ts';
-import type { CallDatabase } from '../store/index.ts';
-import { executeTool, type ToolExecution } from './executor.ts';
+import type { ToolExecution } from '../tools/index.ts';
 
 /** The fixed text replay puts into a `$present` prose argument. */
 export const PRESENT_PLACEHOLDER = 'Details as the caller gave them.';
 
 /** Output fields that always carry forward to later calls. */
 const DEFAULT_CARRY_FIELDS = ['token'];
+
+/** One action of a replayed conversation: a hop the runtime applies or refuses, or a tool call. */
+export type RouteAction =
+  | { readonly kind: 'hop'; readonly to: string }
+  | {
+      readonly kind: 'call';
+      readonly name: string;
+      readonly parameters?: Readonly<Record<string, Matcher>>;
+      /** Values that replace resolved arguments (perturbations, blanks); undefined deletes the key. */
+      readonly overrides?: Readonly<Record<string, unknown>>;
+    };
 
 /** One step of a task's reference route: a hop, or an expected call made by an agent. */
 export type RouteStep =
@@ -77,18 +87,21 @@ export class CarryForward {
   }
 }
 
-/** Runs a task's expected calls in order on a call database, each as the agent the route assigns. */
-export function replayTask(pack: Pack, task: Task, callId: string, database: CallDatabase, nowMs: () => number = () => 0): ToolExecution[] {
-  const { steps } = planRoute(pack, task);
-  const carry = new CarryForward();
-  const executions: ToolExecution[] = [];
-  for (const step of steps) {
-    if (step.kind !== 'call') continue;
-    const tool = pack.catalog.get(step.call.name);
-    if (!tool) continue;
-    const execution = executeTool({ pack, callId, database, nowMs }, step.agent, tool, carry.argumentsFor(pack, step.call));
-    carry.record(pack, execution);
-    executions.push(execution);
-  }
-  return executions;
+/** The reference route as replay actions (hops by target, calls with their matchers). */
+export function routeActions(steps: readonly RouteStep[]): RouteAction[] {
+  return steps.map((s): RouteAction => (s.kind === 'hop' ? { kind: 'hop', to: s.to } : { kind: 'call', name: s.call.name, ...(s.call.parameters ? { parameters: s.call.parameters } : {}) }));
+}
+
+/** The handoff tool from `agent` to `to`: the declared edge, or the conventional name (which the runtime refuses). */
+export function handoffToolTo(pack: Pack, agent: string, to: string): string {
+  const declared = pack.blueprint.agents.find((a) => a.name === agent)?.tools.find((t) => t.handoff && pack.catalog.get(t.name)?.handoffTo === to);
+  return declared?.name ?? `transfer_to_${to}`;
+}
+
+/** A handoff into a gate names the desk the route goes to next (the generated next_desk enum); else no arguments. */
+export function handoffArguments(pack: Pack, tool: string, nextHopTarget: string | undefined): Record<string, unknown> {
+  const entry = pack.catalog.get(tool);
+  if (!entry || !('next_desk' in (entry.input.shape ?? {}))) return {};
+  const options = (entry.inputSchema.properties as { next_desk?: { enum?: string[] } } | undefined)?.next_desk?.enum ?? [];
+  return { next_desk: nextHopTarget && options.includes(nextHopTarget) ? nextHopTarget : options[0] };
 }

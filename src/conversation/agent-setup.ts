@@ -1,0 +1,24 @@
+import { toolsOfAgent, type JsonSchema, type Pack } from '../packs/index.ts';
+
+/** A tool as offered to the model: name, description and JSON Schema parameters. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+}
+
+/** The active agent as the model sees it (applied with session.update on a handoff). */
+export interface AgentSetup {
+  readonly name: string;
+  readonly instructions: string;
+  readonly tools: readonly ToolSpec[];
+}
+
+/** Instructions and tools an agent offers the model; pure, so `mivas check` can show them without a call. */
+export function agentSetupOf(pack: Pack, agent: string): AgentSetup {
+  const prompt = pack.prompts.get(agent) ?? '';
+  const greeting = pack.blueprint.greeting;
+  const instructions = agent === pack.entryAgent && greeting ? `${prompt.trimEnd()}\n\nOpen the call with exactly these words: "${greeting}"\n` : prompt;
+  const tools = toolsOfAgent(pack, agent).map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
+  return { name: agent, instructions, tools };
+}

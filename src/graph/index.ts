@@ -1,2 +1,0 @@
-export * from './graph-runtime.ts';
-export * from './agent-setup.ts';

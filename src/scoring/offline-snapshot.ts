@@ -1,0 +1,120 @@
+import { addSpeech, OFFLINE_FIRST_ACTION_MS, openOfflineTimeline } from '../conversation/index.ts';
+import type { Pack } from '../packs/index.ts';
+import { emptyUsage, type EndReason, type FinalState, type Summary, type TimelineEvent, type TimelineEventInput } from '../snapshot/index.ts';
+import type { ToolExecution } from '../tools/index.ts';
+import type { LoadedSnapshot } from './sources.ts';
+
+/**
+ * Snapshots of offline conversations, as the scorer reads them: summaries, and hand-written
+ * timelines for scorer tests that need evidence no live conversation makes (tampered agents,
+ * provider errors, truncation). Replayed conversations come from the engine's
+ * `replayOffline`; nothing here runs a tool.
+ */
+
+/** One step of a hand-written timeline (media offsets advance by 1 s per step). */
+export type SyntheticStep =
+  | { readonly kind: 'speech'; readonly side: 'caller' | 'agent'; readonly text?: string }
+  | { readonly kind: 'tool'; readonly event: Omit<Extract<TimelineEventInput, { type: 'tool' }>, 'type'> }
+  | { readonly kind: 'handoff'; readonly from: string; readonly to: string }
+  | { readonly kind: 'provider_error'; readonly fatal: boolean };
+
+/** How a synthetic call starts and ends. */
+export interface SyntheticCallOptions {
+  readonly callId: string;
+  readonly pack: string;
+  readonly taskId: string | null;
+  readonly harness?: string;
+  readonly runId?: string | null;
+  /** Greeting by the agent and a first caller utterance before the steps (default true). */
+  readonly greet?: boolean;
+  readonly callerSpeaks?: boolean;
+  readonly endReason?: EndReason;
+  readonly closeCode?: number | null;
+  /** Media offset of the call end; default 60 s or 1 s after the last step. */
+  readonly endAtMs?: number;
+  /** Leave out call.ended (a truncated timeline). */
+  readonly omitEnd?: boolean;
+}
+
+function addStep(timeline: ReturnType<typeof openOfflineTimeline>, step: SyntheticStep, atMs: number, index: number): void {
+  switch (step.kind) {
+    case 'speech':
+      return addSpeech(timeline, step.side, atMs, `u${index}`, step.text ?? `${step.side} line ${index}`);
+    case 'tool':
+      timeline.add({ type: 'tool', ...step.event }, atMs);
+      return;
+    case 'handoff':
+      timeline.add({ type: 'handoff', from: step.from, to: step.to }, atMs);
+      return;
+    case 'provider_error':
+      timeline.add({ type: 'provider.error', code: 'server_error', message: 'synthetic', fatal: step.fatal }, atMs);
+      return;
+  }
+}
+
+/** Builds a timeline: call.started, optional greeting and caller line, the steps, then call.ended. */
+export function syntheticTimeline(steps: readonly SyntheticStep[], options: SyntheticCallOptions): TimelineEvent[] {
+  const timeline = openOfflineTimeline(options, () => 0);
+  let atMs = OFFLINE_FIRST_ACTION_MS;
+  steps.forEach((step, i) => {
+    addStep(timeline, step, atMs, i);
+    atMs += 1000;
+  });
+  if (!options.omitEnd) timeline.add({ type: 'call.ended', end_reason: options.endReason ?? 'agent_end_call', close_code: options.closeCode ?? 1000 }, options.endAtMs ?? Math.max(60_000, atMs));
+  return [...timeline.events()];
+}
+
+/** A hand-written tool-event step (a scorer test's evidence) from execution fields. */
+export function toolStep(execution: Pick<ToolExecution, 'name' | 'agent' | 'arguments' | 'canonicalArguments' | 'output' | 'executed' | 'refusal' | 'internalFault' | 'durationMs'>, kind: 'industry' | 'handoff' | 'session'): SyntheticStep {
+  return {
+    kind: 'tool',
+    event: {
+      kind,
+      name: execution.name,
+      agent: execution.agent,
+      tool_call_id: null,
+      arguments: execution.arguments,
+      canonical_arguments: execution.canonicalArguments,
+      output: { ...execution.output },
+      duration_ms: execution.durationMs,
+      executed: execution.executed,
+      refusal: execution.refusal,
+      internal_fault: execution.internalFault,
+    },
+  };
+}
+
+/** A summary consistent with a synthetic timeline; fields can be overridden. */
+export function syntheticSummary(pack: Pick<Pack, 'id' | 'packVersion' | 'templateHash'>, options: SyntheticCallOptions & { readonly startedAt?: string; readonly model?: string | null }, overrides: Partial<Summary> = {}): Summary {
+  return {
+    call_id: options.callId,
+    run_id: options.runId ?? null,
+    task_id: options.taskId,
+    pack: pack.id,
+    pack_version: pack.packVersion,
+    template_hash: pack.templateHash,
+    harness: options.harness ?? 'scripted',
+    model: options.model ?? null,
+    started_at: options.startedAt ?? '2026-10-05T13:00:00.000Z',
+    ended_at: '2026-10-05T13:01:00.000Z',
+    duration_ms: 60_000,
+    end_reason: options.endReason ?? 'agent_end_call',
+    close_code: options.closeCode ?? 1000,
+    void_reason: null,
+    smoke: { both_sides_spoke: true, tools_recorded: true, trace_id_present: null, dead_air_max_s: 2, dead_air_ok: true, outbound_dropouts: 0, clipping_events: 0, clean_audio: true, first_agent_audio_ms: 500, first_audio_ok: true, pass: true },
+    usage: emptyUsage(),
+    cost_usd_est: null,
+    price_table_version: null,
+    truncated: false,
+    trace_id: null,
+    counts: { tool_calls: 0, handoffs: 0, rows_written: 0 },
+    ...overrides,
+  };
+}
+
+/** A loaded snapshot from in-memory parts, as the scorer would read it from storage. */
+export function syntheticSnapshot(pack: string, callId: string, summary: Summary | null, events: TimelineEvent[] | null, final: FinalState | null): LoadedSnapshot {
+  const problems = [...(summary ? [] : ['missing:summary.json']), ...(events ? [] : ['missing:timeline.json']), ...(final ? [] : ['missing:final.json', 'missing:db'])];
+  return { pack, callId, summary, events, final, finalFrom: final ? 'json' : null, problems, snapshotUri: `${pack}/${callId}`, audioUri: null };
+}
+
