@@ -7,6 +7,8 @@
  * Loopback only.
  */
 import WebSocket from 'ws';
+import { decodeServerFrame, encodeCallerFrame } from '../src/chirp/index.ts';
+import { randomIds } from '../src/core/index.ts';
 import { tone } from '../test/support/realtime-server.ts';
 
 const FRAME_BYTES = 640;
@@ -50,6 +52,7 @@ export class LoadCaller {
   /** performance.now() when the first frame of the caller's latest utterance left. */
   speechSentAtMs: number | null = null;
   private readonly ws: WebSocket;
+  private readonly ids = randomIds();
   private readonly speech: Buffer[] = [];
   private speechStarting = false;
   private nextDueMs = 0;
@@ -168,12 +171,9 @@ export class LoadCaller {
   }
 
   private onText(text: string): void {
-    let event: { type?: string; data?: { name?: string; utterance_id?: string } };
-    try {
-      event = JSON.parse(text) as typeof event;
-    } catch {
-      return;
-    }
+    const decoded = decodeServerFrame(text);
+    if (!decoded.ok) return;
+    const event = decoded.frame;
     if (event.type === 'speech.started') {
       this.frameIndex = 0;
       this.lastFrameMs = null;
@@ -184,9 +184,9 @@ export class LoadCaller {
       this.frameIndex = -1;
       setTimeout(() => this.closeUtterance(), 50);
       if (this.options.speechMs > 0) setTimeout(() => this.speak(), this.options.replyDelayMs);
-    } else if (event.type === 'mark' && event.data?.name) {
+    } else if (event.type === 'mark') {
       this.closeUtterance(true);
-      this.ws.send(JSON.stringify({ type: 'mark', id: crypto.randomUUID(), ts_ms: Date.now(), data: { name: event.data.name } }));
+      this.ws.send(encodeCallerFrame({ type: 'mark', name: event.name }, this.ids, Date.now()));
     }
   }
 

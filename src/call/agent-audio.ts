@@ -1,5 +1,5 @@
 import { StereoRecorder, type Resampler } from '../audio/index.ts';
-import { encodeTextFrame, OutboundPacer, type ChirpSocket, type Interruption, type OutboundChirpType, type PacingStats } from '../chirp/index.ts';
+import { encodeServerFrame, OutboundPacer, serverFrame, type ChirpSocket, type Interruption, type PacingStats, type ServerFrameFields, type ServerFrameType } from '../chirp/index.ts';
 import type { Clock, IdSource } from '../core/index.ts';
 import type { Timeline } from '../snapshot/index.ts';
 import { countClipping } from './smoke.ts';
@@ -114,9 +114,9 @@ export class AgentAudio {
     return this.clipping;
   }
 
-  /** Sends a CHIRP text event in the envelope. */
-  sendText(type: OutboundChirpType, data: Record<string, unknown>): void {
-    this.deps.socket.sendText(encodeTextFrame(type, data, this.deps.ids, this.deps.clock.epochMs()));
+  /** Sends a CHIRP text frame, encoded by the codec (`sendText('mark', { name })`). */
+  sendText<T extends ServerFrameType>(type: T, fields: ServerFrameFields<T>): void {
+    this.deps.socket.sendText(encodeServerFrame(serverFrame(type, fields), this.deps.ids, this.deps.clock.epochMs()));
   }
 
   /** Stops pacing and frees the resampler. */
@@ -130,7 +130,7 @@ export class AgentAudio {
     return {
       utteranceStarted: (utteranceId) => {
         this.firstFrameMs ??= clock.nowMs() - acceptedMs;
-        this.sendText('speech.started', { utterance_id: utteranceId });
+        this.sendText('speech.started', { utteranceId });
         timeline.add({ type: 'speech.started', side: 'agent', utterance_id: utteranceId });
       },
       frame: (pcm, _utteranceId, positionMs) => {
@@ -141,7 +141,7 @@ export class AgentAudio {
         recorder.write('agent', positionMs - acceptedMs, pcm);
       },
       utteranceCompleted: (utteranceId, _itemId, interrupted) => {
-        this.sendText('speech.completed', { utterance_id: utteranceId });
+        this.sendText('speech.completed', { utteranceId });
         // The mark leaves with this speech.completed, so its echo's lag is measured from it (mivas_mark_echo_seconds).
         if (!interrupted) this.sendText('mark', { name: utteranceId });
         timeline.add({ type: 'speech.completed', side: 'agent', utterance_id: utteranceId, interrupted });

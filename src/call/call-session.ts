@@ -1,5 +1,5 @@
 import { StereoRecorder, CHIRP_RATE_HZ, createResampler } from '../audio/index.ts';
-import { parseTextFrame, type ChirpSocket } from '../chirp/index.ts';
+import { decodeCallerFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
 import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
@@ -248,12 +248,12 @@ export class CallSession {
 
   private onCallerText(text: string): void {
     if (this.ended) return;
-    const parsed = parseTextFrame(text);
+    const parsed = decodeCallerFrame(text);
     if (!parsed.ok) {
       this.timeline.add({ type: 'frame.ignored', reason: parsed.reason });
       return;
     }
-    const event = parsed.event;
+    const event = parsed.frame;
     const utteranceId = 'utteranceId' in event ? (event.utteranceId ?? `c_${this.ctx.ids.hex(12)}`) : '';
     switch (event.type) {
       case 'speech.started':

@@ -1,11 +1,8 @@
 import { canonicalJson } from '../core/index.ts';
 import type { PacingStats } from '../chirp/index.ts';
 import type { Pack } from '../packs/index.ts';
-import { summarySchema, timelineFileSchema, type EndReason, type Smoke, type SnapshotPart, type Summary, type TimelineEvent, type Usage, type VoidReason } from '../snapshot/index.ts';
+import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, summarySchema, timelineFileSchema, type EndReason, type Smoke, type SnapshotPart, type Summary, type TimelineEvent, type Usage, type VoidReason } from '../snapshot/index.ts';
 import type { DatabaseDump } from '../store/index.ts';
-
-/** Close codes that mean the caller's side broke rather than hung up (scoring.md §3). */
-const ABNORMAL_CLOSE = new Set([1006, 1011, 1012, 1013, 1014]);
 
 /** Everything known about a call at hangup. */
 export interface CallRecord {
@@ -32,14 +29,18 @@ export interface CallRecord {
   readonly pacing: PacingStats | null;
 }
 
-/** The advisory void reason the server records; the scorer re-derives it (scoring.md §3). */
+/**
+ * The advisory void reason the server records; the scorer re-derives it (scoring.md §3). Both read
+ * the same void facts (`src/snapshot/void-facts.ts`) in the same table order; the server knows no
+ * `--min-call-s`, so its early drop is the abnormal close alone (the scorer's with `minCallMs` 0).
+ */
 export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'closeCode' | 'events'>): VoidReason | null {
-  if (record.endReason === 'provider_error') return 'provider_error';
-  if (record.endReason === 'internal_error' || record.endReason === 'drain_deadline') return 'infra_error';
-  if (record.events.some((e) => e.type === 'tool' && e.internal_fault !== null)) return 'infra_error';
-  if (!record.events.some((e) => e.type === 'speech.started' && e.side === 'agent')) return 'no_agent_audio';
-  if (!record.events.some((e) => e.type === 'speech.started' && e.side === 'caller')) return 'caller_never_spoke';
-  if (record.endReason === 'caller_hangup' && record.closeCode !== null && ABNORMAL_CLOSE.has(record.closeCode)) return 'caller_dropped_early';
+  const facts = deriveVoidFacts(record.events, { endReason: record.endReason, closeCode: record.closeCode });
+  if (isInfraEndReason(facts.endReason) || isInfraEndReason(record.endReason) || findInternalFaults(record.events).length > 0) return 'infra_error';
+  if (facts.endReason === 'provider_error' || record.endReason === 'provider_error' || findFatalProviderErrors(record.events).length > 0) return 'provider_error';
+  if (facts.firstAgentAudioMs === null) return 'no_agent_audio';
+  if (!facts.callerSpoke) return 'caller_never_spoke';
+  if (facts.abnormalCallerClose) return 'caller_dropped_early';
   return null;
 }
 

@@ -1,4 +1,4 @@
-import type { Smoke, TimelineEvent } from '../snapshot/index.ts';
+import { findFirstAgentAudioMs, hasCallerSpoken, type Smoke, type TimelineEvent } from '../snapshot/index.ts';
 
 /** Thresholds of the smoke rubric (scoring.md §10). */
 export const SMOKE_LIMITS = { deadAirMaxS: 25, firstAgentAudioMaxMs: 3000 } as const;
@@ -50,13 +50,13 @@ export interface SmokeInputs {
 
 /** Computes the six-check smoke rubric at hangup. */
 export function computeSmoke(input: SmokeInputs): Smoke {
-  const spoke = (side: 'caller' | 'agent'): boolean => input.events.some((e) => e.type === 'speech.started' && e.side === side);
   const dropouts = input.events.filter((e) => e.type === 'audio.underrun').length;
   const deadAirMs = longestDeadAirMs(input.events, input.firstAgentAudioMs, input.endMs);
   const toolsRecorded = input.toolsExpected ? input.events.some((e) => e.type === 'tool') : null;
   const traceIdPresent = input.telemetryOn ? input.traceId !== null : null;
   const smoke = {
-    both_sides_spoke: spoke('caller') && spoke('agent'),
+    // The same "caller spoke" as the caller_never_spoke void (src/snapshot/void-facts.ts).
+    both_sides_spoke: hasCallerSpoken(input.events) && findFirstAgentAudioMs(input.events) !== null,
     tools_recorded: toolsRecorded,
     trace_id_present: traceIdPresent,
     dead_air_max_s: Math.round(deadAirMs) / 1000,

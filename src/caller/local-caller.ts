@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { FRAME_BYTES, FRAME_MS, type SpeechSynth } from '../audio/index.ts';
+import { decodeServerFrame, encodeCallerFrame, type CallerFrame } from '../chirp/index.ts';
 import { randomIds, type IdSource } from '../core/index.ts';
 
 /** How one local call is dialed. */
@@ -48,8 +49,8 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
   const ws = new WebSocket(options.url, { headers, perMessageDeflate: false });
   const started = performance.now();
   const state = { agentUtterances: 0, agentAudioBytes: 0, callerAudioBytes: 0, spoke: false, timedOut: false, refusedStatus: null as number | null };
-  const send = (type: string, data: Record<string, unknown>): void => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type, id: ids.uuid(), ts_ms: Date.now(), data }));
+  const send = (frame: CallerFrame): void => {
+    if (ws.readyState === ws.OPEN) ws.send(encodeCallerFrame(frame, ids, Date.now()));
   };
   const speaker = new CallerSpeaker(ws, options.paced, (bytes) => {
     state.callerAudioBytes += bytes;
@@ -61,10 +62,13 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
       state.agentAudioBytes += (data as Buffer).length;
       return;
     }
-    const event = JSON.parse(String(data)) as { type?: string; data?: { name?: string } };
-    if (event.type === 'speech.started') state.agentUtterances++;
-    if (event.type === 'mark' && event.data?.name) send('mark', { name: event.data.name });
-    if (event.type === 'speech.completed' && !state.spoke) {
+    // A frame that does not decode is ignored, as the server ignores ours (wire.md §1.4).
+    const decoded = decodeServerFrame(String(data));
+    if (!decoded.ok) return;
+    const frame = decoded.frame;
+    if (frame.type === 'speech.started') state.agentUtterances++;
+    if (frame.type === 'mark') send({ type: 'mark', name: frame.name });
+    if (frame.type === 'speech.completed' && !state.spoke) {
       state.spoke = true;
       void options.synth.synthesize(options.openingLine).then((pcm) => speaker.say(pcm, ids, send));
     }
@@ -124,16 +128,16 @@ class CallerSpeaker {
     this.tick();
   }
 
-  say(pcm: Buffer, ids: IdSource, send: (type: string, data: Record<string, unknown>) => void): void {
+  say(pcm: Buffer, ids: IdSource, send: (frame: CallerFrame) => void): void {
     const utteranceId = `c_${ids.hex(12)}`;
-    send('speech.started', { utterance_id: utteranceId });
+    send({ type: 'speech.started', utteranceId });
     if (!this.paced) {
       for (let i = 0; i < pcm.length; i += FRAME_BYTES) this.write(pcm.subarray(i, i + FRAME_BYTES));
-      send('speech.completed', { utterance_id: utteranceId });
+      send({ type: 'speech.completed', utteranceId });
       return;
     }
     for (let i = 0; i < pcm.length; i += FRAME_BYTES) this.queue.push(pcm.subarray(i, i + FRAME_BYTES));
-    this.onDrained = () => send('speech.completed', { utterance_id: utteranceId });
+    this.onDrained = () => send({ type: 'speech.completed', utteranceId });
   }
 
   stop(): void {

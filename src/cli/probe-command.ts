@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
+import { decodeServerFrame } from '../chirp/index.ts';
 import { EXIT } from '../core/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
@@ -12,13 +13,15 @@ interface ProbeResult {
   round_trip_ms: number | null;
   status: number | null;
   probe_ok: unknown;
+  /** Why the frame is not a valid probe.ok (the codec's reason), or null when it is. */
+  frame_problem: string | null;
   close_code: number | null;
   error: string | null;
 }
 
 function probe(url: string, headers: Record<string, string>, timeoutMs: number): Promise<ProbeResult> {
   const started = performance.now();
-  const result: ProbeResult = { url, tls: url.startsWith('wss:'), upgrade_ms: null, round_trip_ms: null, status: null, probe_ok: null, close_code: null, error: null };
+  const result: ProbeResult = { url, tls: url.startsWith('wss:'), upgrade_ms: null, round_trip_ms: null, status: null, probe_ok: null, frame_problem: 'no_frame', close_code: null, error: null };
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { headers: { ...headers, 'X-Mivas-Probe': '1' } });
     const timer = setTimeout(() => {
@@ -38,6 +41,8 @@ function probe(url: string, headers: Record<string, string>, timeoutMs: number):
     ws.on('message', (data) => {
       result.round_trip_ms = Math.round(performance.now() - started);
       const text = String(data);
+      const decoded = decodeServerFrame(text);
+      result.frame_problem = !decoded.ok ? decoded.reason : decoded.frame.type === 'probe.ok' ? null : `unexpected_type:${decoded.frame.type}`;
       try {
         result.probe_ok = JSON.parse(text);
       } catch {
@@ -60,7 +65,8 @@ function failureMessage(result: ProbeResult): string {
   if (result.status === 401) return `HTTP 401 Unauthorized from ${result.url}: wrong or missing credentials (--user/--pass)`;
   if (result.status !== null && result.status !== 101) return `HTTP ${result.status} from ${result.url} (503 means draining or at capacity)`;
   if (result.error) return `${result.error} (${result.url})`;
-  return `no probe.ok frame or close code ${result.close_code ?? 'none'} instead of 1000 (${result.url})`;
+  if (result.frame_problem) return `no valid probe.ok frame (${result.frame_problem}) (${result.url})`;
+  return `close code ${result.close_code ?? 'none'} instead of 1000 (${result.url})`;
 }
 
 /** `mivas probe URL`: the 101 health probe (DESIGN.md §3), with TLS, upgrade and round-trip time. */
@@ -84,7 +90,7 @@ export const probeCommand: Command = async (argv, io) => {
   if (user && pass) headers.Authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
   const result = await probe(url, headers, Number(values['timeout-s']) * 1000);
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  const ok = result.status === 101 && (result.probe_ok as { type?: string } | null)?.type === 'probe.ok' && result.close_code === 1000;
+  const ok = result.status === 101 && result.frame_problem === null && result.close_code === 1000;
   if (ok) io.stderr.write(`probe ok: ${url} answered 101 and probe.ok in ${result.round_trip_ms} ms${result.tls ? ' over TLS' : ''}\n`);
   else io.stderr.write(`probe FAILED: ${failureMessage(result)}\n`);
   return ok ? EXIT.ok : EXIT.checkFailed;

@@ -1,10 +1,7 @@
-import type { Summary, TimelineEvent, VoidReason } from '../snapshot/index.ts';
+import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, type Summary, type TimelineEvent, type VoidFacts, type VoidReason } from '../snapshot/index.ts';
 
 /** Caller-platform statuses meaning the call never connected (scoring.md §3). */
 export const NEVER_CONNECTED = ['NO_ANSWER', 'NO_CONNECTION', 'CANCELLED', 'SYSTEM_ERROR'] as const;
-
-/** Close codes that count as an abnormal caller close (1006, 1011–1014). */
-const ABNORMAL_CLOSE = new Set([1006, 1011, 1012, 1013, 1014]);
 
 /** What void detection reads: the parts that loaded, the summary, the timeline and the platform status. */
 export interface VoidInput {
@@ -23,25 +20,11 @@ export interface VoidFinding {
   readonly detail: readonly string[];
 }
 
-type Check = (input: VoidInput, facts: TimelineFacts) => string[] | null;
+type Check = (input: VoidInput, facts: VoidFacts) => string[] | null;
 
-interface TimelineFacts {
-  readonly ended: Extract<TimelineEvent, { type: 'call.ended' }> | undefined;
-  readonly endReason: string | null;
-  readonly firstAgentAudioMs: number | null;
-  readonly callerSpoke: boolean;
-}
-
-function factsOf(input: VoidInput): TimelineFacts {
-  const events = [...(input.events ?? [])].sort((a, b) => a.seq - b.seq);
-  const ended = events.find((e): e is Extract<TimelineEvent, { type: 'call.ended' }> => e.type === 'call.ended');
-  const agentAudio = events.find((e) => e.type === 'speech.started' && e.side === 'agent');
-  return {
-    ended,
-    endReason: ended?.end_reason ?? input.summary?.end_reason ?? null,
-    firstAgentAudioMs: agentAudio ? agentAudio.at_ms : null,
-    callerSpoke: events.some((e) => (e.type === 'speech.started' || e.type === 'speech.completed') && e.side === 'caller'),
-  };
+/** The shared void facts (`src/snapshot/void-facts.ts`, the server's advisory reason reads the same), the summary as the fallback end. */
+function factsOf(input: VoidInput): VoidFacts {
+  return deriveVoidFacts(input.events ?? [], { endReason: input.summary?.end_reason ?? null, closeCode: input.summary?.close_code ?? null });
 }
 
 function isNeverConnected(status: string | null): boolean {
@@ -60,16 +43,16 @@ const infraError: Check = (input, facts) => {
   const found: string[] = [];
   if (isNeverConnected(input.platformStatus)) found.push(`caller_platform:${input.platformStatus}`);
   for (const reason of new Set([facts.endReason, input.summary?.end_reason])) {
-    if (reason === 'internal_error' || reason === 'drain_deadline') found.push(`end_reason:${reason}`);
+    if (isInfraEndReason(reason)) found.push(`end_reason:${reason}`);
   }
-  for (const e of input.events ?? []) if (e.type === 'tool' && e.internal_fault !== null) found.push(`internal_fault:${e.name}@${e.seq}`);
+  for (const e of findInternalFaults(input.events ?? [])) found.push(`internal_fault:${e.name}@${e.seq}`);
   return found.length ? found : null;
 };
 
 const providerError: Check = (input, facts) => {
   const found: string[] = [];
   if (facts.endReason === 'provider_error' || input.summary?.end_reason === 'provider_error') found.push('end_reason:provider_error');
-  for (const e of input.events ?? []) if (e.type === 'provider.error' && e.fatal) found.push(`provider.error:${e.code}@${e.seq}`);
+  for (const e of findFatalProviderErrors(input.events ?? [])) found.push(`provider.error:${e.code}@${e.seq}`);
   return found.length ? found : null;
 };
 
@@ -79,8 +62,7 @@ const callerNeverSpoke: Check = (input, facts) => (input.events && facts.firstAg
 
 const callerDroppedEarly: Check = (input, facts) => {
   if (!input.events || facts.endReason !== 'caller_hangup') return null;
-  const closeCode = facts.ended?.close_code ?? input.summary?.close_code ?? null;
-  if (closeCode !== null && ABNORMAL_CLOSE.has(closeCode)) return [`close_code:${closeCode}`];
+  if (facts.abnormalCallerClose) return [`close_code:${facts.closeCode}`];
   if (facts.ended && facts.firstAgentAudioMs !== null) {
     const heldMs = facts.ended.at_ms - facts.firstAgentAudioMs;
     if (heldMs < input.minCallMs) return [`closed_after_ms:${heldMs}`];

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { CallSession } from '../call/index.ts';
-import { encodeTextFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
+import { encodeServerFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
 import type { UpgradeRejection } from '../telemetry/index.ts';
 import type { AppContext } from './app-context.ts';
@@ -60,9 +60,9 @@ async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<{ stat
 }
 
 function answerProbe(ctx: AppContext, socket: WebSocket): void {
-  const data = { pack: ctx.pack.id, harness: ctx.harness.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } };
+  const frame = { type: 'probe.ok', pack: ctx.pack.id, harness: ctx.harness.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } } as const;
   ctx.ops.metrics.probeAnswered();
-  socket.send(encodeTextFrame('probe.ok', data, ctx.ids, ctx.clock.epochMs()));
+  socket.send(encodeServerFrame(frame, ctx.ids, ctx.clock.epochMs()));
   socket.close(1000, 'probe ok');
 }
 

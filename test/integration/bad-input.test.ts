@@ -62,8 +62,11 @@ describe('bad CHIRP input (acceptance 5)', () => {
           frames.push(r.data.length);
           continue;
         }
-        const { type, data } = r.text.json;
-        const id = String(data?.utterance_id ?? data?.name ?? '');
+        expect(r.text.decoded.ok, r.text.raw).toBe(true);
+        if (!r.text.decoded.ok) continue;
+        const frame = r.text.decoded.frame;
+        const type = frame.type;
+        const id = 'utteranceId' in frame ? frame.utteranceId : 'name' in frame ? frame.name : '';
         if (type === 'speech.started') {
           expect(open).toBeNull();
           expect(id).toMatch(/^u_[0-9a-f]{12}$/);
@@ -93,9 +96,9 @@ describe('bad CHIRP input (acceptance 5)', () => {
     const { client, session } = await connectAfterGreeting(server, { 'X-Simulation-Result-Id': callId, 'X-Mivas-Task-Id': 'S-E1' });
     client.sendText('this is not json');
     client.sendText('{"type":');
-    client.sendEvent('dtmf.pressed', { digit: '5' });
+    client.sendEnvelope('dtmf.pressed', { digit: '5' });
     client.sendText(JSON.stringify({ type: 42, data: {} }));
-    client.sendEvent('mark', {});
+    client.sendEnvelope('mark', {});
     await roundTrip(client);
     expect(server.ctx.registry.get(callId)).toBe(session);
     const ignored = session.timeline.events().flatMap((e) => (e.type === 'frame.ignored' ? [e.reason] : []));

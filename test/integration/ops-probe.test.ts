@@ -28,7 +28,7 @@ describe('mivas probe (acceptance 6)', () => {
     const out = await cli(['probe', `${server.wsUrl}probe`, '--user', 'bluejay', '--pass', 'right-pass']);
     expect(out.code).toBe(0);
     const result = JSON.parse(out.stdout) as { status: number; close_code: number; tls: boolean; round_trip_ms: number; probe_ok: { type: string; data: { pack: string } } };
-    expect(result).toMatchObject({ status: 101, close_code: 1000, tls: false, probe_ok: { type: 'probe.ok', data: { pack: 'control-industry' } } });
+    expect(result).toMatchObject({ status: 101, close_code: 1000, tls: false, frame_problem: null, probe_ok: { type: 'probe.ok', data: { pack: 'control-industry' } } });
     expect(result.round_trip_ms).toBeGreaterThanOrEqual(0);
     expect(out.stderr).toContain('probe ok');
   });

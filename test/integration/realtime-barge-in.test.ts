@@ -62,8 +62,8 @@ describe('barge-in on the injected clock (issue 3 acceptance 3, wire.md §6.13)'
     const secondStart = client.ofType('speech.started')[1];
     expect(completed?.afterBinaryFrames).toBeLessThanOrEqual(FRAMES_DUE + 1);
     expect(secondStart?.afterBinaryFrames).toBe(completed?.afterBinaryFrames);
-    const firstId = client.ofType('speech.started')[0]?.json.data?.utterance_id;
-    expect(client.ofType('mark').map((m) => m.json.data?.name)).not.toContain(firstId);
+    const firstId = client.ofType('speech.started')[0]?.frame.utteranceId;
+    expect(client.ofType('mark').map((m) => m.frame.name)).not.toContain(firstId);
     expect(client.binaries().slice(0, FRAMES_DUE).every((f) => f.length === FRAME_BYTES)).toBe(true);
   });
 

@@ -36,8 +36,7 @@ describe('a provider that drops mid-call (issue 3 acceptance 5, wire.md §6.15)'
   it('sends session.error, then closes the CHIRP socket with 1011', () => {
     expect(result.closed.code).toBe(1011);
     const last = result.client.texts().at(-1);
-    expect(last?.json.type).toBe('session.error');
-    expect(last?.json.data).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(last?.decoded).toMatchObject({ ok: true, frame: { type: 'session.error', code: 'INTERNAL_ERROR' } });
   });
 
   it('ends the call with provider_error and still writes a complete snapshot', () => {

@@ -93,8 +93,11 @@ describe('CHIRP upgrade (acceptance 3, wire checklist 1–4)', () => {
       const frame = texts[0];
       if (!frame) throw new Error('no frame');
       expect(envelopeProblems(frame)).toEqual([]);
-      expect(frame.json.type).toBe('probe.ok');
-      expect(frame.json.data).toEqual({ pack: 'control-industry', harness: 'scripted', version: server.ctx.version, capacity: { live: 0, max: 1 } });
+      expect(frame.decoded.ok).toBe(true);
+      // The raw data, not the decoded frame: no key beyond these may be on the wire.
+      const { type, data } = JSON.parse(frame.raw) as { type: unknown; data: unknown };
+      expect(type).toBe('probe.ok');
+      expect(data).toEqual({ pack: 'control-industry', harness: 'scripted', version: server.ctx.version, capacity: { live: 0, max: 1 } });
       expect(callDbFiles(server)).toEqual(before);
       expect((await health(server)).live_calls).toBe(0);
     });
@@ -117,7 +120,7 @@ describe('CHIRP upgrade (acceptance 3, wire checklist 1–4)', () => {
       const { client, close } = await probe('/probe');
       expect(close.code).toBe(1000);
       expect(client.ofType('probe.ok')).toHaveLength(1);
-      expect(client.ofType('probe.ok')[0]?.json.data?.capacity).toEqual({ live: 1, max: 1 });
+      expect(client.ofType('probe.ok')[0]?.frame.capacity).toEqual({ live: 1, max: 1 });
       expect((await health(server)).live_calls).toBe(1);
 
       const full = await tryUpgrade(server.wsUrl, { ...AUTH, 'X-Simulation-Result-Id': 'one_too_many', 'X-Mivas-Task-Id': 'S-E3' });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import WebSocket from 'ws';
+import { decodeServerFrame, encodeCallerFrame, encodeEnvelope, type CallerFrame, type Decoded, type ServerFrame, type ServerFrameType } from '../../src/chirp/index.ts';
+import { randomIds } from '../../src/core/index.ts';
 
 /** The raw HTTP answer to an upgrade request, as the wire carried it. */
 export interface UpgradeAnswer {
@@ -46,12 +48,23 @@ export function tryUpgrade(url: string, headers: Record<string, string> = {}): P
   });
 }
 
-/** A received CHIRP text frame: the raw text and its parsed JSON. */
+/** A received CHIRP text frame: the raw text (for exactness checks) and what the codec decoded. */
 export interface ReceivedText {
   readonly raw: string;
-  readonly json: { type?: unknown; id?: unknown; ts_ms?: unknown; data?: Record<string, unknown> } & Record<string, unknown>;
+  readonly decoded: Decoded<ServerFrame>;
   /** Binary frames received before this one. */
   readonly afterBinaryFrames: number;
+}
+
+/** A received text frame that decoded as one server frame type. */
+export interface ReceivedFrame<T extends ServerFrameType> {
+  readonly raw: string;
+  readonly frame: Extract<ServerFrame, { type: T }>;
+  readonly afterBinaryFrames: number;
+}
+
+function isOfType<T extends ServerFrameType>(frame: ServerFrame, type: T): frame is Extract<ServerFrame, { type: T }> {
+  return frame.type === type;
 }
 
 /** How the socket closed. */
@@ -64,12 +77,15 @@ type Received = { kind: 'text'; text: ReceivedText } | { kind: 'binary'; data: B
 
 /**
  * A raw CHIRP client for edge cases the local caller never produces: odd-length frames, non-JSON
- * text, unknown types, oversized frames. It records everything the server sends, in order.
+ * text, unknown types, oversized frames. It records everything the server sends, in order, each
+ * text frame as its raw text and the codec's decoding; what it sends goes through the codec
+ * (`send`), or as an arbitrary envelope (`sendEnvelope`) or raw text (`sendText`).
  */
 export class RawChirpClient {
   readonly received: Received[] = [];
   readonly closed: Promise<CloseInfo>;
   private readonly waiters: { predicate: () => boolean; resolve: () => void }[] = [];
+  private readonly ids = randomIds();
   private binaryCount = 0;
 
   private constructor(readonly ws: WebSocket) {
@@ -80,13 +96,7 @@ export class RawChirpClient {
         this.received.push({ kind: 'binary', data: buf });
       } else {
         const raw = buf.toString('utf8');
-        let json: ReceivedText['json'];
-        try {
-          json = JSON.parse(raw) as ReceivedText['json'];
-        } catch {
-          json = {};
-        }
-        this.received.push({ kind: 'text', text: { raw, json, afterBinaryFrames: this.binaryCount } });
+        this.received.push({ kind: 'text', text: { raw, decoded: decodeServerFrame(raw), afterBinaryFrames: this.binaryCount } });
       }
       this.check();
     });
@@ -126,9 +136,9 @@ export class RawChirpClient {
     return this.received.flatMap((r) => (r.kind === 'binary' ? [r.data] : []));
   }
 
-  /** Text frames of one type. */
-  ofType(type: string): ReceivedText[] {
-    return this.texts().filter((t) => t.json.type === type);
+  /** Text frames of one type that decoded, each with the frame the codec read. */
+  ofType<T extends ServerFrameType>(type: T): ReceivedFrame<T>[] {
+    return this.texts().flatMap((t) => (t.decoded.ok && isOfType(t.decoded.frame, type) ? [{ raw: t.raw, frame: t.decoded.frame, afterBinaryFrames: t.afterBinaryFrames }] : []));
   }
 
   /** Resolves once the predicate holds (checked on every frame and at close); rejects if the socket closes first. */
@@ -147,13 +157,18 @@ export class RawChirpClient {
   }
 
   /** Resolves once `count` text frames of the type have arrived. */
-  waitForType(type: string, count = 1): Promise<void> {
+  waitForType(type: ServerFrameType, count = 1): Promise<void> {
     return this.waitFor(() => this.ofType(type).length >= count, `${count} × ${type}`);
   }
 
-  /** Sends a CHIRP envelope. */
-  sendEvent(type: string, data: Record<string, unknown> = {}): void {
-    this.ws.send(JSON.stringify({ type, id: randomUUID(), ts_ms: Date.now(), data }));
+  /** Sends a caller frame through the codec. */
+  send(frame: CallerFrame): void {
+    this.ws.send(encodeCallerFrame(frame, this.ids, Date.now()));
+  }
+
+  /** Sends an envelope of any type and data (unknown types, malformed events). */
+  sendEnvelope(type: string, data: Record<string, unknown> = {}): void {
+    this.ws.send(encodeEnvelope(type, data, this.ids, Date.now()));
   }
 
   /** Sends raw text as a text frame. */
@@ -168,9 +183,9 @@ export class RawChirpClient {
 
   /** Sends speech.started, the audio in frames of `frameBytes`, then speech.completed. */
   say(pcm: Buffer, frameBytes: number, utteranceId = `c_${randomUUID().slice(0, 12)}`): void {
-    this.sendEvent('speech.started', { utterance_id: utteranceId });
+    this.send({ type: 'speech.started', utteranceId });
     for (let i = 0; i < pcm.length; i += frameBytes) this.sendBinary(pcm.subarray(i, i + frameBytes));
-    this.sendEvent('speech.completed', { utterance_id: utteranceId });
+    this.send({ type: 'speech.completed', utteranceId });
   }
 
   close(code = 1000): void {
@@ -190,7 +205,8 @@ export class RawChirpClient {
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /**
- * Problems with one outbound text frame against the CHIRP envelope (wire.md §1.4, checklist 5):
+ * An oracle written from wire.md, independent of the codec on purpose (it checks the codec's
+ * output). Problems with one outbound text frame against the CHIRP envelope (wire.md §1.4, checklist 5):
  * compact JSON whose keys are exactly type, id (UUID v4), ts_ms (an integer within 5 s of now) and
  * data (an object). Empty when the frame is well formed.
  */

@@ -16,13 +16,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   conversation: ['core', 'packs', 'tools', 'snapshot', 'store'],
   providers: ['core', 'packs', 'tools', 'snapshot', 'audio', 'conversation', 'store', 'config.ts'],
   call: ['core', 'packs', 'tools', 'snapshot', 'audio', 'conversation', 'chirp', 'providers', 'store'],
-  caller: ['core', 'audio', 'packs'],
+  caller: ['core', 'audio', 'chirp', 'packs'],
   scoring: ['core', 'packs', 'store', 'tools', 'conversation', 'snapshot', 'config.ts'],
   report: ['core', 'packs', 'snapshot', 'scoring'],
   telemetry: ['core', 'call', 'snapshot', 'config.ts'],
   bluejay: ['core', 'call', 'snapshot', 'packs', 'config.ts'],
   server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'conversation', 'providers', 'call', 'config.ts', 'report', 'scoring', 'telemetry', 'bluejay'],
   cli: ['*'],
+};
+
+/** Folders a folder may reach only through their `index.ts` (the caller speaks CHIRP through the codec's public face). */
+const INDEX_ONLY: Readonly<Record<string, readonly string[]>> = {
+  caller: ['chirp'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -55,6 +60,19 @@ describe('dependency direction', () => {
         const target = relative(SRC, resolve(file, '..', spec)).split('/')[0] ?? '';
         if (target === from || target.startsWith('..')) continue;
         if (!allowed.includes(target)) violations.push(`${relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('lets a folder reach an index-only folder through its index.ts alone', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const from = relative(SRC, file).split('/')[0] ?? '';
+      for (const spec of importsOf(file)) {
+        const target = relative(SRC, resolve(file, '..', spec));
+        const folder = target.split('/')[0] ?? '';
+        if (folder !== from && INDEX_ONLY[from]?.includes(folder) && target !== `${folder}/index.ts`) violations.push(`${relative(SRC, file)} imports ${spec}`);
       }
     }
     expect(violations).toEqual([]);

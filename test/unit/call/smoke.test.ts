@@ -55,6 +55,11 @@ describe('computeSmoke', () => {
     expect(smoke.pass).toBe(false);
   });
 
+  it('counts a lone caller speech.completed as the caller speaking, as the void check does', () => {
+    const events = timeline([...speech('agent', 'u_1', 500, 3_000), [3_500, { type: 'speech.completed', side: 'caller', utterance_id: 'c_1', interrupted: false }], tool]);
+    expect(computeSmoke(inputs({ events, endMs: 3_600 })).both_sides_spoke).toBe(true);
+  });
+
   it('fails when tools were expected and none ran; skips the check when none were expected', () => {
     const noTools = inputs().events.filter((e) => e.type !== 'tool');
     expect(computeSmoke(inputs({ events: noTools })).tools_recorded).toBe(false);
