@@ -1,5 +1,4 @@
 import { getMatterStatus, updateContactDetails, verifyClient } from './lib/client-tools.ts';
-import { escalateToHuman } from './lib/human-transfer.ts';
 import { addCaseNote, createIntake, requestRecordsRelease, sendIntakeForms } from './lib/intake-tools.ts';
 import { getFirmInfo, takeMessage } from './lib/reception-tools.ts';
 import { cancelConsult, confirmConsult, findConsultTimes, holdConsult } from './lib/scheduling-tools.ts';
@@ -26,7 +25,7 @@ export const graphRules = {
   gates: { screening: [], client_services: [] },
 } as const;
 
-/** Every dispatchable tool: desk tools and the human transfer. */
+/** Every desk tool; transfer_to_human and end_call are the runtime's (blueprint.json opts in). */
 export const tools = [
   getFirmInfo,
   takeMessage,
@@ -44,5 +43,4 @@ export const tools = [
   verifyClient,
   getMatterStatus,
   updateContactDetails,
-  escalateToHuman,
 ];

@@ -308,7 +308,7 @@ describe('legal tools (Halverson & Reed)', () => {
       const tries = ['1961-02-28', '1962-02-27', '1961-03-27'].map((dob) => code(call(db, 'verify_client', { matter_number: '25-0833', date_of_birth: dob, caller_role: 'client' })));
       expect(tries).toEqual(['NO_MATCH', 'NO_MATCH', 'CLIENT_LOCKED']);
       expect(code(call(db, 'verify_client', { matter_number: '25-0833', date_of_birth: '1961-02-27', caller_role: 'client' }))).toBe('CLIENT_LOCKED');
-      expect(data(call(db, 'escalate_to_human', { reason_code: 'identity_failed' })).transferred).toBe(true);
+      expect(data(call(db, 'transfer_to_human', { reason: 'identity_failed' })).transferred).toBe(true);
       expect(dumpDatabase(db.sqlite).escalations).toHaveLength(1);
     });
 
