@@ -16,9 +16,9 @@ export { errorCodes } from './lib/error-codes.ts';
 
 /**
  * Scheduling ends every route. Screening and client services are the gate desks; neither lists a
- * protected desk, because their gates are refusals inside tools (CONFLICT_CHECK_REQUIRED in
- * create_intake, NOT_VERIFIED on client-services tools), not the session flag the runtime checks
- * for a protected desk's whole toolset.
+ * protected desk, because their gates sit on single tools (CONFLICT_CHECK_REQUIRED inside
+ * create_intake; `gate: 'verified'` on the client-services tools, which the executor refuses with
+ * NOT_VERIFIED), not on a protected desk's whole toolset.
  */
 export const graphRules = {
   sinks: ['scheduling'],

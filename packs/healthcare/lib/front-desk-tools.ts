@@ -5,7 +5,7 @@ import { appointments, guardians } from '../schema.ts';
 import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
 import { CARRIER_NAMES, policy, type Carrier } from './policy.ts';
-import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, pinnedPatient, providerName, qualifiedStaff, staffOf, visitTypesOf } from './records.ts';
+import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, providerName, qualifiedStaff, staffOf, verifiedPatient, visitTypesOf } from './records.ts';
 
 /** Reception and identity. */
 
@@ -144,8 +144,7 @@ export const getPatientOverview = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const visits = bookedAppointmentsOf(ctx.db)
       .all({ patient: patient.id })
       .filter((a) => a.starts_at > ctx.clock.now())
