@@ -1,6 +1,6 @@
 import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-export { callSession, holds } from '../../src/packs/session-tables.ts';
+export { callSession, escalations, holds } from '../../src/packs/session-tables.ts';
 
 /** Repair visits booked during the call. */
 export const appointments = sqliteTable('appointments', {

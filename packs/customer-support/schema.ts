@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-export { callSession, holds } from '../../src/packs/session-tables.ts';
+export { callSession, escalations, holds } from '../../src/packs/session-tables.ts';
 
 // Reference tables: seeded, never written by a tool (bench_slots excepted: booking consumes them).
 
@@ -230,11 +230,3 @@ export const scamReports = sqliteTable('scam_reports', {
   created_at: text('created_at').notNull(),
 });
 
-export const escalations = sqliteTable('escalations', {
-  id: text('id').primaryKey(),
-  customer_id: text('customer_id'),
-  reason_code: text('reason_code').notNull(),
-  agent: text('agent').notNull(),
-  summary: text('summary'),
-  created_at: text('created_at').notNull(),
-});

@@ -1,5 +1,5 @@
 import { checkCharge, checkContactClaim, reportScam } from './lib/fraud-tools.ts';
-import { escalateToHuman, explainPolicy, listStores } from './lib/front-desk-tools.ts';
+import { explainPolicy, listStores } from './lib/front-desk-tools.ts';
 import { checkMembership, confirmMembershipChange, quoteMembershipChange } from './lib/membership-tools.ts';
 import { cancelOrder, checkPriceProtection, confirmDeliveryReschedule, getOrder, quoteDeliveryReschedule, requestPriceAdjustment } from './lib/order-tools.ts';
 import { checkRefund, checkReturnWindow, confirmReturnRequest, quoteReturnRequest, sendReturnLabel } from './lib/return-tools.ts';
@@ -21,7 +21,7 @@ export const graphRules = {
   gates: { verification: ['orders', 'returns', 'service', 'membership'] },
 } as const;
 
-/** Every dispatchable tool: desk tools and the human transfer. */
+/** Every desk tool; transfer_to_human and end_call are the runtime's (blueprint.json opts in). */
 export const tools = [
   listStores,
   explainPolicy,
@@ -50,5 +50,4 @@ export const tools = [
   checkCharge,
   checkContactClaim,
   reportScam,
-  escalateToHuman,
 ];

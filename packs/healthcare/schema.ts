@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-export { callSession, holds } from '../../src/packs/session-tables.ts';
+export { callSession, escalations, holds } from '../../src/packs/session-tables.ts';
 
 // Reference tables: seeded, never written by a tool (openings excepted: booking consumes them).
 
@@ -255,12 +255,3 @@ export const callbacks = sqliteTable('callbacks', {
   created_at: text('created_at').notNull(),
 });
 
-/** Human transfers: one per reason per call. */
-export const escalations = sqliteTable('escalations', {
-  id: text('id').primaryKey(),
-  patient_id: text('patient_id'),
-  reason: text('reason').notNull(),
-  agent: text('agent').notNull(),
-  summary: text('summary'),
-  created_at: text('created_at').notNull(),
-});

@@ -2,7 +2,7 @@ import { checkPlanAccepted, checkBenefits, updateInsurance } from './lib/coverag
 import { confirmCosmeticConsult, holdCosmeticConsult, quoteCosmeticPrice, sendDepositLink } from './lib/cosmetic-tools.ts';
 import { explainLineItem, getBalance, requestCallback, requestFeeReview, sendPaymentLink, setUpPaymentPlan } from './lib/billing-tools.ts';
 import { checkResultStatus, requestRefill, sendCareMessage, sendPortalInvite } from './lib/clinical-tools.ts';
-import { getPatientOverview, listLocations, transferToHuman, verifyIdentity } from './lib/front-desk-tools.ts';
+import { getPatientOverview, listLocations, verifyIdentity } from './lib/front-desk-tools.ts';
 import { bookVisit, classifyVisit, findOpenings, registerNewPatient, sendVisitText } from './lib/scheduling-tools.ts';
 import { confirmVisitChange, joinWaitlist, quoteVisitChange } from './lib/visit-change-tools.ts';
 
@@ -20,7 +20,7 @@ export const graphRules = {
   gates: { identity: ['billing', 'clinical'] },
 } as const;
 
-/** Every dispatchable tool: desk tools and the human transfer. */
+/** Every desk tool; transfer_to_human and end_call are the runtime's (blueprint.json opts in). */
 export const tools = [
   listLocations,
   verifyIdentity,
@@ -50,5 +50,4 @@ export const tools = [
   requestRefill,
   sendCareMessage,
   sendPortalInvite,
-  transferToHuman,
 ];

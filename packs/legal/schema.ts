@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-export { callSession, holds } from '../../src/packs/session-tables.ts';
+export { callSession, escalations, holds } from '../../src/packs/session-tables.ts';
 
 // Reference tables: seeded, never written by a tool (consult_openings excepted: booking consumes them).
 
@@ -187,13 +187,3 @@ export const contactUpdates = sqliteTable('contact_updates', {
   created_at: text('created_at').notNull(),
 });
 
-/** Human transfers: one per call. */
-export const escalations = sqliteTable('escalations', {
-  id: text('id').primaryKey(),
-  reason_code: text('reason_code').notNull(),
-  client_id: text('client_id'),
-  intake_id: text('intake_id'),
-  agent: text('agent').notNull(),
-  summary: text('summary'),
-  created_at: text('created_at').notNull(),
-});

@@ -1,5 +1,4 @@
 import { getMatterStatus, updateContactDetails, verifyClient } from './lib/client-tools.ts';
-import { escalateToHuman } from './lib/human-transfer.ts';
 import { addCaseNote, createIntake, requestRecordsRelease, sendIntakeForms } from './lib/intake-tools.ts';
 import { getFirmInfo, takeMessage } from './lib/reception-tools.ts';
 import { cancelConsult, confirmConsult, findConsultTimes, holdConsult } from './lib/scheduling-tools.ts';
@@ -17,16 +16,16 @@ export { errorCodes } from './lib/error-codes.ts';
 
 /**
  * Scheduling ends every route. Screening and client services are the gate desks; neither lists a
- * protected desk, because their gates are refusals inside tools (CONFLICT_CHECK_REQUIRED in
- * create_intake, NOT_VERIFIED on client-services tools), not the session flag the runtime checks
- * for a protected desk's whole toolset.
+ * protected desk, because their gates sit on single tools (CONFLICT_CHECK_REQUIRED inside
+ * create_intake; `gate: 'verified'` on the client-services tools, which the executor refuses with
+ * NOT_VERIFIED), not on a protected desk's whole toolset.
  */
 export const graphRules = {
   sinks: ['scheduling'],
   gates: { screening: [], client_services: [] },
 } as const;
 
-/** Every dispatchable tool: desk tools and the human transfer. */
+/** Every desk tool; transfer_to_human and end_call are the runtime's (blueprint.json opts in). */
 export const tools = [
   getFirmInfo,
   takeMessage,
@@ -44,5 +43,4 @@ export const tools = [
   verifyClient,
   getMatterStatus,
   updateContactDetails,
-  escalateToHuman,
 ];

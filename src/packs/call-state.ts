@@ -66,6 +66,18 @@ export function hasGate(db: PackDb, gate: string): boolean {
   return readCallSession(db).flags[gate] === true;
 }
 
+/**
+ * The subject row a gated tool runs for. The executor runs a tool that declares `gate` only once
+ * the call's session carries that flag, and every tool that sets it pins the subject in the same
+ * step (`pinSubject` with `gate`), so the row is there and a gated tool's body never answers
+ * NOT_VERIFIED itself. A missing row is a pack bug: this throws, the executor rolls the call back
+ * and answers INTERNAL_ERROR with an internal fault on the timeline.
+ */
+export function gatedSubject<Row>(row: Row | undefined, gate: string): Row {
+  if (row === undefined) throw new Error(`a tool behind the ${gate} gate found no pinned subject`);
+  return row;
+}
+
 /** Sets flags on the call session. */
 export function setSessionFlags(db: PackDb, flags: Record<string, boolean | string | number>): void {
   writeFlags(db, readCallSession(db), flags);

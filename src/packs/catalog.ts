@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Blueprint, BlueprintAgent } from './schema.ts';
+import { HUMAN_TRANSFER, humanTransferDefinition } from './human-transfer.ts';
 import type { ToolDefinition } from './tool-kit.ts';
 
 /** How the runtime treats a tool; taken from the blueprint flags alone (DESIGN.md §6). */
@@ -24,6 +25,8 @@ export interface CatalogTool {
 
 /** The pure session tool on every agent. */
 export const END_CALL = 'end_call';
+/** Tool names the runtime declares; a pack's tools.ts may not define them. */
+export const RUNTIME_TOOL_NAMES: readonly string[] = [END_CALL, HUMAN_TRANSFER];
 /** end_call's closed reason list (packs.md §1.4). */
 export const END_CALL_REASONS = ['caller_done', 'wrong_number', 'spam'] as const;
 
@@ -114,8 +117,9 @@ function definedTool(def: ToolDefinition, kind: ToolKind): CatalogTool {
 }
 
 /**
- * Builds the catalogue of every tool any agent references: generated handoffs and end_call, and
- * the pack's defined tools. Unknown references are reported as problems, not thrown.
+ * Builds the catalogue of every tool any agent references: generated handoffs, the runtime's
+ * session tools (end_call, and transfer_to_human from the blueprint's human_transfer vocabulary)
+ * and the pack's defined tools. Unknown references are reported as problems, not thrown.
  */
 export function buildCatalog(
   blueprint: Blueprint,
@@ -126,6 +130,10 @@ export function buildCatalog(
   const agents = new Map(blueprint.agents.map((a) => [a.name, a]));
   const tools = new Map<string, CatalogTool>();
   const problems: string[] = [];
+  for (const name of RUNTIME_TOOL_NAMES) {
+    if (byName.has(name)) problems.push(`tools.ts: ${name} is declared by the runtime; a pack only lists it on its agents in blueprint.json`);
+  }
+  const humanTransfer = blueprint.human_transfer ? definedTool(humanTransferDefinition(blueprint.human_transfer), 'session') : undefined;
   for (const agent of blueprint.agents) {
     for (const [i, ref] of agent.tools.entries()) {
       const where = `blueprint.json: agents[${agent.name}].tools[${i}] (${ref.name})`;
@@ -138,13 +146,20 @@ export function buildCatalog(
       } else if (ref.name === END_CALL) {
         if (!ref.session) problems.push(`${where}: end_call must be marked session: true`);
         tools.set(END_CALL, endCallTool());
+      } else if (ref.name === HUMAN_TRANSFER) {
+        if (!ref.session) problems.push(`${where}: ${HUMAN_TRANSFER} must be marked session: true`);
+        if (!humanTransfer) problems.push(`${where}: the blueprint has no human_transfer block with the reasons this pack allows`);
+        else tools.set(HUMAN_TRANSFER, humanTransfer);
+      } else if (ref.session) {
+        problems.push(`${where}: only the runtime's ${END_CALL} and ${HUMAN_TRANSFER} are session tools`);
       } else {
         const def = byName.get(ref.name);
         if (!def) problems.push(`${where}: no tool of that name in tools.ts`);
-        else tools.set(ref.name, definedTool(def, ref.session ? 'session' : 'industry'));
+        else tools.set(ref.name, definedTool(def, 'industry'));
       }
     }
   }
+  if (humanTransfer && !tools.has(HUMAN_TRANSFER)) problems.push(`blueprint.json: human_transfer: no agent lists ${HUMAN_TRANSFER}`);
   return { tools, problems };
 }
 

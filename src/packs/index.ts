@@ -9,6 +9,7 @@ export * from './prepared.ts';
 export * from './name-matching.ts';
 export * from './pronunciation.ts';
 export * from './session-tables.ts';
+export * from './human-transfer.ts';
 export * from './input-normalizers.ts';
 export * from './generate.ts';
 export * from './expected-state.ts';

@@ -23,11 +23,40 @@ export const blueprintAgentSchema = z
   })
   .strict();
 
+/** The reason every human-transfer vocabulary has: the caller asked for a person. */
+export const CALLER_REQUEST_REASON = 'caller_request';
+
+/** One reason a pack's agents may transfer a caller to a person, with what the agent says then. */
+export const humanTransferReasonSchema = z
+  .object({
+    /** The situation, as the tool description states it ("the caller asks for a person"). */
+    when: z.string().min(1).refine((w) => w.trim().split(/\s+/).length <= 16, 'at most 16 words'),
+    /** The sentence the agent reads before the call is handed over. */
+    script: z.string().min(1),
+  })
+  .strict();
+
+/**
+ * The pack's vocabulary for the runtime's transfer_to_human (src/packs/human-transfer.ts): its
+ * reason codes, in the order the model sees them. The tool itself is the runtime's.
+ */
+export const humanTransferSchema = z
+  .object({
+    reasons: z
+      .record(z.string().regex(/^[a-z][a-z_]*$/), humanTransferReasonSchema)
+      .refine((r) => CALLER_REQUEST_REASON in r, `the reasons must include ${CALLER_REQUEST_REASON}`)
+      .refine((r) => Object.keys(r).length <= 8, 'at most 8 reasons'),
+  })
+  .strict();
+export type HumanTransferConfig = z.infer<typeof humanTransferSchema>;
+
 /** blueprint.json: the specialist graph; agents[0] is the entry agent. */
 export const blueprintSchema = z
   .object({
     company: z.string().min(1),
     greeting: z.string().min(1).optional(),
+    /** Present when any agent lists transfer_to_human. */
+    human_transfer: humanTransferSchema.optional(),
     agents: z.array(blueprintAgentSchema).min(1),
   })
   .strict();

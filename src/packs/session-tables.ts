@@ -1,8 +1,14 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
- * The two unscored per-call tables every pack declares (packs.md §1.5): the call's session state
- * and its two-step tokens. Each pack's schema.ts re-exports them so its migrations create them.
+ * The runtime's per-call tables (packs.md §1.5), declared once here. Each pack's schema.ts
+ * re-exports all three so its migrations create them:
+ *
+ *   export { callSession, escalations, holds } from '../../src/packs/session-tables.ts';
+ *
+ * `call_session` and `holds` are never scored. `escalations` is the record of the runtime's human
+ * transfer (src/packs/human-transfer.ts); a pack whose agents opt into transfer_to_human scores it
+ * in compare.json.
  */
 export const callSession = sqliteTable('call_session', {
   id: integer('id').primaryKey(),
@@ -25,3 +31,21 @@ export const holds = sqliteTable('holds', {
   status: text('status').notNull(),
   created_at: text('created_at').notNull(),
 });
+
+/**
+ * The human transfer's record: at most one row per call, id `esc_call` (the call ends when the
+ * transfer fires, so a repeat writes nothing). The subject is whatever the call had pinned in
+ * `call_session` (a patient, a client, a prospect, a customer), or null before identification.
+ */
+export const escalations = sqliteTable('escalations', {
+  id: text('id').primaryKey(),
+  reason: text('reason').notNull(),
+  subject_kind: text('subject_kind'),
+  subject_id: text('subject_id'),
+  agent: text('agent').notNull(),
+  summary: text('summary'),
+  created_at: text('created_at').notNull(),
+});
+
+/** Names of the runtime's per-call tables every pack's template carries. */
+export const RUNTIME_TABLES = ['call_session', 'holds', 'escalations'] as const;

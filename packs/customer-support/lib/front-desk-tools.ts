@@ -1,15 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, oncePerCallRow, param, preparedQuery, readCallSession, refuse } from '../../../src/packs/index.ts';
-import { escalations, policies, stores } from '../schema.ts';
-import { moneyDisplay, proseField, readCode, readEnum, readStore, storeField } from './fields.ts';
-import { ESCALATION_REASONS, policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, type PolicyTopic } from './policy.ts';
+import { defineTool, normalizeFields, ok, param, preparedQuery, refuse } from '../../../src/packs/index.ts';
+import { policies, stores } from '../schema.ts';
+import { moneyDisplay, readEnum, readStore, storeField } from './fields.ts';
+import { policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, type PolicyTopic } from './policy.ts';
 
-/** Reception's public tools and the global human transfer. */
+/** Reception's public tools. */
 
 const allStores = preparedQuery((db) => db.select().from(stores).orderBy(stores.id).prepare());
 const policyByTopic = preparedQuery((db) => db.select().from(policies).where(eq(policies.topic, param('topic'))).prepare());
-const recordEscalation = oncePerCallRow(escalations, 'esc_call');
 
 export const listStores = defineTool({
   name: 'list_stores',
@@ -64,35 +63,5 @@ export const explainPolicy = defineTool({
     const text = POLICY_TEXT[args.topic];
     if (!row || row.status !== 'on_file' || !text) return refuse('NOT_ON_FILE', { recoverable: false, script: NOT_ON_FILE_SCRIPT });
     return ok({ topic: args.topic, script: text });
-  },
-});
-
-const HUMAN_SCRIPTS: Readonly<Record<(typeof ESCALATION_REASONS)[number], string>> = {
-  caller_request: 'I am connecting you with a member of our team now.',
-  verification_failed: 'I am connecting you with a member of our team, who can confirm your account another way.',
-  safety: 'Please stop using the device and keep it away from anything that can burn. I am connecting you with a member of our team now.',
-  complaint: 'I am sorry about this. I am connecting you with a member of our team who can look into it.',
-  out_of_scope: 'I am connecting you with a member of our team who can help with that.',
-};
-
-export const escalateToHuman = defineTool({
-  name: 'escalate_to_human',
-  description:
-    'Use when: the caller asks for a person, verification is locked, a safety issue needs staff, a complaint needs staff, or nothing on this line can help. Works before verification. Returns: the script to read before the call is handed over; the call then ends here. Do not use for: questions a desk tool answers. Errors: none.',
-  input: z.object({
-    reason_code: z.enum(ESCALATION_REASONS).describe('Why the caller goes to a person.'),
-    summary: proseField(300).optional().describe('One or two sentences for the team member.'),
-  }),
-  output: z.object({ transferred: z.literal(true), reason_code: z.string(), idempotent: z.boolean(), script: z.string() }),
-  effect: 'write',
-  writes: ['escalations', 'call_session'],
-  normalize: (raw) => normalizeFields(raw, { reason_code: readCode }),
-  run(args, ctx) {
-    const idempotent = recordEscalation(ctx.db, () => {
-      const session = readCallSession(ctx.db);
-      const customerId = session.subjectKind === 'customer' ? session.subjectId : null;
-      return { customer_id: customerId, reason_code: args.reason_code, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() };
-    });
-    return ok({ transferred: true as const, reason_code: args.reason_code, idempotent, script: HUMAN_SCRIPTS[args.reason_code] });
   },
 });

@@ -4,7 +4,7 @@ import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, par
 import { membershipChanges, memberships, refunds } from '../schema.ts';
 import { moneyDisplay, readBool, readCode, tokenField } from './fields.ts';
 import { MEMBERSHIP_ACTIONS, MEMBERSHIP_DECISIONS, policy, TIER_NAMES, type Tier } from './policy.ts';
-import { activeMembership, isRefusal, pinnedCustomer, type MembershipRow } from './records.ts';
+import { activeMembership, isRefusal, verifiedCustomer, type MembershipRow } from './records.ts';
 import { addMonths, membershipMoney } from './rules.ts';
 
 /** The membership desk: Kestrel Circle and Circle Elite, upgrades, cancellations and the save offer. */
@@ -49,8 +49,7 @@ export const checkMembership = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const m = activeMembership(ctx.db, c.id);
     if (!m) return refuse('NO_MEMBERSHIP', { recoverable: false });
     const money = moneyOf(m, ctx.clock.today());
@@ -116,8 +115,7 @@ export const quoteMembershipChange = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { action: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const m = activeMembership(ctx.db, c.id);
     if (!m) return refuse('NO_MEMBERSHIP', { recoverable: false });
     if (args.action === 'upgrade' && m.tier === 'elite') return refuse('ALREADY_ELITE', { recoverable: false });
@@ -173,8 +171,7 @@ export const confirmMembershipChange = defineTool({
     const held = checkHold(ctx, args.token, 'membership_change', changePayload);
     if (isRefusal(held)) return held;
     const p = held.payload;
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const m = activeMembership(ctx.db, c.id);
     if (!m || m.id !== p.membership_id) return refuse('NO_MEMBERSHIP', { recoverable: false });
     const now = ctx.clock.now();

@@ -4,7 +4,7 @@ import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, par
 import { deliveryChanges, orderCancellations, orderItems, orders, priceAdjustments, refunds } from '../schema.ts';
 import { dateField, itemIdField, moneyDisplay, orderNumberField, readBool, readCode, readDate, readOrderNumber, tokenField } from './fields.ts';
 import { CANCEL_REASONS, DELIVERY_SLOTS, policy, SLOT_HOURS, type DeliverySlot } from './policy.ts';
-import { idDigits, isRefusal, itemsOf, ownItem, ownOrder, ownOrderById, pinnedCustomer, tierOf, type OrderRow } from './records.ts';
+import { idDigits, isRefusal, itemsOf, ownItem, ownOrder, ownOrderById, tierOf, verifiedCustomer, type OrderRow } from './records.ts';
 import { daysBetween, deliveryChange, priceProtection } from './rules.ts';
 
 /** The orders desk: order status, cancelling, delivery windows and price protection. */
@@ -59,8 +59,7 @@ export const getOrder = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { order_number: readOrderNumber }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const order = ownOrder(ctx.db, c.id, args.order_number);
     if (!order) return refuse('ORDER_NOT_FOUND', { recoverable: true });
     const window = windowOut(ctx, order);
@@ -94,8 +93,7 @@ export const cancelOrder = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { order_number: readOrderNumber, reason: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const order = ownOrder(ctx.db, c.id, args.order_number);
     if (!order) return refuse('ORDER_NOT_FOUND', { recoverable: true });
     const id = `ocx_${idDigits(order.id)}`;
@@ -158,8 +156,7 @@ export const quoteDeliveryReschedule = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { order_number: readOrderNumber, new_date: readDate, slot: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const order = ownOrder(ctx.db, c.id, args.order_number);
     if (!order) return refuse('ORDER_NOT_FOUND', { recoverable: true });
     const state = reschedulable(ctx, order);
@@ -206,8 +203,7 @@ export const confirmDeliveryReschedule = defineTool({
     const held = checkHold(ctx, args.token, 'delivery_change', changePayload);
     if (isRefusal(held)) return held;
     const p = held.payload;
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const next = windowOf(ctx, p.new_start, p.new_end);
     const script = changeScript(p, next.spoken);
     if (script && args.fee_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script });
@@ -265,8 +261,7 @@ export const checkPriceProtection = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { item_id: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const found = protectionOf(ctx, c.id, args.item_id);
     if (isRefusal(found)) return found;
     const { item, product, days, verdict } = found;
@@ -296,8 +291,7 @@ export const requestPriceAdjustment = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { item_id: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const id = `padj_${idDigits(args.item_id)}`;
     const existing = adjustmentById(ctx.db).get({ id });
     const postsBy = ctx.clock.addBusinessDays(ctx.clock.today(), policy.refund_business_days);

@@ -171,5 +171,3 @@ export const CONTACT_REASONS = [
 ] as const;
 export type ContactReason = (typeof CONTACT_REASONS)[number];
 export const GENUINE_CONTACT_REASONS: readonly ContactReason[] = ['delivery_scheduling', 'repair_ready'];
-
-export const ESCALATION_REASONS = ['caller_request', 'verification_failed', 'safety', 'complaint', 'out_of_scope'] as const;

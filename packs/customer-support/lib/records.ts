@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { param, preparedQuery, readCallSession, rowById, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { gatedSubject, param, preparedQuery, readCallSession, rowById, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { customers, memberships, orderItems, orders, products, protectionPlans, stores } from '../schema.ts';
 import type { Tier } from './policy.ts';
 
@@ -24,6 +24,11 @@ const activeMembershipOf = preparedQuery((db) =>
 );
 const planOfItem = preparedQuery((db) => db.select().from(protectionPlans).where(eq(protectionPlans.order_item_id, param('item'))).prepare());
 const storeName = preparedQuery((db) => db.select({ name: stores.name }).from(stores).where(eq(stores.id, param('id'))).prepare());
+
+/** The customer a tool behind the `verified` gate runs for: opening the gate pins one. */
+export function verifiedCustomer(ctx: ToolContext): CustomerRow {
+  return gatedSubject(pinnedCustomer(ctx), 'verified');
+}
 
 /** The customer pinned on this call by verify_customer, if any. */
 export function pinnedCustomer(ctx: ToolContext): CustomerRow | undefined {

@@ -4,7 +4,7 @@ import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, par
 import { orderItems, priceAdjustments, refunds, returnLabels, rmas } from '../schema.ts';
 import { itemIdField, moneyDisplay, orderNumberField, readBool, readCode, readOrderNumber, readRmaId, rmaIdField, tokenField } from './fields.ts';
 import { ITEM_CONDITIONS, policy, RETURN_REASONS } from './policy.ts';
-import { idDigits, isRefusal, itemsOf, maskEmail, ownItem, ownOrder, pinnedCustomer, product, tierOf } from './records.ts';
+import { idDigits, isRefusal, itemsOf, maskEmail, ownItem, ownOrder, product, tierOf, verifiedCustomer } from './records.ts';
 import { daysBetween, restockingFee, returnWindowDays } from './rules.ts';
 
 /** The returns desk: windows, restocking fees, return requests, labels and refund status. */
@@ -75,8 +75,7 @@ export const checkReturnWindow = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { item_id: readCode, condition: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const d = returnDecision(ctx, c.id, args.item_id, args.condition);
     if (isRefusal(d)) return d;
     const seller = d.product.marketplace_seller;
@@ -148,8 +147,7 @@ export const quoteReturnRequest = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { item_id: readCode, condition: readCode, reason: readCode }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const d = returnDecision(ctx, c.id, args.item_id, args.condition);
     if (isRefusal(d)) return d;
     if (d.product.marketplace_seller) return refuse('MARKETPLACE_SELLER_ITEM', { recoverable: false, script: marketplaceScript(d.product.marketplace_seller) });
@@ -198,8 +196,7 @@ export const confirmReturnRequest = defineTool({
     const held = checkHold(ctx, args.token, 'return_request', returnPayload);
     if (isRefusal(held)) return held;
     const p = held.payload;
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const script = feeScript(p);
     if (script && args.fee_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script });
     const owned = ownItem(ctx.db, c.id, p.item_id);
@@ -227,8 +224,7 @@ export const sendReturnLabel = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { rma_id: readRmaId }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const rma = rmaById(ctx.db).get({ id: args.rma_id });
     const owned = rma && rma.customer_id === c.id ? ownItem(ctx.db, c.id, rma.order_item_id) : undefined;
     if (!rma || !owned) return refuse('RMA_NOT_FOUND', { recoverable: true });
@@ -257,8 +253,7 @@ export const checkRefund = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { order_number: readOrderNumber }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const order = ownOrder(ctx.db, c.id, args.order_number);
     if (!order) return refuse('ORDER_NOT_FOUND', { recoverable: true });
     const list: z.infer<typeof refundOut>[] = [];

@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById,
 import { benchSlots, orderItems, orders, serviceAppointments, stores } from '../schema.ts';
 import { appointmentIdField, dateField, itemIdField, moneyDisplay, readAppointmentId, readBool, readCode, readDate, readEnum, readStore, slotIdField, storeField } from './fields.ts';
 import { ISSUE_ALIASES, ISSUES, policy, type Issue } from './policy.ts';
-import { isRefusal, ownItem, pinnedCustomer, planOf, product, storeNamed, tierOf } from './records.ts';
+import { isRefusal, ownItem, planOf, product, storeNamed, tierOf, verifiedCustomer } from './records.ts';
 import { addMonths, daysBetween, serviceLadder } from './rules.ts';
 
 /** The service desk: plans, the service ladder and Tech Bench appointments. */
@@ -98,8 +98,7 @@ export const listItemPlans = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const today = ctx.clock.today();
     const rows = itemsOfCustomer(ctx.db).all({ customer: c.id }).filter((r) => r.order.delivered_on && r.item.status !== 'cancelled');
     return ok({
@@ -142,8 +141,7 @@ export const checkCoverage = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { item_id: readCode, issue: readEnum(ISSUE_ALIASES) }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const found = ladderFor(ctx, c.id, args.item_id, args.issue);
     if (isRefusal(found)) return found;
     const { rung, plan } = found;
@@ -175,7 +173,6 @@ export const findBenchSlots = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { store_id: readStore, earliest_date: readDate }),
   run(args, ctx) {
-    if (!pinnedCustomer(ctx)) return refuse('NOT_VERIFIED');
     const store = storeById(ctx.db).get({ id: args.store_id });
     if (!store || store.has_bench !== 1) return refuse('NO_BENCH_AT_STORE', { recoverable: true });
     const today = ctx.clock.today();
@@ -217,8 +214,7 @@ export const bookServiceAppointment = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { slot_id: readCode, item_id: readCode, issue: readEnum(ISSUE_ALIASES), fee_acknowledged: readBool }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const found = ladderFor(ctx, c.id, args.item_id, args.issue);
     if (isRefusal(found)) return found;
     const { rung } = found;
@@ -253,8 +249,7 @@ export const cancelServiceAppointment = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { appointment_id: readAppointmentId }),
   run(args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const appt = appointmentById(ctx.db).get({ id: args.appointment_id });
     if (!appt || appt.customer_id !== c.id) return refuse('APPOINTMENT_NOT_FOUND', { recoverable: true });
     const already = appt.status === 'cancelled';

@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, read
 import { customers, serviceAppointments } from '../schema.ts';
 import { last4Field, orderNumberField, phoneField, readDigits, readOrderNumber, readPhone, readZip, zipField } from './fields.ts';
 import { policy, TIER_NAMES } from './policy.ts';
-import { customer, firstName, itemsOf, maskEmail, maskPhone, orderNumbered, ordersOfCustomer, planOf, pinnedCustomer, product, storeNamed, tierOf, type CustomerRow } from './records.ts';
+import { customer, firstName, itemsOf, maskEmail, maskPhone, orderNumbered, ordersOfCustomer, planOf, product, storeNamed, tierOf, verifiedCustomer, type CustomerRow } from './records.ts';
 
 /** The verification desk: find the account, verify it, read the overview. */
 
@@ -103,8 +103,7 @@ export const getAccountOverview = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const c = pinnedCustomer(ctx);
-    if (!c) return refuse('NOT_VERIFIED');
+    const c = verifiedCustomer(ctx);
     const orders = ordersOfCustomer(ctx.db, c.id);
     const items = orders.flatMap((o) => itemsOf(ctx.db, o.id));
     const tier = tierOf(ctx.db, c.id);

@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById,
 import { callbacks, charges, feeReviews, paymentLinks, paymentPlans } from '../schema.ts';
 import { chargeIdField, moneyDisplay, phoneField, proseField, readBool, readCode, readInt, readMoney, readPhone } from './fields.ts';
 import { CALLBACK_TOPICS, CLINICAL_CALLBACK_TOPICS, FEE_REVIEW_REASONS, policy } from './policy.ts';
-import { addMinutes, maskPhone, pinnedPatient, type PatientRow } from './records.ts';
+import { addMinutes, maskPhone, verifiedPatient, type PatientRow } from './records.ts';
 
 /** Billing desk: balance, charge wording, links, plans, fee reviews, and the shared callback tool. */
 
@@ -70,8 +70,7 @@ export const getBalance = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const items = openCharges(ctx, patient.id);
     const total = items.reduce((s, c) => s + c.amount_cents, 0);
     const eligible = total >= policy.payment_plan_min_balance_cents;
@@ -123,8 +122,7 @@ export const explainLineItem = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { charge_id: readCode }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const c = chargeById(ctx.db).get({ id: args.charge_id });
     if (!c || c.patient_id !== patient.id) return refuse('CHARGE_NOT_FOUND', { recoverable: true });
     const reviewable = c.kind === 'late_change' && c.review_state === 'none' && c.status === 'open';
@@ -144,8 +142,7 @@ export const sendPaymentLink = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { amount_cents: readMoney }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const balance = openCharges(ctx, patient.id).reduce((s, c) => s + c.amount_cents, 0);
     if (balance <= 0) return refuse('NO_BALANCE', { recoverable: false });
     if (args.amount_cents < policy.payment_link_min_cents || args.amount_cents > balance) {
@@ -171,8 +168,7 @@ export const setUpPaymentPlan = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { months: readInt, terms_acknowledged: readBool }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const balance = openCharges(ctx, patient.id).reduce((s, c) => s + c.amount_cents, 0);
     if (balance < policy.payment_plan_min_balance_cents) return refuse('PLAN_NOT_ELIGIBLE', { recoverable: false, actual_cents: balance, threshold_cents: policy.payment_plan_min_balance_cents });
     if (args.months < policy.payment_plan_min_months || args.months > policy.payment_plan_max_months) return refuse('PLAN_MONTHS_OUT_OF_RANGE', { recoverable: true, min_months: policy.payment_plan_min_months, max_months: policy.payment_plan_max_months });
@@ -199,8 +195,7 @@ export const requestFeeReview = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { charge_id: readCode, reason: readCode }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const c = chargeById(ctx.db).get({ id: args.charge_id });
     if (!c || c.patient_id !== patient.id) return refuse('CHARGE_NOT_FOUND', { recoverable: true });
     if (c.kind !== 'late_change') return refuse('FEE_REVIEW_NOT_ALLOWED', { recoverable: false });
@@ -229,8 +224,7 @@ export const requestCallback = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { topic: readCode, best_time: readCode, phone: readPhone }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const phone = callbackPhone(patient, args.phone);
     if (!phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: true });
     const team = CLINICAL_CALLBACK_TOPICS.includes(args.topic) ? ('clinical' as const) : ('billing' as const);

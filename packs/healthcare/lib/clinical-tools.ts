@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById,
 import { careMessages, medications, patients, portalInvites, refillRequests, results } from '../schema.ts';
 import { proseField, readCode, readEnum } from './fields.ts';
 import { CARE_TOPICS, MEDICATION_ALIASES, MEDICATIONS, policy, RESULT_KINDS } from './policy.ts';
-import { pinnedPatient, providerName } from './records.ts';
+import { providerName, verifiedPatient } from './records.ts';
 
 /** Clinical desk: result status, refill routing, care messages, portal invites. */
 
@@ -39,8 +39,7 @@ export const checkResultStatus = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { kind: readEnum({ pathology: 'biopsy', skin_sample: 'biopsy', labs: 'blood_work', blood_test: 'blood_work', patch_testing: 'patch_test' }) }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const row = resultsOfKind(ctx.db)
       .all({ patient: patient.id, kind: args.kind })
       .sort((a, b) => (a.collected_on < b.collected_on ? 1 : -1))[0];
@@ -82,8 +81,7 @@ export const requestRefill = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { medication: readEnum(MEDICATION_ALIASES) }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const med = activeMedication(ctx.db).get({ patient: patient.id, generic: args.medication });
     if (!med) return refuse('MEDICATION_NOT_ON_LIST', { recoverable: false, script: 'A new prescription or a stopped medication starts with a visit with your provider.' });
     if (med.generic === 'isotretinoin') return refuse('REFILL_BY_VISIT_ONLY', { recoverable: false, script: 'Isotretinoin is renewed only at your monthly monitoring visit. The scheduling team can book that visit.' });
@@ -125,8 +123,7 @@ export const sendCareMessage = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { priority: readCode, topic: readCode }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const mine = careMessagesOf(ctx.db).all({ patient: patient.id });
     const existing = mine.find((m) => m.topic === args.topic && m.priority === args.priority);
     const id = existing?.id ?? `msg_${patient.id.slice(4)}_${mine.length + 1}`;
@@ -154,8 +151,7 @@ export const sendPortalInvite = defineTool({
   writes: ['portal_invites', 'patients', 'call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     if (patient.portal_status === 'active') return refuse('PORTAL_ALREADY_ACTIVE', { recoverable: false });
     if (!patient.email) return refuse('NO_EMAIL_ON_FILE', { recoverable: false });
     const id = `inv_${patient.id.slice(4)}`;

@@ -6,7 +6,7 @@ import { insertCharge, insertPaymentLink, paymentLinkById } from './billing-tool
 import { bookOpening, describeSlot, isRefusal, usableOpening } from './booking.ts';
 import { dateField, moneyDisplay, openingIdField, personNameField, phoneField, readBool, readCode, readDate, readEnum, readName, readPhone, tokenField } from './fields.ts';
 import { AGE_LIMITED_SERVICES, COSMETIC_ALIASES, COSMETIC_NAMES, COSMETIC_SERVICES, policy, type CosmeticService } from './policy.ts';
-import { addMinutes, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, visitType } from './records.ts';
+import { addMinutes, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, verifiedPatient, visitType } from './records.ts';
 import { insertPatient } from './scheduling-tools.ts';
 
 /** Cosmetic desk: price ranges, the two-step consult hold with its deposit, and the deposit link. */
@@ -199,8 +199,7 @@ export const sendDepositLink = defineTool({
   writes: ['payment_links', 'call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const due = openDepositsOf(ctx.db).all({ patient: patient.id });
     const charge = due.sort((a, b) => (a.id < b.id ? -1 : 1))[0];
     if (!charge) return refuse('NO_DEPOSIT_DUE', { recoverable: false });

@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, type Pac
 import { patients, planBenefits, planContracts } from '../schema.ts';
 import { carrierField, locationField, memberIdField, moneyDisplay, readCarrier, readCode, readLocation, readMemberId, visitTypeField } from './fields.ts';
 import { CARRIER_NAMES, type Carrier } from './policy.ts';
-import { locationName, pinnedPatient, visitType } from './records.ts';
+import { locationName, verifiedPatient, visitType } from './records.ts';
 
 /** Coverage desk: plan acceptance per office, copays, insurance updates. */
 
@@ -86,8 +86,7 @@ export const checkBenefits = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { visit_type: readCode, location_id: readLocation }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     if (!patient.carrier) return refuse('NO_INSURANCE_ON_FILE', { recoverable: false, script: 'There is no insurance on your record, so the visit would be billed at our self-pay rate. Our billing team can give you that price.' });
     const carrier = patient.carrier as Carrier;
     const office = locationName(ctx.db, args.location_id) ?? args.location_id;
@@ -126,8 +125,7 @@ export const updateInsurance = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { carrier: readCarrier, member_id: readMemberId }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     if (args.carrier === 'other') return refuse('CARRIER_UNKNOWN', { recoverable: true });
     const same = patient.carrier === args.carrier && patient.member_id === args.member_id;
     if (!same) setInsurance(ctx.db).run({ carrier: args.carrier, member_id: args.member_id, id: patient.id });

@@ -1,19 +1,18 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, oncePerCallRow, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
-import { appointments, escalations, guardians } from '../schema.ts';
+import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
+import { appointments, guardians } from '../schema.ts';
 import { openChargesOf } from './billing-tools.ts';
-import { dateField, locationField, moneyDisplay, personNameField, proseField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
-import { CARRIER_NAMES, ESCALATION_REASONS, policy, type Carrier } from './policy.ts';
-import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, pinnedPatient, providerName, qualifiedStaff, staffOf, visitTypesOf } from './records.ts';
+import { dateField, locationField, moneyDisplay, personNameField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
+import { CARRIER_NAMES, policy, type Carrier } from './policy.ts';
+import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, providerName, qualifiedStaff, staffOf, verifiedPatient, visitTypesOf } from './records.ts';
 
-/** Reception, identity and the global human transfer. */
+/** Reception and identity. */
 
 const guardiansOf = preparedQuery((db) => db.select().from(guardians).where(eq(guardians.patient_id, param('patient'))).prepare());
 const bookedAppointmentsOf = preparedQuery((db) =>
   db.select().from(appointments).where(and(eq(appointments.patient_id, param('patient')), eq(appointments.status, 'booked'))).prepare(),
 );
-const recordEscalation = oncePerCallRow(escalations, 'esc_call');
 
 const locationOut = z.object({
   location_id: z.string(),
@@ -145,8 +144,7 @@ export const getPatientOverview = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const visits = bookedAppointmentsOf(ctx.db)
       .all({ patient: patient.id })
       .filter((a) => a.starts_at > ctx.clock.now())
@@ -180,33 +178,3 @@ export function openBalanceCents(db: PackDb, patientId: string): number {
     .all({ patient: patientId })
     .reduce((sum, c) => sum + c.amount_cents, 0);
 }
-
-const HUMAN_SCRIPTS: Readonly<Record<(typeof ESCALATION_REASONS)[number], string>> = {
-  caller_request: 'I am connecting you with a member of our team now.',
-  identity_locked: 'I am connecting you with a member of our team, who can confirm your identity another way.',
-  complaint: 'I am sorry about this. I am connecting you with a member of our team who can look into it.',
-  urgent_clinical:
-    'If you have trouble breathing, swelling of the face or throat, or bleeding that will not stop, hang up and call 911 now. Otherwise, I am connecting you with our clinical team right away.',
-  other: 'I am connecting you with a member of our team now.',
-};
-
-export const transferToHuman = defineTool({
-  name: 'transfer_to_human',
-  description:
-    'Use when: the caller asks for a person, identity is locked, a complaint needs staff, emergency or urgent symptoms are described, or nothing on this line can help. Works before verification. Returns: the script to read before the call is handed over; the call then ends here. Do not use for: routine questions a desk tool answers. Errors: none.',
-  input: z.object({
-    reason: z.enum(ESCALATION_REASONS).describe('Why the caller goes to a person.'),
-    summary: proseField(300).optional().describe('One or two sentences for the staff member.'),
-  }),
-  output: z.object({ transferred: z.literal(true), reason: z.string(), idempotent: z.boolean(), script: z.string() }),
-  effect: 'write',
-  writes: ['escalations', 'call_session'],
-  normalize: (raw) => normalizeFields(raw, { reason: readCode }),
-  run(args, ctx) {
-    const idempotent = recordEscalation(ctx.db, () => {
-      const subject = readCallSession(ctx.db);
-      return { patient_id: subject.subjectKind === 'patient' ? subject.subjectId : null, reason: args.reason, agent: ctx.call.agent, summary: args.summary ?? null, created_at: ctx.clock.now() };
-    });
-    return ok({ transferred: true as const, reason: args.reason, idempotent, script: HUMAN_SCRIPTS[args.reason] });
-  },
-});

@@ -223,6 +223,4 @@ export const CLINICAL_CALLBACK_TOPICS: readonly CallbackTopic[] = ['procedure_pr
 
 export const FEE_REVIEW_REASONS = ['medical_emergency', 'transportation', 'weather', 'scheduling_error', 'other'] as const;
 
-export const ESCALATION_REASONS = ['caller_request', 'identity_locked', 'complaint', 'urgent_clinical', 'other'] as const;
-
 export const RESULT_KINDS = ['biopsy', 'blood_work', 'culture', 'patch_test'] as const;

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { editDistance, foldName, param, preparedQuery, readCallSession, referenceTable, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { editDistance, foldName, gatedSubject, param, preparedQuery, readCallSession, referenceTable, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { locations, patients, providers, visitTypes } from '../schema.ts';
 
 /** Row shapes and record lookups shared by the Straus tools. */
@@ -14,6 +14,11 @@ const patientsBornOn = preparedQuery((db) => db.select().from(patients).where(eq
 const locationRows = referenceTable(locations);
 const providerRows = referenceTable(providers);
 const visitTypeRows = referenceTable(visitTypes);
+
+/** The patient a tool behind the `verified` gate runs for: opening the gate pins one. */
+export function verifiedPatient(ctx: ToolContext): PatientRow {
+  return gatedSubject(pinnedPatient(ctx), 'verified');
+}
 
 /** The patient pinned on this call (verified or registered), if any. */
 export function pinnedPatient(ctx: ToolContext): PatientRow | undefined {

@@ -26,7 +26,7 @@ import {
   zipField,
 } from './fields.ts';
 import { policy, VISIT_REASON_ALIASES, VISIT_REASONS, type VisitReason, type VisitType } from './policy.ts';
-import { ageFits, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, pinnedPatient, qualifiedStaff, visitType } from './records.ts';
+import { ageFits, ageOn, findPatients, locationName, maskPhone, officesFor, patientIdFor, qualifiedStaff, verifiedPatient, visitType } from './records.ts';
 
 /** Scheduling desk: classify, search, register, book, confirmation texts. */
 
@@ -194,8 +194,7 @@ export const bookVisit = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { opening_id: readCode, visit_type: readCode }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     if (args.visit_type === 'cosmetic_consult') return refuse('COSMETIC_DESK_ONLY', { recoverable: false });
     const type = visitTypeOrRefuse(ctx, args.visit_type);
     if (isRefusal(type)) return type;
@@ -222,8 +221,7 @@ export const sendVisitText = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { appointment_id: readCode }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const appointment = ownAppointment(ctx, patient.id, args.appointment_id);
     if (isRefusal(appointment)) return appointment;
     if (!patient.mobile_phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: false });

@@ -6,7 +6,7 @@ import { insertCharge } from './billing-tools.ts';
 import { bookOpening, cancelAppointment, describeSlot, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
 import { appointmentIdField, dateField, locationListField, moneyDisplay, openingIdField, readBool, readCode, readDate, readLocationList, tokenField, visitTypeField } from './fields.ts';
 import { policy } from './policy.ts';
-import { ageFits, ageOn, locationName, officesFor, pinnedPatient, visitType } from './records.ts';
+import { ageFits, ageOn, locationName, officesFor, verifiedPatient, visitType } from './records.ts';
 
 /** Scheduling desk: two-step cancel or move with the late fee, and the waitlist. */
 
@@ -74,8 +74,7 @@ export const quoteVisitChange = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { appointment_id: readCode, action: readCode, new_opening_id: readCode }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const appointment = ownAppointment(ctx, patient.id, args.appointment_id);
     if (isRefusal(appointment)) return appointment;
     if (appointment.status !== 'booked' || appointment.starts_at <= ctx.clock.now()) return refuse('APPOINTMENT_NOT_ACTIVE', { recoverable: false });
@@ -144,8 +143,7 @@ export const confirmVisitChange = defineTool({
     const p = held.payload;
     const script = feeScript(p);
     if (script && args.fee_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script });
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const appointment = ownAppointment(ctx, patient.id, p.appointment_id);
     if (isRefusal(appointment)) return appointment;
     if (appointment.status !== 'booked') return refuse('APPOINTMENT_NOT_ACTIVE', { recoverable: false });
@@ -195,8 +193,7 @@ export const joinWaitlist = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { visit_type: readCode, location_ids: readLocationList, earliest_date: readDate, latest_date: readDate }),
   run(args, ctx) {
-    const patient = pinnedPatient(ctx);
-    if (!patient) return refuse('NOT_VERIFIED');
+    const patient = verifiedPatient(ctx);
     const offices = [...new Set(args.location_ids.split(','))].sort();
     if (offices.length > policy.waitlist_max_offices) return refuse('WAITLIST_TOO_MANY_OFFICES', { recoverable: true, max_offices: policy.waitlist_max_offices });
     if (args.earliest_date < ctx.clock.today()) return refuse('DATE_IN_PAST', { recoverable: true });

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   defineTool,
+  gatedSubject,
   normalizeFields,
   ok,
   param,
@@ -34,7 +35,7 @@ import {
   zipField,
 } from './fields.ts';
 import { AREA_NAMES, CALLER_ROLES, policy, STAGE_NAMES, type Area } from './policy.ts';
-import { attorney, pinnedClient, pinnedMatter, spokenDateWithYear } from './records.ts';
+import { attorney, pinnedMatter, spokenDateWithYear, verifiedClient } from './records.ts';
 
 /** Client services: the client gate (verify_client), matter status and contact updates. */
 
@@ -109,9 +110,8 @@ export const getMatterStatus = defineTool({
   writes: ['call_session'],
   gate: 'verified',
   run(_args, ctx) {
-    const client = pinnedClient(ctx);
-    const matter = client ? pinnedMatter(ctx, client) : undefined;
-    if (!client || !matter) return refuse('NOT_VERIFIED');
+    const client = verifiedClient(ctx);
+    const matter = gatedSubject(pinnedMatter(ctx, client), 'verified');
     const lead = attorney(ctx.db, matter.lead_attorney_id);
     const closedScript = `This matter was closed. The firm keeps closed files for ${String(policy.closed_file_retention_years)} years, and the team can send you a copy. A new legal problem starts with a new intake.`;
     return ok({
@@ -150,8 +150,7 @@ export const updateContactDetails = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { phone: readPhone, email: readEmail, street: readName, city: readName, state: readState, zip: readZip }),
   run(args, ctx) {
-    const client = pinnedClient(ctx);
-    if (!client) return refuse('NOT_VERIFIED');
+    const client = verifiedClient(ctx);
     const given = CONTACT_FIELDS.filter((f) => args[f] !== undefined);
     if (!given.length) return refuse('NO_CHANGES_GIVEN', { recoverable: true });
     const updated: string[] = [];

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, foldName, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { defineTool, foldName, normalizeFields, ok, param, pinSubject, preparedQuery, readCallSession, refuse, rowById, rowInsert, setSessionFlags } from '../../../src/packs/index.ts';
 import { caseNotes, formSends, intakes, practiceRules, recordsRequests } from '../schema.ts';
 import {
   areaField,
@@ -106,6 +106,9 @@ export const createIntake = defineTool({
     };
     if (!existing) insertIntake(ctx.db).run(row);
     pinSubject(ctx.db, { kind: 'prospect', id, method: 'intake' });
+    // The call is about this prospect now: a client verified earlier on the call no longer opens the
+    // client-services gate, so a gated tool always finds the client it was verified for.
+    setSessionFlags(ctx.db, { verified: false });
     return ok({
       intake_id: id,
       priority: row.priority === 'urgent' ? ('urgent' as const) : ('standard' as const),

@@ -218,9 +218,6 @@ export const RECIPIENT_ALIASES: Readonly<Record<string, Recipient>> = {
   jennings: 'atty_carla_jennings',
 };
 
-export const ESCALATION_REASONS = ['caller_request', 'conflict_review', 'represented_party', 'deadline_review', 'identity_failed', 'complaint', 'out_of_scope'] as const;
-export type EscalationReason = (typeof ESCALATION_REASONS)[number];
-
 export const NOTE_TOPICS = ['injuries', 'medical_treatment', 'witnesses', 'insurance', 'employment', 'documents', 'timeline', 'other'] as const;
 
 export const RECORD_TYPES = ['medical', 'employment', 'police_report'] as const;

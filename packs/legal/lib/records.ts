@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { hasGate, param, preparedQuery, readCallSession, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { gatedSubject, hasGate, param, preparedQuery, readCallSession, rowById, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { attorneys, clients, intakes, matters, offices } from '../schema.ts';
 
 /** Row shapes, the call's pinned subject and display lookups shared by the Halverson & Reed tools. */
@@ -20,6 +20,11 @@ export function pinnedClient(ctx: ToolContext): ClientRow | undefined {
   const session = readCallSession(ctx.db);
   if (session.subjectKind !== 'client' || !session.subjectId || !hasGate(ctx.db, 'verified')) return undefined;
   return clientById(ctx.db).get({ id: session.subjectId });
+}
+
+/** The client a tool behind the `verified` gate runs for: verify_client pins one as it opens the gate. */
+export function verifiedClient(ctx: ToolContext): ClientRow {
+  return gatedSubject(pinnedClient(ctx), 'verified');
 }
 
 /** The matter the client verified with (kept in the session), else their latest matter. */

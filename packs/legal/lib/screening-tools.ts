@@ -74,7 +74,7 @@ export const checkConflict = defineTool({
     const note = {
       clear: 'No conflict on file for this party. Continue screening.',
       conflict: 'Read the script. Do not take case facts or open an intake against this party.',
-      needs_review: 'Read the script and offer escalate_to_human with reason conflict_review. Do not open an intake.',
+      needs_review: 'Read the script and offer transfer_to_human with reason conflict_review. Do not open an intake.',
     }[status];
     return ok({ opposing_party: args.opposing_party, status, script: status === 'conflict' ? CONFLICT_SCRIPT : status === 'needs_review' ? REVIEW_SCRIPT : null, agent_note: note });
   },

@@ -52,7 +52,8 @@ describe('customer-support tasks', () => {
     for (const t of c3.filter((x) => x.metadata.difficulty !== 'easy')) expect(t.exp_tool_calls.some((c) => SERVICE_TOOLS.includes(c.name)), t.task_id).toBe(true);
   });
 
-  it('validates every task: unique shortest route, oracle replay, every mutant killed, every equivalent passing', () => {
+  // About 17 s of CPU; on a shared two-core machine the wall time runs well past the 30 s default.
+  it('validates every task: unique shortest route, oracle replay, every mutant killed, every equivalent passing', { timeout: 300_000 }, () => {
     const seedDb = dbs.create('validate_seed');
     const env = { pack, dbs, seed: dumpDatabase(seedDb.sqlite), columns: schemaColumnsOf(seedDb.sqlite) };
     for (const task of tasks) {
@@ -61,15 +62,14 @@ describe('customer-support tasks', () => {
       expect(r.results.filter((x) => !x.ok).map((x) => `${x.kind} ${x.class}: ${x.description}`), task.task_id).toEqual([]);
       expect(r.results.some((x) => x.kind === 'mutant'), task.task_id).toBe(true);
     }
-    // About 12 s of CPU; a loaded 2-core machine stretches it, and no test asserts time.
-  }, 180_000);
+  });
 
   it('meets the pack minimums once every category has landed: writes, refusals, escalations, long paths, every tool used', () => {
     const base = tasks.filter((t) => !t.variant_of);
     expect(base).toHaveLength(60);
     const seedState = projectState(dumpDatabase(dbs.create('minimums_seed').sqlite), pack.compare);
     expect(base.filter((t) => JSON.stringify(t.exp_db_state) !== JSON.stringify(seedState)).length).toBeGreaterThanOrEqual(12);
-    const human = base.filter((t) => t.exp_tool_calls.some((c) => c.name === 'escalate_to_human'));
+    const human = base.filter((t) => t.exp_tool_calls.some((c) => c.name === 'transfer_to_human'));
     expect(human.length).toBeGreaterThanOrEqual(6);
     expect(new Set(human.map((t) => t.metadata.category)).size).toBeGreaterThanOrEqual(4);
     expect(base.filter((t) => t.exp_handoff_path.length >= 2).length).toBeGreaterThanOrEqual(6);

@@ -100,8 +100,8 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       expect(code(call(db, 'verify_customer', { zip_code: '60614', card_last4: '4417' }))).toBe('VERIFICATION_LOCKED');
       expect(code(call(db, 'find_customer', { phone: OMAR[0] }))).toBe('VERIFICATION_LOCKED');
       expect(code(call(db, 'get_account_overview'))).toBe('NOT_VERIFIED');
-      expect(data(call(db, 'escalate_to_human', { reason_code: 'verification_failed' }))).toMatchObject({ transferred: true });
-      expect(rows(db, 'escalations')).toMatchObject([{ id: 'esc_call', customer_id: null, reason_code: 'verification_failed' }]);
+      expect(data(call(db, 'transfer_to_human', { reason: 'verification_failed' }))).toMatchObject({ transferred: true });
+      expect(rows(db, 'escalations')).toMatchObject([{ id: 'esc_call', subject_kind: null, subject_id: null, reason: 'verification_failed' }]);
     });
 
     it('shows the verified account overview with orders, items and plans', () => {

@@ -303,12 +303,25 @@ describe('legal tools (Halverson & Reed)', () => {
       expect(code(call(fresh(), 'take_message', { recipient: 'front_office', message: 'Call me.' }))).toBe('CALLER_DETAILS_REQUIRED');
     });
 
+    it('an intake opened after a client verification closes the client gate: the call is about the prospect now', () => {
+      const db = asClient(DENISE);
+      expect(data(call(db, 'get_matter_status')).matter_number).toBe('24-0917');
+      expect(data(call(db, 'check_conflict', { opposing_party: 'Keystone Regional Transit' })).status).toBe('clear');
+      expect(data(call(db, 'check_case_fit', { area: 'car_accident', state: 'PA' })).status).toBe('accepted');
+      data(call(db, 'create_intake', { ...PROSPECT, area: 'car_accident', state: 'PA', incident_date: '2026-05-02', opposing_party: 'Keystone Regional Transit' }));
+      for (const tool of ['get_matter_status', 'update_contact_details']) {
+        const out = call(db, tool, { phone: '+14125550100' });
+        expect([tool, out.output.error_code, out.internalFault]).toEqual([tool, 'NOT_VERIFIED', null]);
+      }
+      expect(code(call(db, 'take_message', { recipient: 'assigned_team', message: 'Please call me.' }))).toBe('NOT_VERIFIED');
+    });
+
     it('locks after three failed verifications; the human transfer still works', () => {
       const db = fresh();
       const tries = ['1961-02-28', '1962-02-27', '1961-03-27'].map((dob) => code(call(db, 'verify_client', { matter_number: '25-0833', date_of_birth: dob, caller_role: 'client' })));
       expect(tries).toEqual(['NO_MATCH', 'NO_MATCH', 'CLIENT_LOCKED']);
       expect(code(call(db, 'verify_client', { matter_number: '25-0833', date_of_birth: '1961-02-27', caller_role: 'client' }))).toBe('CLIENT_LOCKED');
-      expect(data(call(db, 'escalate_to_human', { reason_code: 'identity_failed' })).transferred).toBe(true);
+      expect(data(call(db, 'transfer_to_human', { reason: 'identity_failed' })).transferred).toBe(true);
       expect(dumpDatabase(db.sqlite).escalations).toHaveLength(1);
     });
 

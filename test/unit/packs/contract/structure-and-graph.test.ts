@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { blueprintSchema } from '../../../../src/packs/index.ts';
+import { blueprintSchema, buildCatalog, HUMAN_TRANSFER, RUNTIME_TOOL_NAMES } from '../../../../src/packs/index.ts';
 import { PACK_IDS, PACKS_DIR, UNSCORED, usePack } from '../../../support/pack-contract/fixture.ts';
 import { handoffTargets, humanTransferNames, reachableFrom } from '../../../support/pack-contract/pack-facts.ts';
 import { enumOf, propsOf, requiredOf } from '../../../support/pack-contract/schema-walk.ts';
@@ -51,7 +51,7 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     expect(inJson.tools.map((t) => t.name).sort()).toEqual([...referenced].sort());
     const defined = pack.module.tools.map((t) => t.name);
     expect(new Set(defined).size).toBe(defined.length);
-    const generated = new Set(pack.blueprint.agents.flatMap((a) => a.tools.filter((t) => t.handoff || t.name === 'end_call').map((t) => t.name)));
+    const generated = new Set(pack.blueprint.agents.flatMap((a) => a.tools.filter((t) => t.handoff || RUNTIME_TOOL_NAMES.includes(t.name)).map((t) => t.name)));
     const needed = [...referenced].filter((n) => !generated.has(n)).sort();
     expect(defined.filter((n) => referenced.has(n)).sort()).toEqual(needed);
     expect(defined.filter((n) => !referenced.has(n))).toEqual([]);
@@ -78,8 +78,10 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     }
   });
 
-  it('6. end_call on every agent; the human-transfer tool is the only other session tool', () => {
+  it("6. end_call on every agent; the runtime's transfer_to_human is the only other session tool", () => {
     const { pack } = fx();
+    expect(buildCatalog(pack.blueprint, pack.module.tools, pack.module.graphRules.gates).problems).toEqual([]);
+    expect(pack.module.tools.map((t) => t.name).filter((n) => RUNTIME_TOOL_NAMES.includes(n)), 'tools.ts defines no runtime tool').toEqual([]);
     const humans = humanTransferNames(pack);
     for (const agent of pack.blueprint.agents) {
       expect(agent.tools.some((t) => t.name === 'end_call' && t.session === true), `${agent.name} has end_call`).toBe(true);
@@ -88,8 +90,8 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     }
     expect(humans.length).toBeLessThanOrEqual(1);
     if (scored) {
-      expect(humans).toHaveLength(1);
-      expect(pack.catalog.get(humans[0] ?? '')?.definition, 'the human transfer is dispatched').toBeDefined();
+      expect(humans).toEqual([HUMAN_TRANSFER]);
+      expect(pack.catalog.get(HUMAN_TRANSFER)?.definition, 'the human transfer is dispatched').toBeDefined();
     }
   });
 

@@ -203,6 +203,15 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     }
   });
 
+  it('17 (gate part). NOT_VERIFIED comes from the executor for gated tools: no gated body or helper returns it, only ungated tool bodies', () => {
+    const { pack } = fx();
+    const quoted = (source: string): number => source.match(/['"]NOT_VERIFIED['"]/g)?.length ?? 0;
+    const defs = dispatchable(pack).flatMap((t) => (t.definition ? [t.definition] : []));
+    for (const def of defs.filter((d) => d.gate)) expect(quoted(def.run.toString()), `${def.name} is gated, so its body never answers NOT_VERIFIED`).toBe(0);
+    const ungated = defs.filter((d) => !d.gate).reduce((n, d) => n + refusedCodes(d.run.toString()).filter((c) => c === 'NOT_VERIFIED').length, 0);
+    expect(quoted(packSource(pack)), 'every NOT_VERIFIED literal in the pack source is a refusal in an ungated tool body').toBe(ungated);
+  });
+
   it('17 (gate part). tools that only protected desks own refuse an unverified caller and write nothing', () => {
     const { pack, pool } = fx();
     const guarded = new Set(Object.values(pack.module.graphRules.gates).flat());
