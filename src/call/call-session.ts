@@ -1,7 +1,7 @@
 import { StereoRecorder, CHIRP_RATE_HZ, createResampler } from '../audio/index.ts';
 import { parseTextFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
-import { GraphRuntime, type DispatchEffect } from '../graph/index.ts';
+import { GraphRuntime } from '../graph/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
 import { emptyUsage, Timeline, type EndReason, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
@@ -11,7 +11,7 @@ import { AgentAudio } from './agent-audio.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
 import { InboundAudio } from './inbound-audio.ts';
 import { computeSmoke } from './smoke.ts';
-import { TurnDriver, type TurnDriverHost } from './turn-driver.ts';
+import { TurnDriver, type SessionToolEffect, type TurnDriverHost } from './turn-driver.ts';
 
 /** Limits and timings a call runs under (from configuration). */
 export interface CallLimits {
@@ -237,7 +237,7 @@ export class CallSession {
     };
   }
 
-  private onSessionTool(effect: Extract<DispatchEffect, { kind: 'end_call' | 'human_transfer' }>): void {
+  private onSessionTool(effect: SessionToolEffect): void {
     this.endingReason = effect.kind === 'human_transfer' ? 'human_transfer' : 'agent_end_call';
     this.watchdogs.endAfter(this.ctx.limits.endCallMaxWaitMs, this.endingReason);
   }
