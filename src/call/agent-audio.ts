@@ -32,6 +32,8 @@ export class AgentAudio {
   private refilling = false;
   private firstFrameMs: number | null = null;
   private clipping = 0;
+  /** Items cut by barge-in: deltas of theirs still in flight must not open a new utterance. */
+  private readonly cutItems = new Set<string>();
 
   constructor(private readonly deps: AgentAudioDeps) {
     this.pacer = new OutboundPacer(deps.clock, this.effects(), () => `u_${deps.ids.hex(12)}`, deps.fast);
@@ -42,8 +44,9 @@ export class AgentAudio {
     this.resampler = resampler;
   }
 
-  /** Queues provider audio for an item. */
-  push(itemId: string, pcm: Buffer): void {
+  /** Queues provider audio for an item; false (and dropped) when the item was cut by barge-in. */
+  push(itemId: string, pcm: Buffer): boolean {
+    if (this.cutItems.has(itemId)) return false;
     let entry = this.raw.find((r) => r.itemId === itemId && !r.finished);
     if (!entry) {
       entry = { itemId, chunks: [], finished: false };
@@ -51,6 +54,7 @@ export class AgentAudio {
     }
     entry.chunks.push(pcm);
     this.refill();
+    return true;
   }
 
   /** The item's audio is complete. */
@@ -60,8 +64,13 @@ export class AgentAudio {
     this.refill();
   }
 
-  /** Barge-in: drop unsent audio and report what the caller heard. */
+  /**
+   * Barge-in: drop unsent audio and report what the caller heard. Every item dropped is marked cut,
+   * so the provider's deltas still in flight for it are dropped too instead of replaying the reply.
+   */
   interrupt(): Interruption | null {
+    for (const itemId of this.pacer.queuedItemIds()) this.cutItems.add(itemId);
+    for (const entry of this.raw) this.cutItems.add(entry.itemId);
     this.raw.length = 0;
     return this.pacer.interrupt();
   }

@@ -36,8 +36,8 @@ export interface ToolDispatcher {
 
 /** What the driver asks of its call. */
 export interface TurnDriverHost {
-  /** Agent audio at the session's output rate, for the pacer. */
-  agentAudio(itemId: string, pcm: Buffer): void;
+  /** Agent audio at the session's output rate, for the pacer; false when it was dropped (an item cut by barge-in). */
+  agentAudio(itemId: string, pcm: Buffer): boolean;
   agentAudioDone(itemId: string): void;
   /** Barge-in: clear playback; returns what was cut. */
   interruptPlayback(): Interruption | null;
@@ -52,7 +52,7 @@ export interface TurnDriverHost {
 /**
  * Runs one call's model turns (wire.md §2.5–2.7): the greeting nudge, one answer per tool call id,
  * the handoff order (session.update, then the output, then the response request once the carrying
- * response is done), barge-in (truncate what was cut) and time to first
+ * response is done), barge-in (cancel the open response, truncate what was cut) and time to first
  * audio. When a response may be requested is the `ResponseSequencer`'s decision.
  */
 export class TurnDriver {
@@ -127,7 +127,8 @@ export class TurnDriver {
   }
 
   private onAudio(itemId: string, pcm: Buffer): void {
-    this.host.agentAudio(itemId, pcm);
+    // Late audio of an item cut by barge-in is dropped: it neither plays nor counts as the agent speaking.
+    if (!this.host.agentAudio(itemId, pcm)) return;
     this.nudge.stop();
     this.firstAudio.audioArrived();
     this.sequencer.agentAudio();
@@ -156,6 +157,8 @@ export class TurnDriver {
   }
 
   private onBargeIn(): void {
+    // With interrupt_response the provider cancels too; asking again is harmless and covers providers that do not.
+    if (this.sequencer.hasOpenResponse()) this.session.cancelResponse();
     const cut = this.host.interruptPlayback();
     if (!cut) return;
     const audioEndMs = Math.floor(cut.playedMs);

@@ -116,6 +116,11 @@ export class OutboundPacer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Provider items with audio queued or playing, in order (what an interruption would drop). */
+  queuedItemIds(): string[] {
+    return this.queue.map((u) => u.itemId);
+  }
+
   /** Bytes sent so far of the utterance now playing, or null when none has started. */
   currentUtterance(): { utteranceId: string; itemId: string; sentMs: number } | null {
     const head = this.queue[0];

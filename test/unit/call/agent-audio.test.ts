@@ -80,4 +80,30 @@ describe('AgentAudio', () => {
     expect(socket.binary.length).toBe(sent);
     expect(resampler.converted).toBeLessThan(64_000);
   });
+
+  it('drops late deltas of every item a barge-in cut, and plays a new item as usual', async () => {
+    const { clock, socket, audio } = setup();
+    expect(audio.push('item_1', Buffer.alloc(32_000))).toBe(true); // 1 s, playing
+    audio.finish('item_1');
+    expect(audio.push('item_2', Buffer.alloc(32_000))).toBe(true); // queued behind it
+    await flushMicrotasks();
+    clock.advance(300);
+    await flushMicrotasks();
+    expect(audio.interrupt()?.itemId).toBe('item_1');
+    const framesAtCut = socket.binary.length;
+    const textsAtCut = socket.texts.length;
+    expect(audio.push('item_1', Buffer.alloc(6_400))).toBe(false);
+    expect(audio.push('item_2', Buffer.alloc(6_400))).toBe(false);
+    audio.finish('item_2');
+    clock.advance(1_000);
+    await flushMicrotasks();
+    expect(socket.binary.length).toBe(framesAtCut);
+    expect(socket.texts.length).toBe(textsAtCut);
+    expect(audio.push('item_3', Buffer.alloc(6_400))).toBe(true);
+    audio.finish('item_3');
+    clock.advance(1_000);
+    await flushMicrotasks();
+    expect(socket.binary.length).toBe(framesAtCut + 10);
+    expect(socket.texts.slice(textsAtCut).map((t) => (JSON.parse(t) as { type: string }).type)).toEqual(['speech.started', 'speech.completed', 'mark']);
+  });
 });
