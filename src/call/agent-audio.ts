@@ -34,6 +34,8 @@ export class AgentAudio {
   private clipping = 0;
   /** Items cut by barge-in: deltas of theirs still in flight must not open a new utterance. */
   private readonly cutItems = new Set<string>();
+  /** False once the caller's socket can no longer be written: speech events then go to the timeline only. */
+  private wireOpen = true;
 
   constructor(private readonly deps: AgentAudioDeps) {
     this.pacer = new OutboundPacer(deps.clock, this.effects(), () => `u_${deps.ids.hex(12)}`, deps.fast);
@@ -73,6 +75,17 @@ export class AgentAudio {
     for (const entry of this.raw) this.cutItems.add(entry.itemId);
     this.raw.length = 0;
     return this.pacer.interrupt();
+  }
+
+  /**
+   * Call teardown: closes every utterance still open with `speech.completed` (interrupted), on the
+   * wire while `onWire` (the socket is still writable) and always in the timeline, so each
+   * `speech.started` has its pair before the close.
+   */
+  closeOpenUtterances(onWire: boolean): void {
+    this.wireOpen = onWire;
+    this.raw.length = 0;
+    this.pacer.interrupt();
   }
 
   /** Resolves once everything queued has been sent. */
@@ -125,6 +138,7 @@ export class AgentAudio {
 
   /** Sends a CHIRP text event in the envelope. */
   sendText(type: OutboundChirpType, data: Record<string, unknown>): void {
+    if (!this.wireOpen) return;
     this.deps.socket.sendText(encodeTextFrame(type, data, this.deps.ids, this.deps.clock.epochMs()));
   }
 

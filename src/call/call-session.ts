@@ -154,15 +154,20 @@ export class CallSession {
     }
   }
 
-  /** Ends the call once: stop everything, close both sockets, write the snapshot. */
+  /**
+   * Ends the call once: stop everything, close any agent utterance still open (its
+   * speech.completed goes out before the close), close both sockets, write the snapshot.
+   */
   end(reason: EndReason, closeCode: number | null, callerClosed = false): void {
     if (this.ended) return;
     this.ended = { callId: this.identity.callId, endReason: reason, closeCode };
     this.abort.abort();
     this.watchdogs.stop();
     this.graph?.driver.detach();
+    const writable = !callerClosed && this.socket.isOpen();
+    this.agent.closeOpenUtterances(writable);
     this.agent.dispose();
-    if (!callerClosed && this.socket.isOpen()) {
+    if (writable) {
       if (closeCode === 1011) this.agent.sendText('session.error', { code: 'INTERNAL_ERROR', message: reason });
       this.socket.close(closeCode ?? 1000, reason);
     }

@@ -46,7 +46,7 @@ function setup() {
   const audio = new AgentAudio({ clock, ids: seededIds('agent-audio'), socket, timeline, recorder: new StereoRecorder(), acceptedMs: 0, fast: false });
   const resampler = countingResampler();
   audio.useResampler(resampler);
-  return { clock, socket, audio, resampler };
+  return { clock, socket, audio, resampler, timeline };
 }
 
 describe('AgentAudio', () => {
@@ -105,5 +105,39 @@ describe('AgentAudio', () => {
     await flushMicrotasks();
     expect(socket.binary.length).toBe(framesAtCut + 10);
     expect(socket.texts.slice(textsAtCut).map((t) => (JSON.parse(t) as { type: string }).type)).toEqual(['speech.started', 'speech.completed', 'mark']);
+  });
+
+  it('closes an open utterance at teardown: speech.completed (interrupted, no mark) on the wire and in the timeline', async () => {
+    const { clock, socket, audio, timeline } = setup();
+    audio.push('item_1', Buffer.alloc(32_000));
+    await flushMicrotasks();
+    clock.advance(300);
+    const frames = socket.binary.length;
+    audio.closeOpenUtterances(true);
+    audio.dispose();
+    const wire = socket.texts.map((t) => JSON.parse(t) as { type: string; data: { utterance_id: string } });
+    expect(wire.map((t) => t.type)).toEqual(['speech.started', 'speech.completed']);
+    expect(wire[1]?.data.utterance_id).toBe(wire[0]?.data.utterance_id);
+    expect(timeline.events().filter((e) => e.type === 'speech.completed')).toMatchObject([{ side: 'agent', utterance_id: wire[0]?.data.utterance_id, interrupted: true }]);
+    clock.advance(2_000);
+    await flushMicrotasks();
+    expect(socket.binary.length).toBe(frames);
+  });
+
+  it('records the teardown pair in the timeline only once the socket cannot be written', async () => {
+    const { clock, socket, audio, timeline } = setup();
+    audio.push('item_1', Buffer.alloc(32_000));
+    await flushMicrotasks();
+    clock.advance(300);
+    audio.closeOpenUtterances(false);
+    expect(socket.texts.map((t) => (JSON.parse(t) as { type: string }).type)).toEqual(['speech.started']);
+    expect(timeline.events().map((e) => e.type)).toEqual(['speech.started', 'speech.completed']);
+  });
+
+  it('has nothing to close when no utterance is open', () => {
+    const { socket, audio, timeline } = setup();
+    audio.closeOpenUtterances(true);
+    expect(socket.texts).toEqual([]);
+    expect(timeline.events()).toEqual([]);
   });
 });
