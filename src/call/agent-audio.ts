@@ -1,6 +1,6 @@
 import { StereoRecorder, type Resampler } from '../audio/index.ts';
 import { encodeTextFrame, OutboundPacer, type ChirpSocket, type Interruption, type OutboundChirpType, type PacingStats } from '../chirp/index.ts';
-import type { Clock, IdSource } from '../core/index.ts';
+import type { Clock, IdSource, Timer } from '../core/index.ts';
 import type { Timeline } from '../snapshot/index.ts';
 import { countClipping } from './smoke.ts';
 
@@ -36,6 +36,8 @@ export class AgentAudio {
   private readonly cutItems = new Set<string>();
   /** False once the caller's socket can no longer be written: speech events then go to the timeline only. */
   private wireOpen = true;
+  private playout: { readonly timer: Timer; readonly resolve: () => void } | null = null;
+  private disposed = false;
 
   constructor(private readonly deps: AgentAudioDeps) {
     this.pacer = new OutboundPacer(deps.clock, this.effects(), () => `u_${deps.ids.hex(12)}`, deps.fast);
@@ -98,6 +100,24 @@ export class AgentAudio {
   }
 
   /**
+   * Resolves once everything queued has been sent and has played at the caller's real-time
+   * position (the pacer leads real time by up to 200 ms, so the last send is early by that much).
+   * Fast mode does not pace and does not wait. Resolves at once after dispose().
+   */
+  async whenPlayed(): Promise<void> {
+    await this.whenIdle();
+    const remainingMs = this.pacer.playedOutAtMs() - this.deps.clock.nowMs();
+    if (this.deps.fast || this.disposed || remainingMs <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = this.deps.clock.setTimer(remainingMs, () => {
+        this.playout = null;
+        resolve();
+      });
+      this.playout = { timer, resolve };
+    });
+  }
+
+  /**
    * Resamples provider audio only as the pacer needs it. A provider sends a reply's audio in a
    * burst, faster than real time; resampling all of it on arrival held the event loop for several
    * milliseconds, while every call's pacer waits on the same loop (docs/performance.md).
@@ -142,10 +162,15 @@ export class AgentAudio {
     this.deps.socket.sendText(encodeTextFrame(type, data, this.deps.ids, this.deps.clock.epochMs()));
   }
 
-  /** Stops pacing and frees the resampler. */
+  /** Stops pacing, ends a play-out wait and frees the resampler. */
   dispose(): void {
+    this.disposed = true;
     this.pacer.dispose();
     this.resampler?.destroy();
+    const playout = this.playout;
+    this.playout = null;
+    playout?.timer.cancel();
+    playout?.resolve();
   }
 
   private effects(): ConstructorParameters<typeof OutboundPacer>[1] {

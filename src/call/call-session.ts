@@ -233,7 +233,8 @@ export class CallSession {
       sessionToolFired: (effect) => this.onSessionTool(effect),
       farewellComplete: () => {
         const reason = this.endingReason ?? 'agent_end_call';
-        void this.agent.whenIdle().then(() => this.end(reason, 1000));
+        // Close once the farewell has played at the caller, not when its last frame left (up to 200 ms early).
+        void this.agent.whenPlayed().then(() => this.end(reason, 1000));
       },
       addUsage: (usage) => {
         this.usage = addUsage(this.usage, usage);

@@ -169,7 +169,8 @@ describe('openai/realtime: a full control-industry call through the real server 
     expect(endCall?.seq).toBeGreaterThan(farewell?.seq ?? Infinity);
     expect(farewellDone?.interrupted).toBe(false);
     expect(ended?.seq).toBeGreaterThan(farewellDone?.seq ?? Infinity);
-    expect((ended?.at_ms ?? 0) - (farewell?.at_ms ?? 0)).toBeGreaterThanOrEqual(FAREWELL_MS - 260);
+    // The close waits for the caller's play-out, not the last send (200 ms earlier): a bound the code guarantees, so load cannot break it.
+    expect((ended?.at_ms ?? 0) - (farewell?.at_ms ?? 0)).toBeGreaterThanOrEqual(FAREWELL_MS - 60);
   });
 
   it('records transcripts of both sides', () => {

@@ -39,11 +39,11 @@ function countingResampler(): Resampler & { converted: number } {
 
 const flushMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function setup() {
+function setup(fast = false) {
   const clock = new ManualClock();
   const socket = recordingSocket();
   const timeline = new Timeline(() => clock.nowMs());
-  const audio = new AgentAudio({ clock, ids: seededIds('agent-audio'), socket, timeline, recorder: new StereoRecorder(), acceptedMs: 0, fast: false });
+  const audio = new AgentAudio({ clock, ids: seededIds('agent-audio'), socket, timeline, recorder: new StereoRecorder(), acceptedMs: 0, fast });
   const resampler = countingResampler();
   audio.useResampler(resampler);
   return { clock, socket, audio, resampler, timeline };
@@ -139,5 +139,46 @@ describe('AgentAudio', () => {
     audio.closeOpenUtterances(true);
     expect(socket.texts).toEqual([]);
     expect(timeline.events()).toEqual([]);
+  });
+
+  it('reports the audio played only once it has reached the caller in real time, not at the last send', async () => {
+    const { clock, socket, audio } = setup();
+    let played = false;
+    audio.push('item_1', Buffer.alloc(32_000)); // 1 s
+    audio.finish('item_1');
+    void audio.whenPlayed().then(() => (played = true));
+    let sentAllAt = -1;
+    for (let t = 0; t < 1_200; t += 20) {
+      clock.advance(20);
+      await flushMicrotasks();
+      if (sentAllAt < 0 && socket.binary.length === 50) sentAllAt = clock.nowMs();
+      if (clock.nowMs() < 1_000) expect(played).toBe(false);
+    }
+    expect(sentAllAt).toBe(780); // the last frame leaves 200 ms before it starts playing, 220 ms before the end
+    expect(played).toBe(true);
+  });
+
+  it('reports it played at once in fast mode, which does not pace', async () => {
+    const { audio } = setup(true);
+    audio.push('item_1', Buffer.alloc(32_000));
+    audio.finish('item_1');
+    let played = false;
+    void audio.whenPlayed().then(() => (played = true));
+    await flushMicrotasks();
+    expect(played).toBe(true);
+  });
+
+  it('ends a play-out wait on dispose, leaving no timer behind', async () => {
+    const { clock, audio } = setup();
+    audio.push('item_1', Buffer.alloc(6_400));
+    audio.finish('item_1');
+    let played = false;
+    void audio.whenPlayed().then(() => (played = true));
+    await flushMicrotasks();
+    expect(played).toBe(false);
+    audio.dispose();
+    await flushMicrotasks();
+    expect(played).toBe(true);
+    expect(clock.pendingCount()).toBe(0);
   });
 });
