@@ -60,7 +60,6 @@ export class TurnDriver {
   private readonly nudge: GreetingNudge;
   private readonly firstAudio: FirstAudioTimer;
   private readonly sequencer: ResponseSequencer;
-  private ending = false;
   private started = false;
   private readonly unsubscribe: (() => void)[] = [];
 
@@ -142,10 +141,8 @@ export class TurnDriver {
     if (effect.kind === 'handoff') this.session.applyAgent(this.tools.agentSetup(effect.to));
     this.session.sendToolOutput(call.callId, JSON.stringify(result.output));
     const endsCall = effect.kind === 'end_call' || effect.kind === 'human_transfer';
-    if (endsCall && !this.ending) {
-      this.ending = true;
-      this.host.sessionToolFired(effect);
-    }
+    // Only the first session tool starts the ending (the farewell cap, the end reason).
+    if (endsCall && !this.sequencer.isEnding()) this.host.sessionToolFired(effect);
     this.sequencer.toolAnswered(endsCall);
   }
 

@@ -111,4 +111,12 @@ describe('TurnDriver', () => {
     ev.emit('responseDone', done);
     expect(log).toEqual(['output:c9', 'session_tool:end_call', 'farewell_complete']);
   });
+
+  it('starts the ending once, at the first session tool', () => {
+    const { log, ev } = setup();
+    ev.emit('responseStarted', 'r1');
+    ev.emit('functionCall', { callId: 'c1', name: 'end_call', arguments: '{}' });
+    ev.emit('functionCall', { callId: 'c2', name: 'end_call', arguments: '{}' });
+    expect(log.filter((l) => l.startsWith('session_tool'))).toEqual(['session_tool:end_call']);
+  });
 });
