@@ -1,6 +1,6 @@
 import { StereoRecorder, type Resampler } from '../audio/index.ts';
 import { encodeServerFrame, OutboundPacer, serverFrame, type ChirpSocket, type Interruption, type PacingStats, type ServerFrameFields, type ServerFrameType } from '../chirp/index.ts';
-import type { Clock, IdSource } from '../core/index.ts';
+import type { Clock, IdSource, Timer } from '../core/index.ts';
 import type { Timeline } from '../snapshot/index.ts';
 import { countClipping } from './smoke.ts';
 
@@ -32,6 +32,12 @@ export class AgentAudio {
   private refilling = false;
   private firstFrameMs: number | null = null;
   private clipping = 0;
+  /** Items cut by barge-in: deltas of theirs still in flight must not open a new utterance. */
+  private readonly cutItems = new Set<string>();
+  /** False once the caller's socket can no longer be written: speech events then go to the timeline only. */
+  private wireOpen = true;
+  private playout: { readonly timer: Timer; readonly resolve: () => void } | null = null;
+  private disposed = false;
 
   constructor(private readonly deps: AgentAudioDeps) {
     this.pacer = new OutboundPacer(deps.clock, this.effects(), () => `u_${deps.ids.hex(12)}`, deps.fast);
@@ -42,8 +48,9 @@ export class AgentAudio {
     this.resampler = resampler;
   }
 
-  /** Queues provider audio for an item. */
-  push(itemId: string, pcm: Buffer): void {
+  /** Queues provider audio for an item; false (and dropped) when the item was cut by barge-in. */
+  push(itemId: string, pcm: Buffer): boolean {
+    if (this.cutItems.has(itemId)) return false;
     let entry = this.raw.find((r) => r.itemId === itemId && !r.finished);
     if (!entry) {
       entry = { itemId, chunks: [], finished: false };
@@ -51,6 +58,7 @@ export class AgentAudio {
     }
     entry.chunks.push(pcm);
     this.refill();
+    return true;
   }
 
   /** The item's audio is complete. */
@@ -60,10 +68,26 @@ export class AgentAudio {
     this.refill();
   }
 
-  /** Barge-in: drop unsent audio and report what the caller heard. */
+  /**
+   * Barge-in: drop unsent audio and report what the caller heard. Every item dropped is marked cut,
+   * so the provider's deltas still in flight for it are dropped too instead of replaying the reply.
+   */
   interrupt(): Interruption | null {
+    for (const itemId of this.pacer.queuedItemIds()) this.cutItems.add(itemId);
+    for (const entry of this.raw) this.cutItems.add(entry.itemId);
     this.raw.length = 0;
     return this.pacer.interrupt();
+  }
+
+  /**
+   * Call teardown: closes every utterance still open with `speech.completed` (interrupted), on the
+   * wire while `onWire` (the socket is still writable) and always in the timeline, so each
+   * `speech.started` has its pair before the close.
+   */
+  closeOpenUtterances(onWire: boolean): void {
+    this.wireOpen = onWire;
+    this.raw.length = 0;
+    this.pacer.interrupt();
   }
 
   /** Resolves once everything queued has been sent. */
@@ -73,6 +97,24 @@ export class AgentAudio {
       if (this.raw.every((r) => r.chunks.length === 0)) return;
       this.refill();
     }
+  }
+
+  /**
+   * Resolves once everything queued has been sent and has played at the caller's real-time
+   * position (the pacer leads real time by up to 200 ms, so the last send is early by that much).
+   * Fast mode does not pace and does not wait. Resolves at once after dispose().
+   */
+  async whenPlayed(): Promise<void> {
+    await this.whenIdle();
+    const remainingMs = this.pacer.playedOutAtMs() - this.deps.clock.nowMs();
+    if (this.deps.fast || this.disposed || remainingMs <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = this.deps.clock.setTimer(remainingMs, () => {
+        this.playout = null;
+        resolve();
+      });
+      this.playout = { timer, resolve };
+    });
   }
 
   /**
@@ -116,13 +158,19 @@ export class AgentAudio {
 
   /** Sends a CHIRP text frame, encoded by the codec (`sendText('mark', { name })`). */
   sendText<T extends ServerFrameType>(type: T, fields: ServerFrameFields<T>): void {
+    if (!this.wireOpen) return;
     this.deps.socket.sendText(encodeServerFrame(serverFrame(type, fields), this.deps.ids, this.deps.clock.epochMs()));
   }
 
-  /** Stops pacing and frees the resampler. */
+  /** Stops pacing, ends a play-out wait and frees the resampler. */
   dispose(): void {
+    this.disposed = true;
     this.pacer.dispose();
     this.resampler?.destroy();
+    const playout = this.playout;
+    this.playout = null;
+    playout?.timer.cancel();
+    playout?.resolve();
   }
 
   private effects(): ConstructorParameters<typeof OutboundPacer>[1] {

@@ -11,7 +11,7 @@ import { AgentAudio } from './agent-audio.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
 import { InboundAudio } from './inbound-audio.ts';
 import { computeSmoke } from './smoke.ts';
-import { TurnDriver, type TurnDriverHost } from './turn-driver.ts';
+import { TurnDriver, type SessionToolEffect, type TurnDriverHost } from './turn-driver.ts';
 
 /** Limits and timings a call runs under (from configuration). */
 export interface CallLimits {
@@ -136,7 +136,7 @@ export class CallSession {
     if (effect.kind === 'end_call' || effect.kind === 'human_transfer') {
       this.onSessionTool(effect);
       const reason = this.endingReason ?? 'agent_end_call';
-      void this.agent.whenIdle().then(() => this.end(reason, 1000));
+      void this.agent.whenPlayed().then(() => this.end(reason, 1000));
     }
     return result;
   }
@@ -182,7 +182,10 @@ export class CallSession {
     }
   }
 
-  /** Ends the call once: stop everything, close both sockets, write the snapshot. */
+  /**
+   * Ends the call once: stop everything, close any agent utterance still open (its
+   * speech.completed goes out before the close), close both sockets, write the snapshot.
+   */
   end(requested: EndReason, closeCode: number | null, callerClosed = false): void {
     if (this.ended) return;
     const reason = this.fault ? 'internal_error' : requested;
@@ -190,8 +193,10 @@ export class CallSession {
     this.abort.abort();
     this.watchdogs.stop();
     this.graph?.driver.detach();
+    const writable = !callerClosed && this.socket.isOpen();
+    this.agent.closeOpenUtterances(writable);
     this.agent.dispose();
-    if (!callerClosed && this.socket.isOpen()) {
+    if (writable) {
       if (closeCode === 1011) this.agent.sendText('session.error', { code: 'INTERNAL_ERROR', message: reason });
       this.socket.close(closeCode ?? 1000, reason);
     }
@@ -280,7 +285,8 @@ export class CallSession {
       sessionToolFired: (effect) => this.onSessionTool(effect),
       farewellComplete: () => {
         const reason = this.endingReason ?? 'agent_end_call';
-        void this.agent.whenIdle().then(() => this.end(reason, 1000));
+        // Close once the farewell has played at the caller, not when its last frame left (up to 200 ms early).
+        void this.agent.whenPlayed().then(() => this.end(reason, 1000));
       },
       addUsage: (usage) => {
         this.usage = addUsage(this.usage, usage);
@@ -289,7 +295,7 @@ export class CallSession {
     };
   }
 
-  private onSessionTool(effect: Extract<DispatchEffect, { kind: 'end_call' | 'human_transfer' }>): void {
+  private onSessionTool(effect: SessionToolEffect): void {
     this.endingReason = effect.kind === 'human_transfer' ? 'human_transfer' : 'agent_end_call';
     this.watchdogs.endAfter(this.ctx.limits.endCallMaxWaitMs, this.endingReason);
   }

@@ -2,7 +2,9 @@ import type { Clock, Timer } from '../core/index.ts';
 
 /**
  * The agent speaks first: send a bare response request, and again every retry delay until agent
- * audio appears, at most maxAttempts times in all (wire.md §1.6). Send failures are swallowed.
+ * audio appears, at most maxAttempts times in all (wire.md §1.6). Send failures are swallowed and
+ * count as attempts; a send the owner skips (`send` returns false: a response is in progress) does
+ * not count and is tried again after the delay.
  */
 export class GreetingNudge {
   private attempts = 0;
@@ -13,7 +15,7 @@ export class GreetingNudge {
     private readonly clock: Clock,
     private readonly retryDelayMs: number,
     private readonly maxAttempts: number,
-    private readonly send: (attempt: number) => void,
+    private readonly send: (attempt: number) => boolean,
   ) {}
 
   /** Sends the first nudge and schedules the rest. */
@@ -36,12 +38,13 @@ export class GreetingNudge {
 
   private fire(): void {
     if (this.stopped) return;
-    this.attempts++;
+    let sent = true;
     try {
-      this.send(this.attempts);
+      sent = this.send(this.attempts + 1);
     } catch {
       /* a nudge that cannot be sent is retried on schedule */
     }
+    if (sent) this.attempts++;
     if (this.attempts < this.maxAttempts) this.timer = this.clock.setTimer(this.retryDelayMs, () => this.fire());
   }
 }

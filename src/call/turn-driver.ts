@@ -1,53 +1,87 @@
 import type { Clock } from '../core/index.ts';
-import type { Conversation, DispatchEffect } from '../conversation/index.ts';
-import type { FunctionCall, ModelSession, ProviderFailure } from '../providers/index.ts';
+import type { AgentSetup, FunctionCall, ModelSession, ProviderFailure } from '../providers/index.ts';
 import type { Timeline, Usage } from '../snapshot/index.ts';
 import type { Interruption } from '../chirp/index.ts';
 import { FirstAudioTimer } from './first-audio-timer.ts';
 import { GreetingNudge } from './greeting-nudge.ts';
+import { ResponseSequencer } from './response-sequencer.ts';
+
+/** One function call as the model made it, for the dispatcher. */
+export interface ToolCallRequest {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly rawArguments: unknown;
+}
+
+/** A session tool's effect: the call ends after the farewell. */
+export type SessionToolEffect = { readonly kind: 'end_call' } | { readonly kind: 'human_transfer' };
+
+/** What a dispatched call does besides its output, as far as the driver acts on it. */
+export type ToolCallEffect = { readonly kind: 'none' } | { readonly kind: 'handoff'; readonly to: string } | SessionToolEffect;
+
+/** The output the model receives and the call's effect. */
+export interface ToolCallResult {
+  readonly output: unknown;
+  readonly effect: ToolCallEffect;
+}
+
+/**
+ * All the driver needs of the conversation engine: run one call, and an agent's instructions and
+ * tools for a handoff. Declared here so the engine behind it can change without touching the driver.
+ */
+export interface ToolDispatcher {
+  dispatch(request: ToolCallRequest): ToolCallResult;
+  agentSetup(agent: string): AgentSetup;
+}
 
 /** What the driver asks of its call. */
 export interface TurnDriverHost {
-  /** Agent audio at the session's output rate, for the pacer. */
-  agentAudio(itemId: string, pcm: Buffer): void;
+  /** Agent audio at the session's output rate, for the pacer; false when it was dropped (an item cut by barge-in). */
+  agentAudio(itemId: string, pcm: Buffer): boolean;
   agentAudioDone(itemId: string): void;
   /** Barge-in: clear playback; returns what was cut. */
   interruptPlayback(): Interruption | null;
   /** A session tool fired: the call is ending after the farewell. */
-  sessionToolFired(effect: Extract<DispatchEffect, { kind: 'end_call' | 'human_transfer' }>): void;
-  /** The farewell response is complete: close once playback drains. */
+  sessionToolFired(effect: SessionToolEffect): void;
+  /** The farewell response is complete: close once it has played. */
   farewellComplete(): void;
   addUsage(usage: Usage): void;
   fail(failure: ProviderFailure): void;
 }
 
 /**
- * Sequences one call's model turns (wire.md §2.5–2.7): the greeting nudge, one answer per tool
- * call id, the handoff order (session.update, then the output, then response.create after the
- * carrying response is done), no response.create while a response is active, the farewell after
- * a session tool, and barge-in truncation.
+ * Runs one call's model turns (wire.md §2.5–2.7): the greeting nudge, one answer per tool call id,
+ * the handoff order (session.update, then the output, then the response request once the carrying
+ * response is done), barge-in (cancel the open response, truncate what was cut) and time to first
+ * audio. When a response may be requested is the `ResponseSequencer`'s decision.
  */
 export class TurnDriver {
   private readonly answered = new Set<string>();
   private readonly nudge: GreetingNudge;
   private readonly firstAudio: FirstAudioTimer;
-  private responseActive = false;
-  private createPending = false;
-  private ending: 'no' | 'awaiting_farewell' | 'farewell_requested' = 'no';
+  private readonly sequencer: ResponseSequencer;
   private started = false;
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
     private readonly session: ModelSession,
-    private readonly runtime: Conversation,
+    private readonly tools: ToolDispatcher,
     private readonly timeline: Timeline,
     private readonly host: TurnDriverHost,
     clock: Clock,
     nudge: { retryDelayMs: number; maxAttempts: number },
   ) {
+    this.sequencer = new ResponseSequencer({
+      requestResponse: () => {
+        this.firstAudio.triggered();
+        this.session.requestResponse();
+      },
+      farewellDone: () => this.host.farewellComplete(),
+    });
     this.nudge = new GreetingNudge(clock, nudge.retryDelayMs, nudge.maxAttempts, (attempt) => {
+      if (!this.sequencer.mayNudge()) return false;
       this.timeline.add({ type: 'nudge', attempt });
-      this.requestResponse();
+      return this.sequencer.nudge();
     });
     this.firstAudio = new FirstAudioTimer(clock, (responseId, ttftMs) => this.timeline.add({ type: 'response.first_audio', response_id: responseId, ttft_ms: Math.round(ttftMs * 10) / 10 }));
   }
@@ -58,14 +92,10 @@ export class TurnDriver {
     this.unsubscribe.push(
       ev.on('ready', () => this.onReady()),
       ev.on('responseStarted', (responseId) => {
-        this.responseActive = true;
+        this.sequencer.responseStarted();
         this.firstAudio.responseStarted(responseId);
       }),
-      ev.on('audio', (itemId, pcm) => {
-        this.nudge.stop();
-        this.firstAudio.audioArrived();
-        this.host.agentAudio(itemId, pcm);
-      }),
+      ev.on('audio', (itemId, pcm) => this.onAudio(itemId, pcm)),
       ev.on('audioDone', (itemId) => this.host.agentAudioDone(itemId)),
       ev.on('transcript', (side, text, itemId) => {
         this.timeline.add({ type: 'transcript', side, text, utterance_id: itemId });
@@ -95,47 +125,37 @@ export class TurnDriver {
     this.nudge.start();
   }
 
+  private onAudio(itemId: string, pcm: Buffer): void {
+    // Late audio of an item cut by barge-in is dropped: it neither plays nor counts as the agent speaking.
+    if (!this.host.agentAudio(itemId, pcm)) return;
+    this.nudge.stop();
+    this.firstAudio.audioArrived();
+    this.sequencer.agentAudio();
+  }
+
   private onFunctionCall(call: FunctionCall): void {
     if (this.answered.has(call.callId)) return;
     this.answered.add(call.callId);
-    const result = this.runtime.dispatch({ toolCallId: call.callId, name: call.name, rawArguments: parseArguments(call.arguments) });
-    if (result.effect.kind === 'handoff') this.session.applyAgent(this.runtime.agentSetup(result.effect.to));
+    const result = this.tools.dispatch({ toolCallId: call.callId, name: call.name, rawArguments: parseArguments(call.arguments) });
+    const effect = result.effect;
+    if (effect.kind === 'handoff') this.session.applyAgent(this.tools.agentSetup(effect.to));
     this.session.sendToolOutput(call.callId, JSON.stringify(result.output));
-    if (result.effect.kind === 'end_call' || result.effect.kind === 'human_transfer') {
-      if (this.ending === 'no') {
-        this.ending = 'awaiting_farewell';
-        this.host.sessionToolFired(result.effect);
-      }
-    }
-    this.createPending = true;
-    if (!this.responseActive) this.releaseCreate();
+    const endsCall = effect.kind === 'end_call' || effect.kind === 'human_transfer';
+    // Only the first session tool starts the ending (the farewell cap, the end reason).
+    if (endsCall && !this.sequencer.isEnding()) this.host.sessionToolFired(effect);
+    this.sequencer.toolAnswered(endsCall);
   }
 
   private onResponseDone(done: { usage: Usage | null; status: string; responseId: string | null }): void {
-    this.responseActive = false;
     this.firstAudio.responseDone();
     this.timeline.add({ type: 'response.done', response_id: done.responseId, status: done.status, usage: done.usage ? { ...done.usage } : null });
     if (done.usage) this.host.addUsage(done.usage);
-    if (this.createPending) return this.releaseCreate();
-    if (this.ending === 'farewell_requested') {
-      this.ending = 'awaiting_farewell';
-      this.host.farewellComplete();
-    }
-  }
-
-  private releaseCreate(): void {
-    this.createPending = false;
-    this.responseActive = true;
-    if (this.ending === 'awaiting_farewell') this.ending = 'farewell_requested';
-    this.requestResponse();
-  }
-
-  private requestResponse(): void {
-    this.firstAudio.triggered();
-    this.session.requestResponse();
+    this.sequencer.responseDone();
   }
 
   private onBargeIn(): void {
+    // With interrupt_response the provider cancels too; asking again is harmless and covers providers that do not.
+    if (this.sequencer.hasOpenResponse()) this.session.cancelResponse();
     const cut = this.host.interruptPlayback();
     if (!cut) return;
     const audioEndMs = Math.floor(cut.playedMs);

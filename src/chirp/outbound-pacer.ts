@@ -116,6 +116,19 @@ export class OutboundPacer {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Provider items with audio queued or playing, in order (what an interruption would drop). */
+  queuedItemIds(): string[] {
+    return this.queue.map((u) => u.itemId);
+  }
+
+  /**
+   * Clock time at which the audio sent so far has finished playing at the caller: the pacer runs
+   * up to MAX_LEAD_MS ahead, so this is later than the last send. In the past when nothing is due.
+   */
+  playedOutAtMs(): number {
+    return this.playoutEndMs;
+  }
+
   /** Bytes sent so far of the utterance now playing, or null when none has started. */
   currentUtterance(): { utteranceId: string; itemId: string; sentMs: number } | null {
     const head = this.queue[0];

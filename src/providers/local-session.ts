@@ -22,6 +22,8 @@ export abstract class LocalModelSession implements ModelSession {
   protected agent: AgentSetup | null = null;
   protected closed = false;
   private responding = false;
+  /** The response being given; cancelResponse() marks it, and it stops at its next part. */
+  private current: { cancelled: boolean } | null = null;
   private counter = 0;
 
   constructor(protected readonly synth: SpeechSynth) {}
@@ -49,8 +51,9 @@ export abstract class LocalModelSession implements ModelSession {
     if (parts) void this.respond(parts);
   }
 
+  /** Stops the response in progress: no further speech or calls, and its done reports `cancelled`. */
   cancelResponse(): void {
-    /* responses are emitted whole; nothing to cancel */
+    if (this.current) this.current.cancelled = true;
   }
 
   truncate(): void {
@@ -83,20 +86,23 @@ export abstract class LocalModelSession implements ModelSession {
 
   private async respond(parts: ResponsePart[]): Promise<void> {
     this.responding = true;
+    const run = { cancelled: false };
+    this.current = run;
     const responseId = `resp_${++this.counter}`;
     this.events.emit('responseStarted', responseId);
     for (const part of parts) {
-      if (this.closed) break;
-      if ('say' in part) await this.speak(part.say);
+      if (this.closed || run.cancelled) break;
+      if ('say' in part) await this.speak(part.say, run);
       else this.events.emit('functionCall', { callId: `call_${this.counter}_${part.call.name}`, name: part.call.name, arguments: JSON.stringify(part.call.args) });
     }
+    this.current = null;
     this.responding = false;
-    if (!this.closed) this.events.emit('responseDone', { responseId, status: 'completed', usage: null });
+    if (!this.closed) this.events.emit('responseDone', { responseId, status: run.cancelled ? 'cancelled' : 'completed', usage: null });
   }
 
-  private async speak(text: string): Promise<void> {
+  private async speak(text: string, run: { readonly cancelled: boolean }): Promise<void> {
     const pcm = await this.synth.synthesize(text);
-    if (this.closed) return;
+    if (this.closed || run.cancelled) return;
     const itemId = `item_${++this.counter}`;
     this.events.emit('transcript', 'agent', text, itemId);
     for (let offset = 0; offset < pcm.length; offset += CHUNK_BYTES) this.events.emit('audio', itemId, pcm.subarray(offset, offset + CHUNK_BYTES));

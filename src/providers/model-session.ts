@@ -71,6 +71,7 @@ export interface ModelSession {
   sendToolOutput(callId: string, output: string): void;
   /** Asks for a response (the bare nudge, or after tool outputs). */
   requestResponse(): void;
+  /** Stops the response in progress, if any (barge-in); its responseDone still follows. */
   cancelResponse(): void;
   /** Tells the model how much of an item the caller actually heard. */
   truncate(itemId: string, audioEndMs: number): void;

@@ -209,7 +209,7 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
   });
 });
 
-/** The model's side of a short call: greet, answer the caller with goodbye and end_call, then the farewell. */
+/** The model's side of a short call: greet, answer the caller with end_call alone, then the farewell it asks for. */
 async function playShortCall(conn: StandInConnection, rateLimits: readonly { name: string; limit: number; remaining: number; reset_seconds: number }[]): Promise<void> {
   await conn.next('response.create');
   conn.send({ type: 'rate_limits.updated', rate_limits: rateLimits });
@@ -217,7 +217,7 @@ async function playShortCall(conn: StandInConnection, rateLimits: readonly { nam
   await conn.waitForCallerSpeech();
   conn.send({ type: 'input_audio_buffer.speech_started', item_id: 'in_1', audio_start_ms: 700 });
   conn.send({ type: 'input_audio_buffer.speech_stopped', item_id: 'in_1', audio_end_ms: 2_500 });
-  const end = conn.respond([{ audio: tone(300, 24_000, 330) }, { call: { name: 'end_call', args: { reason: 'caller_done' } } }]);
+  const end = conn.respond([{ call: { name: 'end_call', args: { reason: 'caller_done' } } }]);
   await conn.toolOutput(end.callIds[0] ?? '');
   await conn.next('response.create');
   conn.respond([{ audio: tone(400, 24_000, 550), transcript: 'Goodbye.' }]);
@@ -256,8 +256,9 @@ describe('/metrics after a realtime call: provider connect, time to first audio,
 
   it('observes the time to first audio of every response that spoke', () => {
     expect(model).not.toBe('');
-    expect(eventsOf(events, 'response.first_audio')).toHaveLength(3);
-    expect(sumOf(samples, 'mivas_model_ttft_seconds_count', { provider: 'openai/realtime', model })).toBe(3);
+    // The greeting and the farewell; the response that only called end_call had no audio to time.
+    expect(eventsOf(events, 'response.first_audio')).toHaveLength(2);
+    expect(sumOf(samples, 'mivas_model_ttft_seconds_count', { provider: 'openai/realtime', model })).toBe(2);
     expect(sumOf(samples, 'mivas_model_ttft_seconds_sum', { provider: 'openai/realtime', model })).toBeGreaterThan(0);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
 import type { TimelineEvent } from '../../src/snapshot/index.ts';
-import { dial, eventsOf, readSnapshot, startRealtimeRig } from '../support/realtime-call.ts';
+import { advanceUntil, dial, eventsOf, readSnapshot, startRealtimeRig } from '../support/realtime-call.ts';
 import { tone, type ResponsePart } from '../support/realtime-server.ts';
 
 const RETRY_MS = 3_000;
@@ -11,7 +11,9 @@ const END_CALL: ResponsePart = { call: { name: 'end_call', args: { reason: 'call
  * One call on the injected clock (DESIGN.md §13) where the stand-in ignores every response.create
  * before `answerAttempt` (null: all of them). Each ignored nudge is followed by exactly one retry
  * delay on the clock; the answer carries greeting audio plus end_call so that awaiting its output
- * proves the server has taken the audio before the clock moves on.
+ * proves the server has taken the audio before the clock moves on. That audio is also the goodbye,
+ * so no farewell is requested and the call closes once it has played. With no answer, end_call
+ * alone gets a farewell request, answered silent.
  */
 async function nudgeCall(answerAttempt: number | null): Promise<{ events: readonly TimelineEvent[]; creates: number; closeCode: number }> {
   const clock = new ManualClock();
@@ -30,9 +32,11 @@ async function nudgeCall(answerAttempt: number | null): Promise<{ events: readon
     const answer = conn.respond(answerAttempt === null ? [END_CALL] : [{ audio: tone(500, 24_000), transcript: 'Hello.' }, END_CALL]);
     await conn.toolOutput(answer.callIds[0] ?? '');
     if (answerAttempt !== null) clock.advance(5 * RETRY_MS);
-    await conn.next('response.create');
-    conn.respond([]);
-    const report = await caller;
+    else {
+      await conn.next('response.create');
+      conn.respond([]);
+    }
+    const report = await advanceUntil(clock, caller);
     const creates = conn.received('response.create').length;
     return { events: (await readSnapshot(rig.server, callId)).events, creates, closeCode: report.closeCode };
   } finally {
@@ -60,13 +64,13 @@ describe('the greeting nudge on the injected clock (issue 3 acceptance 2, wire.m
     const times = nudgeTimes(events);
     expect(times).toHaveLength(2);
     expect((times[1] ?? 0) - (times[0] ?? 0)).toBe(RETRY_MS);
-    expect(creates).toBe(3);
+    expect(creates).toBe(2);
   });
 
   it('sends exactly one nudge when the first is answered', async () => {
     const { events, creates } = await nudgeCall(1);
     expect(nudgeTimes(events)).toHaveLength(1);
-    expect(creates).toBe(2);
+    expect(creates).toBe(1);
   });
 
   it('sends the nudge as a bare response.create with no conversation item before it', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
+import type { ManualClock } from '../../src/core/index.ts';
 import { dialCall, type CallerReport } from '../../src/caller/local-caller.ts';
 import type { AppContextOverrides } from '../../src/server/index.ts';
 import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
@@ -68,4 +69,22 @@ export async function readSnapshot(server: TestServer, callId: string): Promise<
 /** Timeline events of one type, narrowed. */
 export function eventsOf<T extends TimelineEvent['type']>(events: readonly TimelineEvent[], type: T): Extract<TimelineEvent, { type: T }>[] {
   return events.filter((e): e is Extract<TimelineEvent, { type: T }> => e.type === type);
+}
+
+/**
+ * Moves an injected clock forward in small steps, letting sockets and timers run between them,
+ * until `done` settles (the pacer and the play-out wait only move with the clock). Gives up after
+ * `maxMs` of clock time and returns `done` either way.
+ */
+export async function advanceUntil<T>(clock: ManualClock, done: Promise<T>, stepMs = 20, maxMs = 30_000): Promise<T> {
+  let settled = false;
+  void done.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let elapsed = 0; !settled && elapsed < maxMs; elapsed += stepMs) {
+    clock.advance(stepMs);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return done;
 }

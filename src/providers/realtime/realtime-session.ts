@@ -100,8 +100,9 @@ export class RealtimeSession implements ModelSession {
     this.send(this.dialect.responseCreate());
   }
 
+  /** Sends `response.cancel` while a response is in progress (never when none is: the server would answer with an error). */
   cancelResponse(): void {
-    this.send({ type: 'response.cancel' });
+    if (this.isResponseActive) this.send({ type: 'response.cancel' });
   }
 
   /** Tells the model what the caller heard of an item (wire.md §2.7). */

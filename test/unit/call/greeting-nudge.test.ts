@@ -8,6 +8,7 @@ function setup(onSend: (attempt: number, nudge: GreetingNudge) => void = () => u
   const nudge: GreetingNudge = new GreetingNudge(clock, 3_000, 5, (attempt) => {
     sends.push({ attempt, at: clock.nowMs() });
     onSend(attempt, nudge);
+    return true;
   });
   return { clock, sends, nudge };
 }
@@ -63,10 +64,31 @@ describe('GreetingNudge', () => {
     expect(stopped.sends).toHaveLength(0);
   });
 
+  it('does not count a skipped send and tries again after the delay', () => {
+    const clock = new ManualClock();
+    const sent: { attempt: number; at: number }[] = [];
+    // The owner skips while a response is open: here from 2.5 s to 7 s.
+    const nudge = new GreetingNudge(clock, 3_000, 3, (attempt) => {
+      const now = clock.nowMs();
+      if (now >= 2_500 && now < 7_000) return false;
+      sent.push({ attempt, at: now });
+      return true;
+    });
+    nudge.start();
+    clock.advance(60_000);
+    expect(sent).toEqual([
+      { attempt: 1, at: 0 },
+      { attempt: 2, at: 9_000 },
+      { attempt: 3, at: 12_000 },
+    ]);
+    expect(nudge.sent()).toBe(3);
+    expect(clock.pendingCount()).toBe(0);
+  });
+
   it('follows the configured delay and count', () => {
     const clock = new ManualClock();
     const at: number[] = [];
-    new GreetingNudge(clock, 1_500, 3, () => at.push(clock.nowMs())).start();
+    new GreetingNudge(clock, 1_500, 3, () => at.push(clock.nowMs()) > 0).start();
     clock.advance(60_000);
     expect(at).toEqual([0, 1_500, 3_000]);
   });

@@ -295,3 +295,30 @@ describe('back-to-back utterances', () => {
     expect(secondStart?.at).toBe(secondFirstFrame?.at);
   });
 });
+
+describe('OutboundPacer.playedOutAtMs', () => {
+  it('is where the sent audio ends at the caller: the last send plus the lead and the last frame', () => {
+    const clock = new ManualClock();
+    const { effects, events } = recorder(clock);
+    const pacer = new OutboundPacer(clock, effects, counter());
+    pacer.push('item_1', Buffer.alloc(FRAME_BYTES * 25)); // 500 ms
+    pacer.finish('item_1');
+    clock.advance(1_000);
+    const lastFrameAt = events.filter((e) => e.kind === 'frame').at(-1)?.at ?? -1;
+    expect(lastFrameAt).toBe(500 - 20 - MAX_LEAD_MS);
+    expect(pacer.playedOutAtMs()).toBe(500);
+    expect(pacer.playedOutAtMs()).toBe(lastFrameAt + MAX_LEAD_MS + 20);
+  });
+
+  it('continues from the previous utterance when the next follows it at once', () => {
+    const clock = new ManualClock();
+    const pacer = new OutboundPacer(clock, recorder(clock).effects, counter());
+    pacer.push('item_1', Buffer.alloc(FRAME_BYTES * 10));
+    pacer.finish('item_1');
+    pacer.push('item_2', Buffer.alloc(FRAME_BYTES * 10));
+    pacer.finish('item_2');
+    clock.advance(1_000);
+    expect(pacer.playedOutAtMs()).toBe(400);
+  });
+});
+

@@ -183,6 +183,21 @@ describe('RealtimeSession against the GA stand-in', () => {
     expect((await conn.closed).code).toBe(1000);
   });
 
+  it('sends response.cancel only while a response is in progress', async () => {
+    model.cancelResponse();
+    const started = next(model, 'responseStarted');
+    conn.send({ type: 'response.created', response: { id: 'r1' } });
+    await started;
+    model.cancelResponse();
+    const done = next(model, 'responseDone');
+    conn.send({ type: 'response.done', response: { id: 'r1', status: 'cancelled' } });
+    await done;
+    model.cancelResponse();
+    model.requestResponse(); // a marker: every event before it has reached the stand-in
+    await conn.next('response.create');
+    expect(conn.received('response.cancel')).toEqual([{ type: 'response.cancel' }]);
+  });
+
   it('cancels a live response and closes 1000 without a failure', async () => {
     const failures = record(model, 'failure');
     const started = next(model, 'responseStarted');
