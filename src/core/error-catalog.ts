@@ -71,7 +71,7 @@ const CATALOG = {
   CALL_ENDED: { meaning: 'An HTTP tool call names a call that has ended; its database is evidence now and takes no more tools.', status: 409, reserved: 'the lead, in tool-routes.ts' },
   HTTP_TOOLS_OFF: { meaning: 'The HTTP tool routes are off because `MIVAS_TOOLS_TOKEN` is unset.', status: 404, reserved: 'the lead, in tool-routes.ts' },
   TOOLS_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_TOOLS_TOKEN`) on a tool route.', status: 401, reserved: 'the lead, in tool-routes.ts' },
-  BODY_NOT_OBJECT: { meaning: 'A request body that is not a JSON object: not JSON, empty, an array or a scalar. It is refused before any route runs.', status: 422 },
+  BODY_NOT_OBJECT: { meaning: 'A request body that is not a JSON object: not JSON, empty, an array or a scalar.', status: 422 },
   BODY_TOO_LARGE: { meaning: 'A request body over 1 MiB, the limit of HTTP bodies and CHIRP messages alike.', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { meaning: 'A request body whose content type is not `application/json`.', status: 415 },
   BAD_REQUEST: { meaning: 'Any other request Fastify refuses before a route runs; the status is the 4xx Fastify gives (usually 400) and the message says why.', status: 400 },

@@ -2,6 +2,7 @@ export * from './clock.ts';
 export * from './ids.ts';
 export * from './errors.ts';
 export * from './error-catalog.ts';
+export * from './error-docs.ts';
 export * from './hash.ts';
 export * from './typed-emitter.ts';
 export * from './log.ts';
