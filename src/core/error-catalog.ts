@@ -74,7 +74,8 @@ const CATALOG = {
   BODY_NOT_OBJECT: { meaning: 'A request body that is not a JSON object: not JSON, empty, an array or a scalar.', status: 422 },
   BODY_TOO_LARGE: { meaning: 'A request body over 1 MiB, the limit of HTTP bodies and CHIRP messages alike.', status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { meaning: 'A request body whose content type is not `application/json`.', status: 415 },
-  BAD_REQUEST: { meaning: 'Any other request Fastify refuses before a route runs; the status is the 4xx Fastify gives (usually 400) and the message says why.', status: 400 },
+  ROUTE_NOT_FOUND: { meaning: 'No HTTP route takes that method and path (a GET on any path is a CHIRP upgrade instead).', status: 404 },
+  BAD_REQUEST: { meaning: 'Any other request Fastify refuses before a route runs (a malformed URL, a body that does not match its Content-Length); the status is the 4xx Fastify gives (usually 400) and the message says why.', status: 400 },
   AUDIO_NOT_FOUND: { meaning: '`/ui/audio/:file` names no scored conversation with a recording in the snapshot store.', status: 404 },
   SCORES_NOT_FOUND: {
     meaning: 'No `scores.json` where one was expected: `/ui/audio/...` answers 404 (`MIVAS_SCORES_DIR`, else the newest under `<data>/scores`) and `mivas report --scores DIR` exits 3.',
