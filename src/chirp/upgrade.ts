@@ -1,4 +1,4 @@
-import { CALL_ID_PATTERN, type IdSource } from '../core/index.ts';
+import { CALL_ID_PATTERN, httpProblem, type HttpProblem, type IdSource } from '../core/index.ts';
 
 /** What the upgrade request says about the call. */
 export interface UpgradeFacts {
@@ -10,11 +10,7 @@ export interface UpgradeFacts {
 }
 
 /** A header problem that refuses the upgrade with 400. */
-export interface UpgradeProblem {
-  readonly status: 400;
-  readonly code: 'CALL_ID_INVALID' | 'TASK_ID_INVALID' | 'RUN_ID_INVALID';
-  readonly message: string;
-}
+export type UpgradeProblem = HttpProblem<'CALL_ID_INVALID' | 'TASK_ID_INVALID' | 'RUN_ID_INVALID'>;
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -27,12 +23,12 @@ function header(headers: Headers, name: string): string | undefined {
 export function readUpgradeFacts(headers: Headers, path: string, ids: IdSource): UpgradeFacts | UpgradeProblem {
   const rawId = header(headers, 'x-simulation-result-id');
   if (rawId !== undefined && rawId !== '' && !CALL_ID_PATTERN.test(rawId)) {
-    return { status: 400, code: 'CALL_ID_INVALID', message: 'X-Simulation-Result-Id must match ^[A-Za-z0-9_-]{1,64}$' };
+    return httpProblem('CALL_ID_INVALID', 'X-Simulation-Result-Id must match ^[A-Za-z0-9_-]{1,64}$');
   }
   const taskId = header(headers, 'x-mivas-task-id') || null;
-  if (taskId !== null && !/^[A-Za-z0-9-]{1,32}$/.test(taskId)) return { status: 400, code: 'TASK_ID_INVALID', message: 'X-Mivas-Task-Id is not a task id' };
+  if (taskId !== null && !/^[A-Za-z0-9-]{1,32}$/.test(taskId)) return httpProblem('TASK_ID_INVALID', 'X-Mivas-Task-Id is not a task id');
   const runId = header(headers, 'x-mivas-run-id') || null;
-  if (runId !== null && !CALL_ID_PATTERN.test(runId)) return { status: 400, code: 'RUN_ID_INVALID', message: 'X-Mivas-Run-Id must match ^[A-Za-z0-9_-]{1,64}$' };
+  if (runId !== null && !CALL_ID_PATTERN.test(runId)) return httpProblem('RUN_ID_INVALID', 'X-Mivas-Run-Id must match ^[A-Za-z0-9_-]{1,64}$');
   const minted = rawId === undefined || rawId === '';
   return {
     callId: minted ? `call_${ids.hex(12)}` : rawId,

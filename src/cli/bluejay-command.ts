@@ -3,11 +3,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BluejayApiError, BluejayClient, digitalHumanOf, isFinalStatus, type SimulationResult } from '../bluejay/index.ts';
 import type { Config } from '../config.ts';
-import { EXIT } from '../core/index.ts';
+import { EXIT, exitCodeOf } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { bluejayMappingSchema } from '../scoring/index.ts';
 import { configFromFlags } from './config-flags.ts';
-import type { CliIO, Command } from './io.ts';
+import { failWith, type CliIO, type Command } from './io.ts';
 
 const USAGE = `usage:
   mivas bluejay push-tasks --pack P [--simulation-id ID] [--phone-number N] [--dry-run]
@@ -25,7 +25,7 @@ function clientOf(config: Config, io: CliIO): BluejayClient | null {
 const pushTasks: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { pack: { type: 'string' }, 'simulation-id': { type: 'string' }, 'phone-number': { type: 'string', default: '+15550100000' }, 'dry-run': { type: 'boolean' } } });
   const config = configFromFlags(io, { MIVAS_PACK: values.pack });
-  if (!config || !values.pack) return (io.stderr.write(`${USAGE}\n`), EXIT.usage);
+  if (!config || !values.pack) return failWith(io, config ? 'USAGE' : 'CONFIG_INVALID', USAGE);
   const pack = await loadPack(resolve(io.cwd, config.packsDir), config.pack, resolve(io.cwd, config.migrationsDir));
   const simulationIds = values['simulation-id'] ? [values['simulation-id']] : [];
   const bodies = [...pack.tasks.values()].map((task) => ({ simulation_ids: simulationIds, digital_human: digitalHumanOf(pack, task, values['phone-number']) }));
@@ -33,9 +33,9 @@ const pushTasks: Command = async (argv, io) => {
     io.stdout.write(`${JSON.stringify(bodies, null, 2)}\n`);
     return EXIT.ok;
   }
-  if (!simulationIds.length) return (io.stderr.write('push-tasks needs --simulation-id (or --dry-run)\n'), EXIT.usage);
+  if (!simulationIds.length) return failWith(io, 'USAGE', 'push-tasks needs --simulation-id (or --dry-run)');
   const client = clientOf(config, io);
-  if (!client) return EXIT.usage;
+  if (!client) return exitCodeOf('BLUEJAY_KEY_MISSING');
   const created: { task_id: string; digital_human_id: string }[] = [];
   for (const body of bodies) {
     const id = await client.createDigitalHuman(body.simulation_ids, body.digital_human);
@@ -48,9 +48,9 @@ const pushTasks: Command = async (argv, io) => {
 const run: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { 'simulation-id': { type: 'string' }, 'digital-human-ids': { type: 'string' } } });
   const config = configFromFlags(io, {});
-  if (!config || !values['simulation-id']) return (io.stderr.write(`${USAGE}\n`), EXIT.usage);
+  if (!config || !values['simulation-id']) return failWith(io, config ? 'USAGE' : 'CONFIG_INVALID', USAGE);
   const client = clientOf(config, io);
-  if (!client) return EXIT.usage;
+  if (!client) return exitCodeOf('BLUEJAY_KEY_MISSING');
   const ids = values['digital-human-ids']?.split(',').map((s) => s.trim()).filter(Boolean);
   const queued = await client.queueSimulationRun(values['simulation-id'], ids);
   io.stdout.write(`${JSON.stringify({ simulation_run_id: queued.simulation_run_id, simulation_result_ids: queued.simulation_result_ids, status: queued.status ?? null }, null, 2)}\n`);
@@ -67,9 +67,9 @@ function tally(results: readonly SimulationResult[]): { counts: Record<string, n
 const poll: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { run: { type: 'string' }, 'interval-s': { type: 'string', default: '15' }, 'timeout-s': { type: 'string', default: '3600' } } });
   const config = configFromFlags(io, {});
-  if (!config || !values.run) return (io.stderr.write(`${USAGE}\n`), EXIT.usage);
+  if (!config || !values.run) return failWith(io, config ? 'USAGE' : 'CONFIG_INVALID', USAGE);
   const client = clientOf(config, io);
-  if (!client) return EXIT.usage;
+  if (!client) return exitCodeOf('BLUEJAY_KEY_MISSING');
   const deadline = performance.now() + Number(values['timeout-s']) * 1000;
   for (;;) {
     const { counts, done } = tally((await client.retrieveSimulationResults(values.run)).simulation_results);
@@ -83,9 +83,9 @@ const poll: Command = async (argv, io) => {
 const results: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { run: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' } } });
   const config = configFromFlags(io, {});
-  if (!config || !values.run || !values.out) return (io.stderr.write(`${USAGE}\n`), EXIT.usage);
+  if (!config || !values.run || !values.out) return failWith(io, config ? 'USAGE' : 'CONFIG_INVALID', USAGE);
   const client = clientOf(config, io);
-  if (!client) return EXIT.usage;
+  if (!client) return exitCodeOf('BLUEJAY_KEY_MISSING');
   const found = await client.retrieveSimulationResults(values.run);
   const mapped = [];
   for (const r of found.simulation_results) {
@@ -109,13 +109,13 @@ export const bluejayCommand: Command = async (argv, io) => {
   const command = sub ? SUBCOMMANDS[sub] : undefined;
   if (!command) {
     io.stderr.write(`${USAGE}\n`);
-    return sub === undefined || sub === '--help' ? EXIT.ok : EXIT.usage;
+    return sub === undefined || sub === '--help' ? EXIT.ok : exitCodeOf('USAGE');
   }
   try {
     return await command(rest, io);
   } catch (err) {
     if (!(err instanceof BluejayApiError)) throw err;
     io.stderr.write(`mivas bluejay ${sub}: ${err.message}\n`);
-    return EXIT.checkFailed;
+    return exitCodeOf(err.code);
   }
 };

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { dialCall } from '../caller/index.ts';
-import { EXIT, randomIds } from '../core/index.ts';
+import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
 import type { Command } from './io.ts';
 
 const USAGE = `usage: mivas call --url ws://HOST:PORT/ --task ID [--id CALL_ID] [--say TEXT] [--user U --pass P] [--fast] [--timeout-s 300]
@@ -25,7 +25,7 @@ export const callCommand: Command = async (argv, io) => {
   });
   if (values.help || !values.url) {
     io.stderr.write(`${USAGE}\n`);
-    return values.help ? EXIT.ok : EXIT.usage;
+    return values.help ? EXIT.ok : exitCodeOf('USAGE');
   }
   const ids = randomIds();
   const report = await dialCall({

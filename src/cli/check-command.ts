@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
-import { EXIT, systemClock } from '../core/index.ts';
+import { EXIT, exitCodeOf, systemClock } from '../core/index.ts';
 import { agentSetupOf } from '../conversation/index.ts';
 import { loadPack, toolsOfAgent, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, type AgentSetup, type HarnessFactory } from '../providers/index.ts';
 import { configFromFlags } from './config-flags.ts';
-import type { Command } from './io.ts';
+import { failWith, type Command } from './io.ts';
 
 const USAGE = `usage: mivas check --pack P [--harness H]
 Prints, per agent, the instructions' size and the exact tool list the harness offers its model,
@@ -57,12 +57,9 @@ export const checkCommand: Command = async (argv, io) => {
     io.stdout.write(`${USAGE}\n`);
     return EXIT.ok;
   }
-  if (!values.pack) {
-    io.stderr.write(`${USAGE}\n`);
-    return EXIT.usage;
-  }
+  if (!values.pack) return failWith(io, 'USAGE', USAGE);
   const config = configFromFlags(io, { MIVAS_PACK: values.pack, MIVAS_HARNESS: values.harness });
-  if (!config) return EXIT.usage;
+  if (!config) return exitCodeOf('CONFIG_INVALID');
   const pack = await loadPack(resolve(io.cwd, config.packsDir), config.pack, resolve(io.cwd, config.migrationsDir));
   // Tone speech: the keyless harnesses need a synth to be built, and check never speaks.
   const synth = await createSpeechSynth(16_000, { preferTones: true });

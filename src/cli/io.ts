@@ -1,3 +1,5 @@
+import { exitCodeOf, type CliErrorCode } from '../core/index.ts';
+
 /** What a command may touch: output streams and the environment (style rule 11). */
 export interface CliIO {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
@@ -8,3 +10,9 @@ export interface CliIO {
 
 /** A subcommand: parses its own arguments and returns an exit code (DESIGN.md §14). */
 export type Command = (argv: readonly string[], io: CliIO) => Promise<number>;
+
+/** Prints a command-line problem to stderr and returns the exit status the error catalog gives its code. */
+export function failWith(io: CliIO, code: CliErrorCode, text: string): number {
+  io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  return exitCodeOf(code);
+}

@@ -1,5 +1,5 @@
-import { EXIT, MivasError } from '../core/errors.ts';
-import type { CliIO, Command } from './io.ts';
+import { EXIT, exitCodeOf, MivasError } from '../core/index.ts';
+import { failWith, type CliIO, type Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
 import { checkCommand } from './check-command.ts';
@@ -40,8 +40,7 @@ const tasksCommand: Command = async (argv, io) => {
   if (sub === 'lock') return tasksLockCommand(rest, io);
   if (sub === 'list') return tasksListCommand(rest, io);
   if (sub === 'validate') return tasksValidateCommand(rest, io);
-  io.stderr.write('usage: mivas tasks lock|list|validate [--pack P]\n');
-  return EXIT.usage;
+  return failWith(io, 'USAGE', 'usage: mivas tasks lock|list|validate [--pack P]');
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -64,18 +63,18 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
     io.stderr.write(`${USAGE}\n`);
-    return name === undefined || name === '--help' || name === '-h' ? EXIT.ok : EXIT.usage;
+    return name === undefined || name === '--help' || name === '-h' ? EXIT.ok : exitCodeOf('USAGE');
   }
   try {
     return await command(rest, io);
   } catch (err) {
     if (err instanceof MivasError) {
       io.stderr.write(`mivas ${name}: ${err.message}\n`);
-      return EXIT.usage;
+      return exitCodeOf(err.code);
     }
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       io.stderr.write(`mivas ${name}: ${err.message}\n`);
-      return EXIT.usage;
+      return exitCodeOf('USAGE');
     }
     throw err;
   }

@@ -8,7 +8,7 @@ import { EXIT } from '../core/errors.ts';
 import { CHIRP_RATE_HZ, createSpeechSynth, espeakAvailable, wavHeader } from '../audio/index.ts';
 import { listPackIds, loadPack, pronunciationTable, readPackDefinition, renderReadmeBlocks, rewriteReadmeBlocks, writeToolsJson, type Pack } from '../packs/index.ts';
 import { buildDatabase, dumpDatabase } from '../store/index.ts';
-import type { Command } from './io.ts';
+import { failWith, type Command } from './io.ts';
 import { renderTable } from './progress.ts';
 
 const USAGE = `usage: mivas packs generate [--pack P] [--packs-dir DIR]
@@ -51,8 +51,7 @@ export const packsCommand: Command = async (argv, io) => {
     const pack = await loadPack(packsDir, values.pack);
     return pronounce(pack, resolve(io.cwd, values.out ?? join('data', 'pronunciations', pack.id)), io);
   }
-  io.stderr.write(`${USAGE}\n`);
-  return EXIT.usage;
+  return failWith(io, 'USAGE', USAGE);
 };
 
 /** Renders each pronunciation-table word through espeak-ng (a WAV and its IPA) for a listener. */

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import type { Config } from '../config.ts';
-import { EXIT, randomIds, systemClock } from '../core/index.ts';
+import { EXIT, exitCodeOf, randomIds, systemClock } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { createHarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3Sink, type SnapshotSink } from '../snapshot/index.ts';
@@ -66,7 +66,7 @@ function checkClock(): string {
 export const preflightCommand: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { pack: { type: 'string' }, harness: { type: 'string' }, json: { type: 'boolean' } } });
   const config = configFromFlags(io, { MIVAS_PACK: values.pack, MIVAS_HARNESS: values.harness });
-  if (!config) return EXIT.usage;
+  if (!config) return exitCodeOf('CONFIG_INVALID');
   const checks: Check[] = [{ name: 'configuration', ok: true, detail: `pack ${config.pack}, harness ${config.harness}, auth ${config.auth ? 'on' : 'off'}, max calls ${config.maxCalls}` }];
   checks.push(
     await run('pack', async () => {

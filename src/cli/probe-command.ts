@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { decodeServerFrame } from '../chirp/index.ts';
-import { EXIT } from '../core/index.ts';
+import { EXIT, exitCodeOf } from '../core/index.ts';
 import { configFromFlags } from './config-flags.ts';
-import type { Command } from './io.ts';
+import { failWith, type Command } from './io.ts';
 
 /** What the probe saw. */
 interface ProbeResult {
@@ -78,12 +78,9 @@ export const probeCommand: Command = async (argv, io) => {
   });
   // --local probes this container's own server with its own credentials (the Docker HEALTHCHECK).
   const local = values.local ? configFromFlags(io, {}) : null;
-  if (values.local && !local) return EXIT.usage;
+  if (values.local && !local) return exitCodeOf('CONFIG_INVALID');
   const url = positionals[0] ?? (local ? `ws://127.0.0.1:${local.port}/probe` : undefined);
-  if (!url) {
-    io.stderr.write('usage: mivas probe ws[s]://HOST[:PORT]/probe [--user U --pass P] | mivas probe --local\n');
-    return EXIT.usage;
-  }
+  if (!url) return failWith(io, 'USAGE', 'usage: mivas probe ws[s]://HOST[:PORT]/probe [--user U --pass P] | mivas probe --local');
   const user = values.user ?? local?.auth?.user;
   const pass = values.pass ?? local?.auth?.pass;
   const headers: Record<string, string> = {};

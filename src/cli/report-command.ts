@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { ConfigError, EXIT } from '../core/errors.ts';
+import { ConfigError, EXIT, exitCodeOf } from '../core/index.ts';
 import type { Blueprint } from '../packs/index.ts';
 import { buildReportModel, loadConversationEvidence, pageFileName, parseBlueprint, parseScoreFile, renderSitePage, sitePages, type SnapshotReader } from '../report/index.ts';
 import { directorySource, s3Source, type ScoreReport } from '../scoring/index.ts';
@@ -80,7 +80,7 @@ export const reportCommand: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { scores: { type: 'string' }, out: { type: 'string' }, snapshots: { type: 'string' }, 'packs-dir': { type: 'string' }, help: { type: 'boolean' } } });
   if (values.help || !values.scores) {
     io.stderr.write(`${USAGE}\n`);
-    return values.help ? EXIT.ok : EXIT.usage;
+    return values.help ? EXIT.ok : exitCodeOf('USAGE');
   }
   const scoresDir = resolve(io.cwd, values.scores);
   const outDir = resolve(io.cwd, values.out ?? join(values.scores, 'report'));

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { planCalls, runCalls, type CallerReport, type PlannedCall } from '../caller/index.ts';
-import { EXIT, randomIds } from '../core/index.ts';
+import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { buildApp, createAppContext } from '../server/index.ts';
 import { snapshotKey, summarySchema, type SnapshotSink, type Summary } from '../snapshot/index.ts';
@@ -79,7 +79,7 @@ function callRow(call: PlannedCall, report: CallerReport, summary: Summary | nul
 /** `mivas run`: the main job — dial a pack's tasks K times and report each call. */
 export const runCommand: Command = async (argv, io) => {
   const flags = parseRunFlags(argv, io);
-  if (!flags) return EXIT.usage;
+  if (!flags) return exitCodeOf('USAGE');
   const config = configFromFlags(io, {
     MIVAS_PACK: flags.pack,
     MIVAS_HARNESS: flags.harness,
@@ -88,7 +88,7 @@ export const runCommand: Command = async (argv, io) => {
     MIVAS_HOST: '127.0.0.1',
     MIVAS_LOG_LEVEL: io.env.MIVAS_LOG_LEVEL ?? 'warn',
   });
-  if (!config) return EXIT.usage;
+  if (!config) return exitCodeOf('CONFIG_INVALID');
   const ids = randomIds();
   const runId = `run_${ids.hex(12)}`;
   const local = flags.url ? null : await startLocalServer(config);
@@ -97,7 +97,7 @@ export const runCommand: Command = async (argv, io) => {
   if (unknown.length) {
     io.stderr.write(`unknown task ids for pack ${pack.id}: ${unknown.join(', ')}\n`);
     await local?.close();
-    return EXIT.usage;
+    return exitCodeOf('TASK_NOT_FOUND');
   }
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
   const calls = planCalls({ taskIds, trials: flags.trials, ids });

@@ -3,14 +3,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import { ConfigError, EXIT } from '../core/errors.ts';
+import { ConfigError, EXIT, exitCodeOf } from '../core/index.ts';
 import { CALL_ID_PATTERN } from '../core/ids.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { renderScoreReport } from '../report/score-report.ts';
 import { renderScoreTable } from '../report/score-table.ts';
 import { conversationsCsv, directorySource, loadSnapshots, parseMapping, s3Source, scoreRun, scoresJson, type MappingEntry, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
-import type { CliIO, Command } from './io.ts';
+import { failWith, type CliIO, type Command } from './io.ts';
 
 const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
@@ -95,7 +95,7 @@ export const scoreCommand: Command = async (argv, io) => {
   const flags = parseFlags(argv);
   if (typeof flags === 'string') {
     io.stderr.write(`${flags ? `${flags}\n` : ''}${USAGE}\n`);
-    return flags ? EXIT.usage : EXIT.ok;
+    return flags ? exitCodeOf('USAGE') : EXIT.ok;
   }
   const source = openSource(flags, io);
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
@@ -103,8 +103,7 @@ export const scoreCommand: Command = async (argv, io) => {
   // --run keeps one run's conversations (the summary's run_id, from X-Mivas-Run-Id).
   const snapshots = flags.run ? loaded.filter((s) => s.summary?.run_id === flags.run) : loaded;
   if (!snapshots.length && !mapping.size) {
-    io.stderr.write(`mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${flags.run ? ` in run ${flags.run}` : ''}\n`);
-    return EXIT.usage;
+    return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${flags.run ? ` in run ${flags.run}` : ''}`);
   }
   const packIds = new Set([...snapshots.map((s) => s.pack), ...[...mapping.values()].flatMap((m) => m.pack ?? []), ...(flags.pack ? [flags.pack] : [])]);
   const packs = await loadPacks(packIds, resolve(io.cwd, flags['packs-dir']));

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { EXIT } from '../core/index.ts';
+import { EXIT, exitCodeOf } from '../core/index.ts';
 import { buildApp, createAppContext, drainAndClose, missingServeFlags } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
@@ -14,7 +14,7 @@ export const serveCommand: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const config = configFromFlags(io, { MIVAS_PACK: values.pack, MIVAS_HARNESS: values.harness, MIVAS_PORT: values.port, MIVAS_HOST: values.host });
-  if (!config) return EXIT.usage;
+  if (!config) return exitCodeOf('CONFIG_INVALID');
   const ctx = await createAppContext(config);
   const app = await buildApp(ctx);
   const address = await app.listen({ port: config.port, host: config.host });

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from '../core/errors.ts';
 import { loadPack, taskGrid, type TaskGrid } from '../packs/index.ts';
-import type { Command } from './io.ts';
+import { failWith, type Command } from './io.ts';
 
 const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
 const AUDIO_CONDITIONS = ['perfect', 'background_noise', 'bad_signal'] as const;
@@ -27,10 +27,7 @@ export function renderTaskList(packId: string, grid: TaskGrid): string {
 /** `mivas tasks list --pack P`: prints the pack's category × difficulty grid and audio-condition counts. */
 export const tasksListCommand: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { pack: { type: 'string' }, 'packs-dir': { type: 'string', default: 'packs' } } });
-  if (!values.pack) {
-    io.stderr.write('usage: mivas tasks list --pack P\n');
-    return EXIT.usage;
-  }
+  if (!values.pack) return failWith(io, 'USAGE', 'usage: mivas tasks list --pack P');
   const pack = await loadPack(resolve(io.cwd, values['packs-dir'] ?? 'packs'), values.pack);
   io.stdout.write(renderTaskList(pack.id, taskGrid(pack.tasks.values())));
   return EXIT.ok;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { EXIT, PackError } from '../core/errors.ts';
+import { EXIT, exitCodeOf, PackError } from '../core/index.ts';
 import { listPackIds, loadPack, type Pack } from '../packs/index.ts';
 import { schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/task-validation.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
@@ -67,7 +67,7 @@ export const tasksValidateCommand: Command = async (argv, io) => {
   const flags = flagsSchema.safeParse(rest);
   if (help || !flags.success) {
     io.stderr.write(`${USAGE}\n`);
-    return help ? EXIT.ok : EXIT.usage;
+    return help ? EXIT.ok : exitCodeOf('USAGE');
   }
   const packsDir = resolve(io.cwd, flags.data['packs-dir']);
   const ids = flags.data.pack ? [flags.data.pack] : listPackIds(packsDir);

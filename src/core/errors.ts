@@ -1,9 +1,11 @@
-/** Base error: a stable UPPER_SNAKE code, an optional HTTP status and the cause. */
+import type { ErrorCode } from './error-catalog.ts';
+
+/** Base error: a code declared in the error catalog, an optional HTTP status and the cause. */
 export class MivasError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number | undefined;
 
-  constructor(code: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = new.target.name;
     this.code = code;

@@ -1,9 +1,11 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { httpProblem, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
 import { closeOperations } from './operations.ts';
+import { sendProblem } from './problem.ts';
 import { toolRoutes } from './tool-routes.ts';
 import { uiRoutes } from './ui-routes.ts';
 
@@ -51,14 +53,13 @@ export async function drainAndClose(app: FastifyInstance, ctx: AppContext): Prom
   await app.close();
 }
 
-function mapError(error: FastifyError): { status: number; code: string; message: string } {
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-    return { status: 422, code: 'BODY_NOT_OBJECT', message: 'the body must be a JSON object' };
-  }
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, code: 'BODY_TOO_LARGE', message: `bodies are limited to ${MAX_MESSAGE_BYTES} bytes` };
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send application/json' };
-  const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-  return { status, code: status === 500 ? 'INTERNAL_ERROR' : (error.code ?? 'BAD_REQUEST'), message: status === 500 ? 'internal error' : error.message };
+/** Maps Fastify's own errors (FST_ERR_*) to ours: no code of another library reaches a client. */
+function mapError(error: FastifyError): HttpProblem {
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return httpProblem('BODY_NOT_OBJECT', 'the body must be a JSON object');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return httpProblem('BODY_TOO_LARGE', `bodies are limited to ${MAX_MESSAGE_BYTES} bytes`);
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return httpProblem('UNSUPPORTED_MEDIA_TYPE', 'send application/json');
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  return status === 500 ? httpProblem('INTERNAL_ERROR', 'internal error') : { ...httpProblem('BAD_REQUEST', error.message), status };
 }
 
 /** Builds the Fastify app without listening (style rule 14). */
@@ -68,11 +69,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: MAX_MESSAGE_BYTES,
     // Calls log their own boundaries; per-request lines would drown them.
     logController: new LogController({ disableRequestLogging: true }),
+    // A malformed URL is refused before routing, outside the error handler: answer it as ours too.
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, mapError(error)),
   });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, httpProblem('ROUTE_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]?.slice(0, 100) ?? ''}`)));
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const mapped = mapError(error);
     if (mapped.status === 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(mapped.status).send({ error: { code: mapped.code, message: mapped.message } });
+    return sendProblem(reply, mapped);
   });
   await app.register(websocket, {
     options: { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false },

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { httpProblem } from '../core/index.ts';
+import { sendProblem } from './problem.ts';
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -20,6 +22,6 @@ export function basicAuthHook(credentials: { user: string; pass: string } | null
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!credentials) return;
     if (basicAuthMatches(request.headers.authorization, credentials.user, credentials.pass)) return;
-    await reply.code(401).header('WWW-Authenticate', 'Basic realm="mivas"').send({ error: { code: 'UNAUTHORIZED', message: 'valid Basic credentials are required' } });
+    await sendProblem(reply.header('WWW-Authenticate', 'Basic realm="mivas"'), httpProblem('UNAUTHORIZED', 'valid Basic credentials are required'));
   };
 }

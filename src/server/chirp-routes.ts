@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { CallSession } from '../call/index.ts';
+import { httpProblem, type HttpProblem } from '../core/index.ts';
 import { encodeServerFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
 import type { UpgradeRejection } from '../telemetry/index.ts';
 import type { AppContext } from './app-context.ts';
 import { callObserver, countAudio } from './operations.ts';
+import { sendProblem } from './problem.ts';
 
 /** Seconds a refused caller should wait before dialing again. */
 const RETRY_AFTER_S = 5;
@@ -18,9 +20,9 @@ declare module 'fastify' {
   }
 }
 
-async function refuse(reply: FastifyReply, status: number, code: string, message: string): Promise<void> {
-  if (status === 503) reply.header('Retry-After', String(RETRY_AFTER_S));
-  await reply.code(status).send({ error: { code, message } });
+async function refuse(reply: FastifyReply, problem: HttpProblem): Promise<void> {
+  if (problem.status === 503) reply.header('Retry-After', String(RETRY_AFTER_S));
+  await sendProblem(reply, problem);
 }
 
 /** Every check that decides an upgrade, run before any 101 (wire.md §1.2). */
@@ -28,18 +30,18 @@ function upgradeGate(ctx: AppContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!request.ws) return;
     const facts = readUpgradeFacts(request.headers, request.url, ctx.ids);
-    if (isUpgradeProblem(facts)) return refuse(reply, facts.status, facts.code, facts.message);
+    if (isUpgradeProblem(facts)) return refuse(reply, facts);
     if (facts.probe) {
       request.chirpFacts = facts;
       return;
     }
     const refusal = ctx.registry.reserve(facts.callId);
-    if (refusal === 'duplicate') return refuse(reply, 409, 'CALL_ID_LIVE', `call ${facts.callId} is already live`);
-    if (refusal) return refuse(reply, 503, refusal === 'draining' ? 'DRAINING' : 'AT_CAPACITY', refusal === 'draining' ? 'the server is draining' : 'the server is at capacity');
+    if (refusal === 'duplicate') return refuse(reply, httpProblem('CALL_ID_LIVE', `call ${facts.callId} is already live`));
+    if (refusal) return refuse(reply, refusal === 'draining' ? httpProblem('DRAINING', 'the server is draining') : httpProblem('AT_CAPACITY', 'the server is at capacity'));
     const problem = await callProblem(ctx, facts);
     if (problem) {
       ctx.registry.cancel(facts.callId);
-      return refuse(reply, problem.status, problem.code, problem.message);
+      return refuse(reply, problem);
     }
     if (facts.minted) request.log.info({ callId: facts.callId }, 'no X-Simulation-Result-Id: minted a call id');
     ctx.clock.setTimer(RESERVATION_TTL_MS, () => ctx.registry.cancel(facts.callId));
@@ -47,16 +49,16 @@ function upgradeGate(ctx: AppContext) {
   };
 }
 
-async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<{ status: number; code: string; message: string } | null> {
+async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<HttpProblem | null> {
   if (ctx.harnessSessions.has(facts.callId) || ctx.databases.exists(facts.callId)) {
-    return { status: 409, code: 'CALL_ID_USED', message: `call ${facts.callId} already has a database (HTTP tool calls used this id); a call id is used once` };
+    return httpProblem('CALL_ID_USED', `call ${facts.callId} already has a database (HTTP tool calls used this id); a call id is used once`);
   }
   const key = snapshotKey(ctx.pack.id, facts.callId, 'summary.json');
   if (ctx.outbox.isSpooled(ctx.pack.id, facts.callId) || (await ctx.sink.exists(key).catch(() => false))) {
-    return { status: 409, code: 'CALL_ID_USED', message: `a snapshot of call ${facts.callId} already exists` };
+    return httpProblem('CALL_ID_USED', `a snapshot of call ${facts.callId} already exists`);
   }
   const refused = ctx.harness.refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
-  return refused ? { status: 400, code: 'CALL_REFUSED', message: refused } : null;
+  return refused ? httpProblem('CALL_REFUSED', refused) : null;
 }
 
 function answerProbe(ctx: AppContext, socket: WebSocket): void {
@@ -114,7 +116,7 @@ export async function chirpRoutes(app: FastifyInstance, ctx: AppContext): Promis
     preValidation: upgradeGate(ctx),
     onSend: countRejection(ctx),
     handler: async (_request: FastifyRequest, reply: FastifyReply) => {
-      await reply.code(426).header('Upgrade', 'websocket').send({ error: { code: 'UPGRADE_REQUIRED', message: 'this path speaks CHIRP over WebSocket' } });
+      await sendProblem(reply.header('Upgrade', 'websocket'), httpProblem('UPGRADE_REQUIRED', 'this path speaks CHIRP over WebSocket'));
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
       const facts = request.chirpFacts;

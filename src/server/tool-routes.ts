@@ -1,12 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CALL_ID_PATTERN, isPlainObject } from '../core/index.ts';
+import { CALL_ID_PATTERN, httpProblem, isPlainObject, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
-
-function problem(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).send({ error: { code, message } });
-}
+import { sendProblem } from './problem.ts';
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -21,26 +18,24 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 /** Off unless MIVAS_TOOLS_TOKEN is set; then every request needs that bearer token (not the callers' Basic pair). */
 function toolsGate(token: string | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (token === undefined) return void (await problem(reply, 404, 'HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on'));
+    if (token === undefined) return void (await sendProblem(reply, httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on')));
     if (!bearerMatches(request.headers.authorization, token)) {
-      await reply.code(401).header('WWW-Authenticate', 'Bearer realm="mivas-tools"').send({ error: { code: 'TOOLS_UNAUTHORIZED', message: 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>' } });
+      await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-tools"'), httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'));
     }
   };
 }
 
 /** Answers 400 unless the id may name a call (and so a file). */
 function invalidCallId(reply: FastifyReply, callId: string | undefined): FastifyReply | null {
-  if (!callId) return problem(reply, 400, 'CALL_ID_MISSING', 'the X-Mivas-Call-Id header is required');
-  return CALL_ID_PATTERN.test(callId) ? null : problem(reply, 400, 'CALL_ID_INVALID', `call ids must match ${CALL_ID_PATTERN.source}`);
+  if (!callId) return sendProblem(reply, httpProblem('CALL_ID_MISSING', 'the X-Mivas-Call-Id header is required'));
+  return CALL_ID_PATTERN.test(callId) ? null : sendProblem(reply, httpProblem('CALL_ID_INVALID', `call ids must match ${CALL_ID_PATTERN.source}`));
 }
 
 /** Why an id that is not live cannot take HTTP tool calls, or null when it may. */
-function closedProblem(ctx: AppContext, callId: string): { status: number; code: string; message: string } | null {
-  if (ctx.registry.hasEnded(callId) || ctx.outbox.isSpooled(ctx.pack.id, callId)) {
-    return { status: 409, code: 'CALL_ENDED', message: `call ${callId} has ended; its evidence is frozen` };
-  }
+function closedProblem(ctx: AppContext, callId: string): HttpProblem | null {
+  if (ctx.registry.hasEnded(callId) || ctx.outbox.isSpooled(ctx.pack.id, callId)) return httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
   if (ctx.registry.isActive(callId) || (!ctx.harnessSessions.has(callId) && ctx.databases.exists(callId))) {
-    return { status: 409, code: 'CALL_ID_USED', message: `call ${callId} is starting or its id was used before` };
+    return httpProblem('CALL_ID_USED', `call ${callId} is starting or its id was used before`);
   }
   return null;
 }
@@ -52,22 +47,19 @@ function closedProblem(ctx: AppContext, callId: string): { status: number; code:
 function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, callId: string | undefined, name: string): FastifyReply {
   const badId = invalidCallId(reply, callId);
   if (badId || !callId) return badId ?? reply;
-  if (!ctx.pack.catalog.has(name)) return problem(reply, 404, 'UNKNOWN_TOOL', `no tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`);
-  if (!isPlainObject(request.body)) return problem(reply, 422, 'BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments');
+  if (!ctx.pack.catalog.has(name)) return sendProblem(reply, httpProblem('UNKNOWN_TOOL', `no tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`));
+  if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments'));
   const dispatch = { toolCallId: null, name, rawArguments: request.body };
   const live = ctx.registry.get(callId);
   if (live) {
     const result = live.dispatchFromHarness(dispatch);
-    return result ? reply.send(result.output) : problem(reply, 409, 'CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
+    return result ? reply.send(result.output) : sendProblem(reply, httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`));
   }
   let conversation = ctx.harnessSessions.get(callId);
   if (!conversation) {
     const closed = closedProblem(ctx, callId);
-    if (closed) return problem(reply, closed.status, closed.code, closed.message);
-    if (ctx.harnessSessions.isFull()) {
-      reply.header('Retry-After', '60');
-      return problem(reply, 503, 'AT_CAPACITY', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`);
-    }
+    if (closed) return sendProblem(reply, closed);
+    if (ctx.harnessSessions.isFull()) return sendProblem(reply.header('Retry-After', '60'), httpProblem('HARNESS_SESSIONS_FULL', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
     conversation = ctx.harnessSessions.open(callId);
   }
   // A scratch conversation has no call to end: its effects (handoffs included) stay on its own timeline.
@@ -89,7 +81,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: AppContext): Promise
     const badId = invalidCallId(reply, callId);
     if (badId) return badId;
     const conversation = ctx.registry.get(callId)?.conversationOrNull() ?? ctx.harnessSessions.get(callId);
-    if (!conversation || conversation.isClosed()) return problem(reply, 404, 'CALL_NOT_FOUND', `no open conversation for call ${callId}`);
+    if (!conversation || conversation.isClosed()) return sendProblem(reply, httpProblem('CALL_NOT_FOUND', `no open conversation for call ${callId}`));
     return reply.send(conversation.state());
   });
 }

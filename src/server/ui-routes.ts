@@ -1,10 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { httpProblem } from '../core/index.ts';
 import type { Blueprint } from '../packs/index.ts';
 import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, renderSitePage, SAFE_ID, type ReportModel } from '../report/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
+import { sendProblem } from './problem.ts';
 
 /** Same policy as the pages' meta tag: nothing leaves the origin. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -74,7 +76,7 @@ async function sendAudio(ctx: AppContext, model: ReportModel, file: string, rang
   const v = id && SAFE_ID.test(id) ? model.conversations.get(id) : undefined;
   // The key is built from the scored conversation's own pack and id: never a path from the request.
   const bytes = v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? await ctx.sink.get(snapshotKey(v.pack, v.conversation_id, 'wav')) : null;
-  if (!bytes) return reply.code(404).send({ error: { code: 'AUDIO_NOT_FOUND', message: 'no recording for that conversation' } });
+  if (!bytes) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no recording for that conversation'));
   reply.header('content-type', 'audio/wav').header('accept-ranges', 'bytes').header('cache-control', 'no-store');
   const part = byteRange(range, bytes.length);
   if (!part) return reply.code(200).send(bytes);
@@ -91,7 +93,7 @@ export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
   app.get('/ui/', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => {
     const loaded = load();
-    if ('problem' in loaded) return reply.code(404).send({ error: { code: 'SCORES_NOT_FOUND', message: loaded.problem } });
+    if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
     return sendAudio(ctx, loaded.model, request.params.file, request.headers.range, reply);
   });
   app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => {

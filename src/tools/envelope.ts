@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ENVELOPE_ERROR_CODES, envelopeRefusal, type EnvelopeErrorCode } from '../core/index.ts';
 
 /** The one response envelope every tool returns, end_call included (DESIGN.md §6). */
 export const envelopeSchema = z
@@ -12,23 +13,16 @@ export const envelopeSchema = z
 
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-/** Refusal codes the runtime itself returns, with their fixed spoken sentences. */
-export const RUNTIME_ERROR_CODES = {
-  UNKNOWN_TOOL: { safe_message: 'That is not something I can do on this call.', recoverable: false },
-  TOOL_NOT_AVAILABLE: { safe_message: 'That is handled by another desk, so I cannot do it from here.', recoverable: true },
-  HANDOFF_NOT_ALLOWED: { safe_message: 'I cannot transfer the call to that desk from here.', recoverable: true },
-  INVALID_ARGUMENTS: { safe_message: 'Some of the details were not in a form I can use. Let me check them again.', recoverable: true },
-  NOT_VERIFIED: { safe_message: 'I need to verify who I am speaking with before I can help with that.', recoverable: true },
-  INTERNAL_ERROR: { safe_message: 'Something went wrong on our side while doing that.', recoverable: false },
-} as const;
+/** Refusal codes the runtime itself returns, with their fixed spoken sentences (declared in the error catalog). */
+export const RUNTIME_ERROR_CODES = ENVELOPE_ERROR_CODES;
 
-export type RuntimeErrorCode = keyof typeof RUNTIME_ERROR_CODES;
+/** A code the runtime's own refusals carry. */
+export type RuntimeErrorCode = EnvelopeErrorCode;
 
 /** Why the runtime refused to execute a call (recorded on the timeline). */
 export type Refusal = 'UNKNOWN_TOOL' | 'TOOL_NOT_AVAILABLE' | 'HANDOFF_NOT_ALLOWED' | 'INVALID_ARGUMENTS';
 
-/** Builds a runtime refusal envelope. */
+/** Builds a runtime refusal envelope (the catalog's `envelopeRefusal`, typed as an Envelope). */
 export function runtimeRefusal(code: RuntimeErrorCode, data?: Record<string, unknown>): Envelope {
-  const base = { ok: false, error_code: code, safe_message: RUNTIME_ERROR_CODES[code].safe_message };
-  return data === undefined ? base : { ...base, data };
+  return envelopeRefusal(code, data);
 }
