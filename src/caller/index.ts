@@ -1,2 +1,2 @@
 export * from './local-caller.ts';
-export * from './run.ts';
+export * from './run-plan.ts';

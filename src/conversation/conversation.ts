@@ -2,7 +2,7 @@ import { agentOwnsTool, END_CALL, type CatalogTool, type Pack } from '../packs/i
 import type { TimelineEvent, Timeline } from '../snapshot/index.ts';
 import { dumpDatabase, type CallDatabase, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { executeTool, runtimeRefusal, type Envelope, type Refusal, type ToolExecution } from '../tools/index.ts';
-import { agentSetupOf, type AgentSetup } from './agent-setup.ts';
+import { agentSetupOf, type AgentSetup } from './agent-view.ts';
 
 /** What a dispatched call does to the conversation besides its output; the context's applier acts on it. */
 export type DispatchEffect =

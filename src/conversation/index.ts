@@ -1,4 +1,4 @@
-export * from './agent-setup.ts';
+export * from './agent-view.ts';
 export * from './conversation.ts';
 export * from './reference-route.ts';
 export * from './offline-replay.ts';

@@ -6,4 +6,4 @@ export * from './error-docs.ts';
 export * from './hash.ts';
 export * from './typed-emitter.ts';
 export * from './log.ts';
-export * from './values.ts';
+export * from './plain-object.ts';

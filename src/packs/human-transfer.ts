@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { readCallSession } from './call-state.ts';
+import { readCallSession } from './session-and-holds.ts';
 import { normalizeCode, normalizeFields } from './input-normalizers.ts';
 import { oncePerCallRow } from './prepared.ts';
 import type { HumanTransferConfig } from './schema.ts';

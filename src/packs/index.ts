@@ -4,7 +4,7 @@ export * from './pack-clock.ts';
 export * from './catalog.ts';
 export * from './loader.ts';
 export * from './graph-checks.ts';
-export * from './call-state.ts';
+export * from './session-and-holds.ts';
 export * from './prepared.ts';
 export * from './name-matching.ts';
 export * from './pronunciation.ts';

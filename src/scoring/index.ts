@@ -14,4 +14,4 @@ export * from './bootstrap.ts';
 export * from './aggregates.ts';
 export * from './leaderboard.ts';
 export * from './exports.ts';
-export * from './run.ts';
+export * from './score-run.ts';

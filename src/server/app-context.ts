@@ -11,7 +11,7 @@ import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSin
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
 import Database from 'better-sqlite3';
 import { HarnessSessions } from './harness-sessions.ts';
-import { createOperations, type Operations } from './operations.ts';
+import { createOperations, type Operations } from './observability.ts';
 
 /** Everything the app needs, built once in main or a test (style rule 11). */
 export interface AppContext {

@@ -4,7 +4,7 @@ import { httpProblem, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
-import { closeOperations } from './operations.ts';
+import { closeOperations } from './observability.ts';
 import { sendProblem } from './problem.ts';
 import { toolRoutes } from './tool-routes.ts';
 import { uiRoutes } from './ui-routes.ts';

@@ -6,7 +6,7 @@ import { encodeServerFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, t
 import { snapshotKey } from '../snapshot/index.ts';
 import type { UpgradeRejection } from '../telemetry/index.ts';
 import type { AppContext } from './app-context.ts';
-import { callObserver, countAudio } from './operations.ts';
+import { callObserver, countAudio } from './observability.ts';
 import { sendProblem } from './problem.ts';
 
 /** Seconds a refused caller should wait before dialing again. */

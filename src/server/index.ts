@@ -1,5 +1,5 @@
 export * from './app.ts';
 export * from './app-context.ts';
 export * from './auth.ts';
-export * from './operations.ts';
+export * from './observability.ts';
 export * from './node-flags.ts';
