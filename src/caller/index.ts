@@ -1,2 +1,3 @@
 export * from './local-caller.ts';
 export * from './run-plan.ts';
+export * from './caller-mind.ts';
