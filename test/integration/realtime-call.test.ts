@@ -108,7 +108,8 @@ describe('openai/realtime: a full control-industry call through the real server 
     expect(update?.type).toBe('session.update');
     const session = sessionOf({ type: 'session.update', ...update?.event });
     expect(Object.keys(session).sort()).toEqual(['instructions', 'tools', 'type']);
-    expect(session.instructions).toBe(readFileSync(join('packs', 'control-industry', 'prompts', 'scheduler.md'), 'utf8'));
+    // The prompt file as written, then the conversation's date and time from the pack clock.
+    expect(session.instructions).toBe(`${readFileSync(join('packs', 'control-industry', 'prompts', 'scheduler.md'), 'utf8').trimEnd()}\n\nToday is Monday, October 5, 2026 (2026-10-05); the local time is 9 a.m. (America/New_York).\n`);
     expect(outputOf({ type: 'x', ...wire[outputAt]?.event }, model.hopCallId)).toBe('{"assistant":"scheduler"}');
     const between = wire.slice(outputAt + 1);
     const createAt = between.findIndex((e) => e.type === 'response.create');
