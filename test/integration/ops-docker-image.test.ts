@@ -7,7 +7,7 @@ import { runCli } from '../../src/cli/main.ts';
 import { freePort, pollUntil } from '../support/serve-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const BASE_IMAGE = 'node:20-bookworm-slim';
+const BASE_IMAGE = 'node:26-bookworm-slim';
 const TAG = 'mivas:ops-test';
 
 /** Why the image test cannot run here, or null when a Docker engine and the base image are present. */
