@@ -5,9 +5,7 @@
  */
 import { join } from 'node:path';
 import { listPackIds, loadPack, type Pack } from '../src/packs/index.ts';
-import { scoreRun } from '../src/scoring/index.ts';
-import { replayConversation, syntheticSnapshot, syntheticSummary, syntheticTimeline, type RouteAction } from '../src/scoring/synthetic.ts';
-import type { LoadedSnapshot } from '../src/scoring/index.ts';
+import { replayConversation, scoreRun, syntheticSnapshot, syntheticSummary, syntheticTimeline, type LoadedSnapshot, type RouteAction } from '../src/scoring/index.ts';
 import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
 import { planRoute } from '../src/tools/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';

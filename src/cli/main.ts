@@ -1,4 +1,4 @@
-import { EXIT, MivasError } from '../core/errors.ts';
+import { EXIT, MivasError } from '../core/index.ts';
 import type { CliIO, Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';

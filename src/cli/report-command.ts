@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { ConfigError, EXIT } from '../core/errors.ts';
+import { ConfigError, EXIT } from '../core/index.ts';
 import type { Blueprint } from '../packs/index.ts';
 import { buildReportModel, loadConversationEvidence, pageFileName, parseBlueprint, parseScoreFile, renderSitePage, sitePages, type SnapshotReader } from '../report/index.ts';
 import { directorySource, s3Source, type ScoreReport } from '../scoring/index.ts';

@@ -15,3 +15,5 @@ export * from './aggregates.ts';
 export * from './leaderboard.ts';
 export * from './exports.ts';
 export * from './run.ts';
+export * from './synthetic.ts';
+export * from './task-validation.ts';

@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall } from '../../src/caller/local-caller.ts';
-import { runCli } from '../../src/cli/main.ts';
+import { dialCall } from '../../src/caller/index.ts';
+import { runCli } from '../../src/cli/index.ts';
 import { freePort, pollUntil } from '../support/serve-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pack } from '../../src/packs/index.ts';
-import { replayConversation, syntheticSummary, syntheticTimeline, type RouteAction, type SyntheticCallOptions } from '../../src/scoring/synthetic.ts';
+import { replayConversation, syntheticSummary, syntheticTimeline, type RouteAction, type SyntheticCallOptions } from '../../src/scoring/index.ts';
 import type { FinalState, Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { CallDatabases, ensureTemplate } from '../../src/store/index.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTextFrame, parseTextFrame } from '../../../src/chirp/envelope.ts';
-import { randomIds, seededIds } from '../../../src/core/ids.ts';
+import { randomIds, seededIds } from '../../../src/core/index.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
