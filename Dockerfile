@@ -1,9 +1,9 @@
 # syntax=docker/dockerfile:1
 # mivas: one container, one port (8765). Build: docker build -t mivas .
-# Needs a registry that serves node:20-bookworm-slim (see docs/deploy.md).
+# Needs a registry that serves node:24-bookworm-slim (see docs/deploy.md).
 
 # ---- build stage: the only place with a compiler. better-sqlite3 builds from source here.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -13,7 +13,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # ---- runtime stage: no compiler, no dev dependencies, non-root, tini as PID 1.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     MIVAS_PORT=8765 \
     MIVAS_DATA_DIR=/data

@@ -4,7 +4,7 @@ import { loadPack, listPackIds } from '../src/packs/index.ts';
 import { buildDatabase, CallDatabases, dumpDatabase, ensureTemplate } from '../src/store/index.ts';
 import { snapshotParts, type CallRecord } from '../src/call/index.ts';
 import { systemClock } from '../src/core/index.ts';
-import { syntheticSummary, syntheticTimeline, type SyntheticStep } from '../src/scoring/offline-snapshot.ts';
+import { syntheticSummary, syntheticTimeline, type SyntheticStep } from '../src/scoring/index.ts';
 import { directorySink, emptyUsage, SnapshotOutbox } from '../src/snapshot/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';

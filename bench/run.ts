@@ -12,7 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderTable } from '../src/cli/progress.ts';
+import { renderTable } from '../src/cli/index.ts';
 import { canPin, ROOT } from './bench-context.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
 import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';

@@ -5,10 +5,8 @@
  */
 import { join } from 'node:path';
 import { listPackIds, loadPack, type Pack } from '../src/packs/index.ts';
-import { scoreRun } from '../src/scoring/index.ts';
 import { planRoute, replayOffline, routeActions as actionsOf, type RouteAction } from '../src/conversation/index.ts';
-import { syntheticSnapshot, syntheticSummary } from '../src/scoring/offline-snapshot.ts';
-import type { LoadedSnapshot } from '../src/scoring/index.ts';
+import { scoreRun, syntheticSnapshot, syntheticSummary, type LoadedSnapshot } from '../src/scoring/index.ts';
 import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderTable } from '../src/cli/progress.ts';
+import { renderTable } from '../src/cli/index.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../test/support/s3.ts';
 import { startTestServer } from '../test/support/server.ts';
 import { startServerProcess, tempDir } from './bench-context.ts';

@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../src/cli/main.ts');
+const { runCli } = await import('../src/cli/index.ts');
 process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });

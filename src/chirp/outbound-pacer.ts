@@ -1,4 +1,4 @@
-import { FRAME_BYTES, FRAME_MS } from '../audio/pcm.ts';
+import { FRAME_BYTES, FRAME_MS } from '../audio/index.ts';
 import type { Clock, Timer } from '../core/index.ts';
 
 /** Lead allowed over real time: enough to ride out event-loop jitter, small enough that barge-in stays crisp (wire.md §1.7). */

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT } from '../core/errors.ts';
+import { EXIT } from '../core/index.ts';
 import { CHIRP_RATE_HZ, createSpeechSynth, espeakAvailable, wavHeader } from '../audio/index.ts';
 import { listPackIds, loadPack, pronunciationTable, readPackDefinition, renderReadmeBlocks, rewriteReadmeBlocks, writeToolsJson, type Pack } from '../packs/index.ts';
 import { buildDatabase, dumpDatabase } from '../store/index.ts';

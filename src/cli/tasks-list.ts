@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT } from '../core/errors.ts';
+import { EXIT } from '../core/index.ts';
 import { loadPack, taskGrid, type TaskGrid } from '../packs/index.ts';
 import { failWith, type Command } from './io.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT } from '../core/errors.ts';
+import { EXIT } from '../core/index.ts';
 import { effectivePolicy, loadPack, projectState, type Pack, type Task } from '../packs/index.ts';
 import { replayReference } from '../conversation/index.ts';
 import { CallDatabases, ensureTemplate } from '../store/index.ts';

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { EXIT, exitCodeOf, PackError } from '../core/index.ts';
 import { listPackIds, loadPack, type Pack } from '../packs/index.ts';
-import { schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/task-validation.ts';
+import { schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { CliIO, Command } from './io.ts';
 

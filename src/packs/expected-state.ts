@@ -1,4 +1,4 @@
-import { canonicalJson } from '../core/hash.ts';
+import { canonicalJson } from '../core/index.ts';
 import type { ComparePolicy, Task, TablePolicy } from './schema.ts';
 
 /** compare.json with a task's override merged per table (scoring.md §4.1). */

@@ -121,9 +121,23 @@ const outputDataSchema: z.ZodType<unknown> = z.lazy(() =>
 );
 
 /** One expected tool call of a task. */
+/**
+ * Why a required call is required (the necessity check of `mivas tasks validate`): it writes
+ * expected state, it answers what the caller asks, or a rule in its agent's prompt requires it
+ * (`quote` is then a verbatim fragment of that prompt, which the validator looks up).
+ */
+export const callReasonSchema = z
+  .object({
+    because: z.enum(['writes_state', 'answers_caller', 'prompt_rule']),
+    quote: z.string().min(8).optional(),
+  })
+  .strict()
+  .refine((w) => w.because !== 'prompt_rule' || w.quote !== undefined, { message: 'a prompt_rule reason quotes the prompt line' });
+
 export const expectedCallSchema = z
   .object({
     name: toolName,
+    why: callReasonSchema.optional(),
     parameters: z.record(z.string(), matcherSchema).optional(),
     output: z
       .object({

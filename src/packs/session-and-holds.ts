@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { canonicalJson, sha256Parts } from '../core/hash.ts';
+import { canonicalJson, sha256Parts } from '../core/index.ts';
 import { callSession, holds } from './session-tables.ts';
 import { param, preparedQuery, rowInsert } from './prepared.ts';
 import type { PackDb, ToolContext, ToolRefusal } from './tool-kit.ts';

@@ -15,3 +15,5 @@ export * from './aggregates.ts';
 export * from './leaderboard.ts';
 export * from './exports.ts';
 export * from './score-run.ts';
+export * from './offline-snapshot.ts';
+export * from './task-validation.ts';

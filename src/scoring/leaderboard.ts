@@ -1,4 +1,4 @@
-import { sha256Parts } from '../core/hash.ts';
+import { sha256Parts } from '../core/index.ts';
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type TaskStats } from './aggregates.ts';
 import type { BootstrapSettings } from './bootstrap.ts';
 import { percentile } from './evidence.ts';

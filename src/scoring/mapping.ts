@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../core/index.ts';
 import type { UnmappedReason } from './types.ts';
 
 /** One conversation-to-task pair from `--mapping`, with the caller platform's status when known. */

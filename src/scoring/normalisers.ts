@@ -1,4 +1,4 @@
-import { canonicalJson } from '../core/hash.ts';
+import { canonicalJson } from '../core/index.ts';
 import type { NormaliserName } from '../packs/index.ts';
 
 /** A value after a normaliser ran: the normalised value, or the raw one flagged `unparsed`. */

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Parts } from '../core/hash.ts';
+import { canonicalJson, sha256Parts } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, statusCounts, taskStats, type GroupMetrics, type TaskStats } from './aggregates.ts';
 import { BOOTSTRAP_PRNG, type BootstrapSettings } from './bootstrap.ts';

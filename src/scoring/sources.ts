@@ -2,7 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import Database from 'better-sqlite3';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../core/index.ts';
 import { finalStateSchema, SNAPSHOT_PARTS, snapshotKey, summarySchema, timelineFileSchema, type FinalState, type SnapshotPart, type Summary, type TimelineEvent } from '../snapshot/index.ts';
 import { dumpDatabase } from '../store/index.ts';
 

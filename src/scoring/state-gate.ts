@@ -1,4 +1,4 @@
-import { canonicalJson } from '../core/hash.ts';
+import { canonicalJson } from '../core/index.ts';
 import { ignoredColumns, scoredTables, type ComparePolicy, type NormaliserName, type TablePolicy } from '../packs/index.ts';
 import { normalise, sameValue } from './normalisers.ts';
 import type { StateDiffEntry, StateGateResult } from './types.ts';

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../core/hash.ts';
+import { canonicalJson } from '../core/index.ts';
 import { effectivePolicy, projectState, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
 import type { FinalState } from '../snapshot/index.ts';
 import type { CallDatabases } from '../store/index.ts';

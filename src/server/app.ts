@@ -70,7 +70,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Calls log their own boundaries; per-request lines would drown them.
     logController: new LogController({ disableRequestLogging: true }),
     // A malformed URL is refused before routing, outside the error handler: answer it as ours too.
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, mapError(error)),
+    frameworkErrors: (error, _request, reply) => {
+      void sendProblem(reply, mapError(error));
+    },
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, httpProblem('ROUTE_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]?.slice(0, 100) ?? ''}`)));
   app.setErrorHandler((error: FastifyError, request, reply) => {

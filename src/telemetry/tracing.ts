@@ -1,7 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { CallRecord } from '../call/index.ts';
 import type { BluejaySettings } from '../config.ts';
 import type { IdSource } from '../core/index.ts';
@@ -65,7 +65,7 @@ function countingExporter(inner: SpanExporter, lost: (count: number) => void): S
  */
 export class CallTracer {
   private readonly ids = new PresetIdGenerator();
-  private readonly provider: BasicTracerProvider;
+  private readonly provider: TracerProvider;
 
   constructor(
     settings: Pick<BluejaySettings, 'apiKey' | 'otlpEndpoint' | 'serviceName' | 'otelQueueSize'>,
@@ -74,11 +74,12 @@ export class CallTracer {
     exporter?: SpanExporter,
   ) {
     const otlp = exporter ?? new OTLPTraceExporter({ url: settings.otlpEndpoint, headers: { 'X-API-KEY': settings.apiKey ?? '' } });
-    this.provider = new BasicTracerProvider({
+    this.provider = new TracerProvider({
       resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
       idGenerator: this.ids,
       spanProcessors: [
-        new BatchSpanProcessor(countingExporter(otlp, spansLost), {
+        new BatchSpanProcessor({
+          exporter: countingExporter(otlp, spansLost),
           maxQueueSize: settings.otelQueueSize,
           maxExportBatchSize: Math.min(BATCH_SIZE, settings.otelQueueSize),
           scheduledDelayMillis: BATCH_DELAY_MS,

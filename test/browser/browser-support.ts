@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { runCli } from '../../src/cli/main.ts';
+import { runCli } from '../../src/cli/index.ts';
 
 /** Debian's Chromium (stack.md, "Browser tests"); the browser suites skip without it. */
 export const CHROMIUM = '/usr/bin/chromium';

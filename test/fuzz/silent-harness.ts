@@ -1,5 +1,5 @@
 import { TypedEmitter } from '../../src/core/index.ts';
-import type { HarnessFactory, ModelSession, ModelSessionEvents } from '../../src/providers/model-session.ts';
+import type { HarnessFactory, ModelSession, ModelSessionEvents } from '../../src/providers/index.ts';
 
 /** A model that connects and never speaks: the call stays up while a fuzzer feeds it frames. */
 export function silentHarness(): HarnessFactory {

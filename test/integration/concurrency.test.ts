@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/local-caller.ts';
+import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { finalStateSchema, summarySchema, timelineFileSchema, type FinalState, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth, parseWav } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/local-caller.ts';
+import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { finalStateSchema, summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../support/s3.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

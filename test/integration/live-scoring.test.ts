@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf } from '../../src/caller/local-caller.ts';
+import { dialCall, openingLineOf } from '../../src/caller/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
 import { startTestServer } from '../support/server.ts';
 

@@ -2,12 +2,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall } from '../../src/caller/local-caller.ts';
-import { runCli } from '../../src/cli/main.ts';
+import { dialCall } from '../../src/caller/index.ts';
+import { runCli } from '../../src/cli/index.ts';
 import { freePort, pollUntil } from '../support/serve-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const BASE_IMAGE = 'node:20-bookworm-slim';
+const BASE_IMAGE = 'node:24-bookworm-slim';
 const TAG = 'mivas:ops-test';
 
 /** Why the image test cannot run here, or null when a Docker engine and the base image are present. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/local-caller.ts';
+import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { summarySchema } from '../../src/snapshot/index.ts';
 import { loadControlPack } from '../support/call-record.ts';
 import { RawChirpClient, tryUpgrade, type UpgradeAnswer } from '../support/chirp-client.ts';

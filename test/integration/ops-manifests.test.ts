@@ -22,8 +22,8 @@ describe('Dockerfile (static checks of the image contents)', () => {
   const stages = text.split(/^FROM /m).slice(1);
   const runtime = stages.at(-1) ?? '';
 
-  it('is multi-stage on node:20-bookworm-slim, with the compiler only in the build stage', () => {
-    expect(stages.map((s) => s.split(/\s/)[0])).toEqual(['node:20-bookworm-slim', 'node:20-bookworm-slim']);
+  it('is multi-stage on node:24-bookworm-slim, with the compiler only in the build stage', () => {
+    expect(stages.map((s) => s.split(/\s/)[0])).toEqual(['node:24-bookworm-slim', 'node:24-bookworm-slim']);
     expect(stages[0]).toMatch(/python3 make g\+\+/);
     expect(runtime).not.toMatch(/\bg\+\+|\bmake\b|python3/);
   });

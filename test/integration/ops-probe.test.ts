@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main.ts';
+import { runCli } from '../../src/cli/index.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/local-caller.ts';
+import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { BluejayApiStandIn } from '../support/bluejay-api.ts';
 import { OTLP_PROTOBUF, OtlpCollector } from '../support/otlp-collector.ts';

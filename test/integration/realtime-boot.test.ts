@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main.ts';
+import { runCli } from '../../src/cli/index.ts';
 import { ConfigError } from '../../src/core/index.ts';
 import { startTestServer } from '../support/server.ts';
 

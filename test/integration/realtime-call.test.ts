@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { CallerReport } from '../../src/caller/local-caller.ts';
+import type { CallerReport } from '../../src/caller/index.ts';
 import { PRICE_TABLE } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { dial, eventsOf, OPENING_LINE, readSnapshot, startRealtimeRig, type RealtimeRig } from '../support/realtime-call.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LEAD_MS } from '../../src/chirp/outbound-pacer.ts';
+import { MAX_LEAD_MS } from '../../src/chirp/index.ts';
 import { ManualClock } from '../../src/core/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { RawChirpClient, type CloseInfo } from '../support/chirp-client.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallerReport } from '../../src/caller/local-caller.ts';
+import type { CallerReport } from '../../src/caller/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { dial, eventsOf, readSnapshot, startRealtimeRig, type RealtimeRig } from '../support/realtime-call.ts';
 import { tone, type StandInConnection, type WireEntry } from '../support/realtime-server.ts';

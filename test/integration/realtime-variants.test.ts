@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallerReport } from '../../src/caller/local-caller.ts';
+import type { CallerReport } from '../../src/caller/index.ts';
 import { PRICE_TABLE } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { dial, eventsOf, readSnapshot, startRealtimeRig } from '../support/realtime-call.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
 import type { ManualClock } from '../../src/core/index.ts';
-import { dialCall, type CallerReport } from '../../src/caller/local-caller.ts';
+import { dialCall, type CallerReport } from '../../src/caller/index.ts';
 import type { AppContextOverrides } from '../../src/server/index.ts';
 import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { RealtimeStandIn, type StandInDialect } from './realtime-server.ts';

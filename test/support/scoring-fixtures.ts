@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparePolicySchema, loadPack, type Blueprint, type ComparePolicy, type Pack } from '../../src/packs/index.ts';
-import type { ToolShape } from '../../src/scoring/index.ts';
-import { syntheticSummary, syntheticTimeline, type SyntheticCallOptions, type SyntheticStep } from '../../src/scoring/offline-snapshot.ts';
+import { syntheticSummary, syntheticTimeline, type SyntheticCallOptions, type SyntheticStep, type ToolShape } from '../../src/scoring/index.ts';
 import type { FinalState, Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 
 /** The repository's packs folder. */

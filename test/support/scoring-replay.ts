@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayOffline, type OfflineOptions, type RouteAction } from '../../src/conversation/index.ts';
 import type { Pack } from '../../src/packs/index.ts';
-import { syntheticSummary } from '../../src/scoring/offline-snapshot.ts';
+import { syntheticSummary } from '../../src/scoring/index.ts';
 import type { FinalState, Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { CallDatabases, ensureTemplate } from '../../src/store/index.ts';
 

@@ -1,29 +1,16 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import architecture from '../../architecture.json' with { type: 'json' };
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
-/** Folders each src folder may import (DESIGN.md data flow; style.md house rule 1). */
-const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  core: [],
-  packs: ['core'],
-  store: ['core', 'packs'],
-  tools: ['core', 'packs', 'store'],
-  snapshot: ['core'],
-  audio: ['core'],
-  chirp: ['core', 'audio'],
-  conversation: ['core', 'packs', 'tools', 'snapshot', 'store'],
-  providers: ['core', 'packs', 'tools', 'snapshot', 'audio', 'conversation', 'store', 'config.ts'],
-  call: ['core', 'packs', 'tools', 'snapshot', 'audio', 'conversation', 'chirp', 'providers', 'store'],
-  caller: ['core', 'audio', 'chirp', 'packs'],
-  scoring: ['core', 'packs', 'store', 'tools', 'conversation', 'snapshot', 'config.ts'],
-  report: ['core', 'packs', 'snapshot', 'scoring'],
-  telemetry: ['core', 'call', 'snapshot', 'config.ts'],
-  bluejay: ['core', 'call', 'snapshot', 'packs', 'config.ts'],
-  server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'conversation', 'providers', 'call', 'config.ts', 'report', 'scoring', 'telemetry', 'bluejay'],
-  cli: ['*'],
-};
+/**
+ * Folders each src folder may import (DESIGN.md data flow; style.md house rule 1). The same table
+ * drives eslint.config.js (import-x/no-restricted-paths), which also keeps every folder's public
+ * surface to its index.ts; this test is the resolver-free backing check of direction and cycles.
+ */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = architecture.allowed;
 
 /** Folders a folder may reach only through their `index.ts` (the caller speaks CHIRP through the codec's public face). */
 const INDEX_ONLY: Readonly<Record<string, readonly string[]>> = {

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/main.ts';
+import { runCli } from '../../../src/cli/index.ts';
 import { loadControlPack, PACKS_DIR, writeSnapshotFiles } from '../../support/scoring-fixtures.ts';
 import { replayWorkspace, S_E1_ROUTE } from '../../support/scoring-replay.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../../support/s3.ts';

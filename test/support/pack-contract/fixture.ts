@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { sha256Parts } from '../../../src/core/hash.ts';
+import { sha256Parts } from '../../../src/core/index.ts';
 import {
   buildCatalog,
   comparePolicySchema,

@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalJson } from '../../../src/core/hash.ts';
+import { canonicalJson } from '../../../src/core/index.ts';
 import type { CatalogTool, Pack } from '../../../src/packs/index.ts';
 import type { DatabaseDump } from '../../../src/store/index.ts';
 import { RUNTIME_ERROR_CODES } from '../../../src/tools/index.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/main.ts';
+import { runCli } from '../../../src/cli/index.ts';
 import { parseMapping } from '../../../src/scoring/index.ts';
 import { BluejayApiStandIn } from '../../support/bluejay-api.ts';
 

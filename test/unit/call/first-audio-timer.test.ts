@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FirstAudioTimer } from '../../../src/call/first-audio-timer.ts';
-import { ManualClock } from '../../../src/core/clock.ts';
+import { ManualClock } from '../../../src/core/index.ts';
 
 function setup(): { clock: ManualClock; timer: FirstAudioTimer; recorded: [string | null, number][] } {
   const clock = new ManualClock();

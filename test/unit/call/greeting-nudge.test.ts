@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GreetingNudge } from '../../../src/call/greeting-nudge.ts';
-import { ManualClock } from '../../../src/core/clock.ts';
+import { ManualClock } from '../../../src/core/index.ts';
 
 function setup(onSend: (attempt: number, nudge: GreetingNudge) => void = () => undefined) {
   const clock = new ManualClock();

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { dialCall } from '../../../src/caller/index.ts';
 import { decodeCallerFrame, encodeServerFrame, type CallerFrame } from '../../../src/chirp/index.ts';
-import { seededIds } from '../../../src/core/ids.ts';
+import { seededIds } from '../../../src/core/index.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -11,7 +11,7 @@ import {
   type CallerFrame,
   type ServerFrame,
 } from '../../../src/chirp/index.ts';
-import { randomIds, seededIds } from '../../../src/core/ids.ts';
+import { randomIds, seededIds } from '../../../src/core/index.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const FIXED_ID = '5a1d3c9e-0000-4000-8000-000000000000';

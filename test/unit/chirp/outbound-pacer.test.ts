@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME_BYTES } from '../../../src/audio/pcm.ts';
+import { FRAME_BYTES } from '../../../src/audio/index.ts';
 import { CATCH_UP_MS, MAX_LEAD_MS, OutboundPacer, type PacerEffects } from '../../../src/chirp/outbound-pacer.ts';
-import { ManualClock, type Clock, type Timer } from '../../../src/core/clock.ts';
+import { ManualClock, type Clock, type Timer } from '../../../src/core/index.ts';
 
 type Event =
   | { kind: 'started'; id: string; at: number }

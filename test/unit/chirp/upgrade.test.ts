@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isUpgradeProblem, readUpgradeFacts } from '../../../src/chirp/upgrade.ts';
-import { CALL_ID_PATTERN, seededIds } from '../../../src/core/ids.ts';
+import { CALL_ID_PATTERN, seededIds } from '../../../src/core/index.ts';
 
 const ids = () => seededIds('upgrade');
 

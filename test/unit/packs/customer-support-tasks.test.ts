@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
-import { schemaColumnsOf, validateTask } from '../../../src/scoring/task-validation.ts';
+import { schemaColumnsOf, validateTask } from '../../../src/scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
 
 const PACKS_DIR = join(import.meta.dirname, '../../../packs');

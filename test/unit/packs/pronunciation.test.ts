@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { espeakAvailable, parseWav } from '../../../src/audio/index.ts';
-import { runCli } from '../../../src/cli/main.ts';
+import { runCli } from '../../../src/cli/index.ts';
 import { pronunciationTable } from '../../../src/packs/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');

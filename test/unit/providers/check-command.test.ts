@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/main.ts';
-import { handoffProblems } from '../../../src/cli/check-command.ts';
+import { handoffProblems, runCli } from '../../../src/cli/index.ts';
 import { agentSetupOf } from '../../../src/conversation/index.ts';
 import { loadPack } from '../../../src/packs/index.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { breakdowns, groupMetrics, leaderboard, P_K_LABEL, taskStats } from '../../../src/scoring/index.ts';
-import { renderScoreTable } from '../../../src/report/score-table.ts';
+import { renderScoreTable } from '../../../src/report/index.ts';
 import { trials } from '../../support/scoring-verdicts.ts';
 
 const settings = { k: 5, seed: 1729, resamples: 2000 };

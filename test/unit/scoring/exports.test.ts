@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
-import { renderScoreReport } from '../../../src/report/score-report.ts';
+import { renderScoreReport } from '../../../src/report/index.ts';
 import { conversationsCsv, CSV_COLUMNS, parseCsv, scoreRun, scoresJson, type ScoreOptions } from '../../../src/scoring/index.ts';
 import { syntheticSnapshot } from '../../../src/scoring/offline-snapshot.ts';
 import { loadControlPack } from '../../support/scoring-fixtures.ts';

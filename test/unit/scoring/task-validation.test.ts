@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/main.ts';
+import { runCli } from '../../../src/cli/index.ts';
 import type { Pack, Task } from '../../../src/packs/index.ts';
 import { shortestRoutes } from '../../../src/scoring/route-search.ts';
 import { staticTaskProblems, taskSchemaProblems } from '../../../src/scoring/task-checks.ts';

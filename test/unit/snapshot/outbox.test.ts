@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/core/clock.ts';
+import { ManualClock } from '../../../src/core/index.ts';
 import { directorySink, SNAPSHOT_PARTS, SnapshotOutbox, type OutboxObserver, type SnapshotPart, type SnapshotSink } from '../../../src/snapshot/index.ts';
 
 const PACK = 'control-industry';

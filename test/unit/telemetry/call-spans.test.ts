@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
 import { CallTracer, clipJson, MivasMetrics, planCallSpans } from '../../../src/telemetry/index.ts';
 import { seededIds } from '../../../src/core/index.ts';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadControlPack, sampleRecord } from '../../support/call-record.ts';
 
 describe('call spans from the timeline (wire.md §5.2)', () => {

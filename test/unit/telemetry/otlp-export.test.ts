@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededIds } from '../../../src/core/index.ts';
 import type { Pack } from '../../../src/packs/index.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { sha256Parts } from '../../../../src/core/hash.ts';
+import { sha256Parts } from '../../../../src/core/index.ts';
 import { comparePolicySchema } from '../../../../src/packs/index.ts';
 import { buildDatabase } from '../../../../src/store/index.ts';
 import { createCallRunner, PACK_IDS, PACKS_DIR, ROOT, UNSCORED, usePackWithTemplate } from '../../../support/pack-contract/fixture.ts';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../../src/core/hash.ts';
+import { canonicalJson } from '../../../../src/core/index.ts';
 import { README_BLOCK_NAMES, readReadmeBlocks, renderReadmeBlocks } from '../../../../src/packs/index.ts';
 import { PACK_IDS, PACKS_DIR, UNSCORED, usePackWithTemplate } from '../../../support/pack-contract/fixture.ts';
 import { filesUnder } from '../../../support/pack-contract/pack-facts.ts';

@@ -4,7 +4,7 @@
  * These items read the tasks and plan routes only, so no template is built.
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../../src/core/hash.ts';
+import { canonicalJson } from '../../../../src/core/index.ts';
 import type { Task } from '../../../../src/packs/index.ts';
 import { planRoute } from '../../../../src/conversation/index.ts';
 import { PACK_IDS, UNSCORED, usePack } from '../../../support/pack-contract/fixture.ts';

@@ -1,0 +1,3 @@
+export { runCli } from './main.ts';
+export { ProgressBar, renderTable } from './progress.ts';
+export { handoffProblems } from './check-command.ts';
