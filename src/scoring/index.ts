@@ -17,3 +17,4 @@ export * from './exports.ts';
 export * from './score-run.ts';
 export * from './offline-snapshot.ts';
 export * from './task-validation.ts';
+export * from './task-provenance.ts';

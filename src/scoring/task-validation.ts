@@ -11,6 +11,7 @@ import { replayOffline, type DispatchResult, type RouteAction } from '../convers
 import { syntheticSnapshot, syntheticSummary } from './offline-snapshot.ts';
 import type { TimelineEvent } from '../snapshot/index.ts';
 import { staticTaskProblems, type SchemaColumns } from './task-checks.ts';
+import { necessityProblems, provenanceProblems } from './task-provenance.ts';
 import type { ConversationVerdict } from './types.ts';
 import { scoreConversation } from './verdict.ts';
 
@@ -131,7 +132,12 @@ export function validateTask(env: ValidationEnv, task: Task): TaskValidation {
   const oracleActions = problems.length ? null : interleave(env.pack, task.exp_handoff_path, task.exp_tool_calls);
   if (!oracleActions) return { task_id: task.task_id, problems: problems.length ? problems : ['route: the expected calls cannot be interleaved with the path'], warnings, results: [] };
   const oracle = play(env, task, 'oracle', oracleActions);
-  problems.push(...oracleProblems(env, task, policy, oracle), ...matcherIndependence(env, task, policy, oracleActions));
+  problems.push(
+    ...oracleProblems(env, task, policy, oracle),
+    ...matcherIndependence(env, task, policy, oracleActions),
+    ...provenanceProblems(env.pack, task, oracle.calls.map((c) => c.output)),
+    ...necessityProblems(env.pack, task),
+  );
   const variants = [...mutantsOf(env.pack, task, oracleActions), ...equivalentsOf(env.pack, task, oracleActions)];
   const evaluated = variants.map((variant, n) => evaluate(env, task, policy, oracle.final, variant, n));
   // Snapshot-noise variants reorder and restamp rows on purpose; that is not a write.
