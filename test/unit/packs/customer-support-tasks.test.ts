@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayOffline, type RouteAction } from '../../../src/conversation/index.ts';
 import { loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
-import { schemaColumnsOf, validateTask } from '../../../src/scoring/index.ts';
+import { schemaColumnsOf, scoreConversation, syntheticSnapshot, syntheticSummary, validateTask, type ConversationVerdict } from '../../../src/scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
 
 const PACKS_DIR = join(import.meta.dirname, '../../../packs');
@@ -24,6 +25,37 @@ describe('customer-support tasks', () => {
   afterAll(() => {
     dbs.closeAll();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Plays `actions` through the engine on a fresh call database and scores them against `task`. */
+  function scoreActions(task: Task, actions: readonly RouteAction[], id: string): ConversationVerdict {
+    const callId = `cs_${task.task_id.replaceAll('-', '_')}_${id}`;
+    try {
+      const r = replayOffline(actions, { pack, databases: dbs, callId, taskId: task.task_id });
+      const snapshot = syntheticSnapshot(pack.id, callId, syntheticSummary(pack, { callId, pack: pack.id, taskId: task.task_id }), r.events, r.final);
+      return scoreConversation({ conversationId: callId, snapshot, entry: undefined, packHint: null }, { packs: new Map([[pack.id, pack]]), minCallMs: 0, allowPackDrift: false });
+    } finally {
+      dbs.remove(callId);
+    }
+  }
+
+  // Issue 18 defect 5: the store filter is optional, so a task grades the store the caller asked
+  // about in the keyed output, never the filter: filtered or unfiltered passes, another store fails.
+  it('grades list_stores by the store asked about: a filter to it or no filter passes, another store fails', () => {
+    const withStores = tasks.filter((t) => t.exp_tool_calls.some((c) => c.name === 'list_stores'));
+    expect(withStores.map((t) => t.task_id).sort()).toEqual(['C1-E1', 'C1-E1-BG', 'C1-E1-SIG', 'C2-E1', 'C2-E1-BG', 'C2-E1-SIG', 'C3-E1', 'C3-E1-BG', 'C3-E1-SIG', 'C4-E1', 'C4-E1-BG', 'C4-E1-SIG', 'C5-E1', 'C5-E1-BG', 'C5-E1-SIG']);
+    for (const task of withStores) {
+      const call = task.exp_tool_calls.find((c) => c.name === 'list_stores');
+      expect(call?.parameters, task.task_id).toBeUndefined();
+      const asked = Object.keys((call?.output?.data as { stores: Record<string, unknown> }).stores);
+      expect(asked, task.task_id).toHaveLength(1);
+      const other = ['st_lakeview', 'st_naperville', 'st_evanston', 'st_oak_park'].find((s) => s !== asked[0]) ?? '';
+      const play = (storeFilter: Record<string, string>): RouteAction[] =>
+        task.exp_tool_calls.map((c) => ({ kind: 'call', name: c.name, parameters: c.name === 'list_stores' ? storeFilter : c.parameters }));
+      expect(scoreActions(task, play({}), 'all').status, `${task.task_id} unfiltered`).toBe('PASS');
+      expect(scoreActions(task, play({ store_id: asked[0] ?? '' }), 'asked').status, `${task.task_id} filtered to the store asked about`).toBe('PASS');
+      expect(scoreActions(task, play({ store_id: other }), 'other').status, `${task.task_id} filtered to ${other}`).toBe('FAIL');
+    }
   });
 
   it('keeps the launch example as the brief gives it: plans, coverage, first slot, book, cancel', () => {
