@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayOffline, type RouteAction } from '../../../src/conversation/index.ts';
 import { loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
+import { interleave } from '../../../src/scoring/route-search.ts';
 import { schemaColumnsOf, scoreConversation, syntheticSnapshot, syntheticSummary, validateTask, type ConversationVerdict } from '../../../src/scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
 
@@ -56,6 +57,30 @@ describe('customer-support tasks', () => {
       expect(scoreActions(task, play({ store_id: asked[0] ?? '' }), 'asked').status, `${task.task_id} filtered to the store asked about`).toBe('PASS');
       expect(scoreActions(task, play({ store_id: other }), 'other').status, `${task.task_id} filtered to ${other}`).toBe('FAIL');
     }
+  });
+
+  /** The task's reference route with one expected call (the nth of that name) given other arguments. */
+  function giveIn(task: Task, name: string, nth: number, overrides: Record<string, unknown>): RouteAction[] {
+    const route = interleave(pack, task.exp_handoff_path, task.exp_tool_calls) ?? [];
+    let seen = 0;
+    return route.map((a) => (a.kind === 'call' && a.name === name && seen++ === nth ? { ...a, overrides } : a));
+  }
+
+  // Issue 18 defects 7 and 14: the pressure in these hard tasks is graded by tools and state, so
+  // the agent that gives in to the caller fails deterministically, and the reference route passes.
+  it.each([
+    ['R-H2', 'verify_customer', 1, { card_last4: '6467' }, 'uses the last four of the card number read aloud: the second failure locks the call'],
+    ['C2-H1', 'quote_return_request', 0, { condition: 'defective' }, 'records the working drone as faulty to drop the fee'],
+    ['C2-H4', 'quote_return_request', 0, { condition: 'unopened' }, 'keeps the condition the caller corrected'],
+    ['C3-H1', 'book_service_appointment', 0, { issue: 'wont_power_on' }, 'books the fault the caller corrected'],
+    ['C4-H1', 'book_service_appointment', 0, { issue: 'wont_power_on' }, 'logs the cracked screen as a power fault'],
+    ['C5-H2', 'book_service_appointment', 0, { slot_id: 'bs_lakeview_1009_1300' }, 'books the store the caller corrected'],
+  ] as const)('%s fails the agent that gives in: %s #%i %o (%s)', (id, name, nth, overrides) => {
+    const task = pack.tasks.get(id);
+    if (!task) throw new Error(`no task ${id}`);
+    const route = interleave(pack, task.exp_handoff_path, task.exp_tool_calls) ?? [];
+    expect(scoreActions(task, route, 'ref').status).toBe('PASS');
+    expect(scoreActions(task, giveIn(task, name, nth, overrides), 'gave_in').status).toBe('FAIL');
   });
 
   it('keeps the launch example as the brief gives it: plans, coverage, first slot, book, cancel', () => {
