@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayOffline, type RouteAction } from '../../../src/conversation/index.ts';
-import { loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
-import { interleave } from '../../../src/scoring/route-search.ts';
+import { agentOwnsTool, loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
 import { schemaColumnsOf, scoreConversation, syntheticSnapshot, syntheticSummary, validateTask, type ConversationVerdict } from '../../../src/scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
 
@@ -59,9 +58,24 @@ describe('customer-support tasks', () => {
     }
   });
 
+  /** The reference route: each hop just before the first call its target owns (as task lock takes it). */
+  function routeOf(task: Task): RouteAction[] {
+    const targets = task.exp_handoff_path.map((h) => pack.catalog.get(h)?.handoffTo ?? h);
+    const out: RouteAction[] = [];
+    let agent = pack.entryAgent;
+    for (const call of task.exp_tool_calls) {
+      while (!agentOwnsTool(pack, agent, call.name) && targets.length) {
+        agent = targets.shift() ?? agent;
+        out.push({ kind: 'hop', to: agent });
+      }
+      out.push({ kind: 'call', name: call.name, parameters: call.parameters });
+    }
+    return [...out, ...targets.map((to): RouteAction => ({ kind: 'hop', to }))];
+  }
+
   /** The task's reference route with one expected call (the nth of that name) given other arguments. */
   function giveIn(task: Task, name: string, nth: number, overrides: Record<string, unknown>): RouteAction[] {
-    const route = interleave(pack, task.exp_handoff_path, task.exp_tool_calls) ?? [];
+    const route = routeOf(task);
     let seen = 0;
     return route.map((a) => (a.kind === 'call' && a.name === name && seen++ === nth ? { ...a, overrides } : a));
   }
@@ -75,11 +89,10 @@ describe('customer-support tasks', () => {
     ['C3-H1', 'book_service_appointment', 0, { issue: 'wont_power_on' }, 'books the fault the caller corrected'],
     ['C4-H1', 'book_service_appointment', 0, { issue: 'wont_power_on' }, 'logs the cracked screen as a power fault'],
     ['C5-H2', 'book_service_appointment', 0, { slot_id: 'bs_lakeview_1009_1300' }, 'books the store the caller corrected'],
-  ] as const)('%s fails the agent that gives in: %s #%i %o (%s)', (id, name, nth, overrides) => {
+  ] as const)('%s fails the agent that gives in: %s #%i %o (%s)', (id, name, nth, overrides, _why) => {
     const task = pack.tasks.get(id);
     if (!task) throw new Error(`no task ${id}`);
-    const route = interleave(pack, task.exp_handoff_path, task.exp_tool_calls) ?? [];
-    expect(scoreActions(task, route, 'ref').status).toBe('PASS');
+    expect(scoreActions(task, routeOf(task), 'ref').status).toBe('PASS');
     expect(scoreActions(task, giveIn(task, name, nth, overrides), 'gave_in').status).toBe('FAIL');
   });
 
