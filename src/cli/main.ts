@@ -11,6 +11,7 @@ import { runCommand } from './run-command.ts';
 import { scoreCommand } from './score-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { tasksListCommand } from './tasks-list.ts';
+import { tasksDiffCommand } from './tasks-diff.ts';
 import { tasksLockCommand } from './tasks-lock.ts';
 import { tasksValidateCommand } from './tasks-validate.ts';
 
@@ -28,7 +29,8 @@ commands:
   packs generate|migrate   regenerate tools.json / drizzle migrations
   tasks lock               fill a pack's exp_db_state by replay
   tasks list               print a pack's category × difficulty grid and audio counts
-  tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents
+  tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents, provenance, necessity
+  tasks diff               re-score stored snapshots under an older suite and list the verdicts that flip
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
   report                   export the results pages (leaderboard, tasks, conversations) as static files
   check                    print each agent's instructions size and the exact tools a harness offers
@@ -40,7 +42,8 @@ const tasksCommand: Command = async (argv, io) => {
   if (sub === 'lock') return tasksLockCommand(rest, io);
   if (sub === 'list') return tasksListCommand(rest, io);
   if (sub === 'validate') return tasksValidateCommand(rest, io);
-  return failWith(io, 'USAGE', 'usage: mivas tasks lock|list|validate [--pack P]');
+  if (sub === 'diff') return tasksDiffCommand(rest, io);
+  return failWith(io, 'USAGE', 'usage: mivas tasks lock|list|validate|diff [--pack P]');
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {

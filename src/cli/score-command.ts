@@ -54,7 +54,8 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   return parsed.success ? parsed.data : parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n');
 }
 
-function openSource(flags: ScoreFlags, io: CliIO): SnapshotSource {
+/** The snapshot store a `--snapshots` value names: a directory, or `s3://bucket/prefix`. */
+export function openSource(flags: Pick<ScoreFlags, 'snapshots'>, io: CliIO): SnapshotSource {
   const s3 = parseS3Uri(flags.snapshots);
   if (!s3) return directorySource(resolve(io.cwd, flags.snapshots));
   const config = loadConfig(io.env);
@@ -70,7 +71,7 @@ function readText(file: string): string {
   }
 }
 
-async function loadPacks(ids: ReadonlySet<string>, packsDir: string): Promise<Map<string, Pack>> {
+export async function loadPacks(ids: ReadonlySet<string>, packsDir: string): Promise<Map<string, Pack>> {
   const packs = new Map<string, Pack>();
   for (const id of [...ids].sort()) packs.set(id, await loadPack(packsDir, id));
   return packs;
