@@ -59,6 +59,11 @@ export const envSchema = z.object({
   BLUEJAY_OTLP_ENDPOINT: httpUrl.default('https://otlp.getbluejay.ai/v1/traces'),
   BLUEJAY_SERVICE_NAME: z.string().min(1).default('mivas'),
   MIVAS_OTEL: bool.default(true),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(httpUrl.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalText.pipe(httpUrl.optional()),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: optionalText,
+  OTEL_SERVICE_NAME: optionalText,
   MIVAS_OTEL_QUEUE: z.coerce.number().int().positive().default(32_768),
   MIVAS_UPSERT_SETTLE_SECONDS: z.coerce.number().nonnegative().default(10),
   OPENAI_API_KEY: optionalText,
@@ -109,6 +114,20 @@ export interface ProviderSettings {
   readonly turnDetection: 'semantic_vad' | 'server_vad';
 }
 
+/** One place spans are exported to (OTLP/HTTP protobuf). */
+export interface OtlpDestination {
+  readonly name: 'bluejay' | 'otlp';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Where a call's spans go: Bluejay when its key is set, any collector named by the standard OTEL_EXPORTER_OTLP_* variables. */
+export interface TracingSettings {
+  readonly destinations: readonly OtlpDestination[];
+  readonly serviceName: string;
+  readonly otelQueueSize: number;
+}
+
 /** Bluejay REST and OTLP settings (wire.md §4, §5); everything is off without an API key. */
 export interface BluejaySettings {
   readonly apiKey: string | undefined;
@@ -155,6 +174,7 @@ export interface Config {
   readonly logLevel: Env['MIVAS_LOG_LEVEL'];
   readonly bluejay: BluejaySettings;
   readonly providers: ProviderSettings;
+  readonly tracing: TracingSettings;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -226,8 +246,29 @@ function toConfig(env: Env): ConfigResult {
       settleMs: env.MIVAS_UPSERT_SETTLE_SECONDS * 1000,
     },
     providers: providerSettings(env),
+    tracing: tracingSettings(env),
   };
   return { ok: true, config: Object.freeze(config) };
+}
+
+/** `k1=v1,k2=v2` with URL-encoded values, as the OpenTelemetry exporter specification writes headers. */
+function otlpHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    out[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return out;
+}
+
+function tracingSettings(env: Env): TracingSettings {
+  const destinations: OtlpDestination[] = [];
+  if (env.BLUEJAY_API_KEY !== undefined && env.MIVAS_OTEL) destinations.push({ name: 'bluejay', url: env.BLUEJAY_OTLP_ENDPOINT, headers: { 'X-API-KEY': env.BLUEJAY_API_KEY } });
+  // The signal-specific endpoint is used as given; the base endpoint gets /v1/traces (OTLP exporter spec).
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` : undefined);
+  if (url && env.MIVAS_OTEL) destinations.push({ name: 'otlp', url, headers: { ...otlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...otlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) } });
+  return { destinations, serviceName: env.OTEL_SERVICE_NAME ?? env.BLUEJAY_SERVICE_NAME, otelQueueSize: env.MIVAS_OTEL_QUEUE };
 }
 
 function providerSettings(env: Env): ProviderSettings {
