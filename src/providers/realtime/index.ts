@@ -1,5 +1,6 @@
 export * from './dialect.ts';
 export * from './ga-dialect.ts';
+export * from './azure-auth.ts';
 export * from './xai-dialect.ts';
 export * from './qwen-dialect.ts';
 export * from './server-events.ts';

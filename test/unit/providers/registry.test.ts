@@ -54,8 +54,9 @@ describe('provider configuration', () => {
     expect(providers.openai).toEqual({ apiKey: undefined, model: 'gpt-realtime-2.1', voice: 'ash', baseUrl: 'wss://api.openai.com/v1', transcriptionModel: 'gpt-4o-mini-transcribe' });
     expect(providers.turnDetection).toBe('semantic_vad');
     expect(providers.azure.baseUrl).toBeUndefined();
-    expect(providers.xai).toMatchObject({ model: 'grok-voice-latest', voice: 'eve', baseUrl: 'wss://api.x.ai/v1' });
-    expect(providers.qwen).toMatchObject({ model: 'qwen3-omni-flash-realtime', baseUrl: 'wss://dashscope-intl.aliyuncs.com/api-ws/v1' });
+    expect(providers.azure).toMatchObject({ transcriptionDeployment: undefined, auth: { kind: 'api-key', apiKey: undefined } });
+    expect(providers.xai).toMatchObject({ model: 'grok-voice-think-fast-2.0', voice: 'eve', baseUrl: 'wss://api.x.ai/v1', transcriptionModel: 'grok-transcribe' });
+    expect(providers.qwen).toMatchObject({ model: 'qwen3.5-omni-plus-realtime', voice: 'Tina', baseUrl: 'wss://dashscope-intl.aliyuncs.com/api-ws/v1' });
   });
 
   it('refuses a base URL that is not ws:// or wss://, and a bad turn detection', () => {
