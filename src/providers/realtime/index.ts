@@ -7,3 +7,4 @@ export * from './server-events.ts';
 export * from './usage.ts';
 export * from './realtime-session.ts';
 export * from './harnesses.ts';
+export * from './capability-probe.ts';
