@@ -24,7 +24,7 @@ commands:
   serve                    run the service (CHIRP on /, probe on /probe, tools over HTTP)
   call                     dial one call against a running server
   probe URL                the 101 WebSocket health probe (--local: this host's server)
-  preflight                check configuration, pack, snapshot store, provider key and clock
+  preflight                check configuration, pack, snapshot store, provider key, function calling and clock
   bluejay push-tasks|run|poll|results   digital humans, runs and the result mapping
   packs generate|migrate   regenerate tools.json / drizzle migrations
   tasks lock               fill a pack's exp_db_state by replay
