@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main.ts';
-import { toolRecordPath } from '../../src/cli/preflight-command.ts';
+import { runCli, toolRecordPath } from '../../src/cli/index.ts';
 import { PROBE_TOOL_NAME } from '../../src/providers/index.ts';
 import { outputOf, RealtimeStandIn, sessionOf, type AutoRespond, type StandInDialect } from '../support/realtime-server.ts';
 
