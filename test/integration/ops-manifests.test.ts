@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { parseToml } from '../support/manifest-readers.ts';
+import { parseEnvFile, parseToml } from '../support/manifest-readers.ts';
 import { SERVE_NODE_FLAGS } from '../../src/server/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import {
@@ -311,39 +311,111 @@ describe(`k8s overlays: what each one must contain${skipNote}`, () => {
   });
 });
 
-describe('Cloud Run, Railway and Fly', () => {
-  it('Cloud Run: 3600 s timeout, session affinity, concurrency = MIVAS_MAX_CALLS, port 8765', () => {
-    const template = obj(obj(ofKind(docs('deploy/cloudrun.yaml'), 'Service').spec).template);
-    const spec = obj(template.spec);
-    const container = obj(arr(spec.containers)[0]);
+// -------------------------------------------------------------------------------------------
+// Cloud Run, Railway, Fly: each recipe against the platform's documented limits (docs/deploy.md).
+
+describe('Cloud Run (deploy/cloudrun.yaml)', () => {
+  const service = ofKind(docs('deploy/cloudrun.yaml'), 'Service');
+  const template = obj(obj(service.spec).template);
+  const annotations = obj(obj(template.metadata).annotations);
+  const spec = obj(template.spec);
+  const container = obj(arr(spec.containers)[0]);
+  const mountOf = (path: unknown): Obj => obj(arr(container.volumeMounts).find((m) => obj(m).mountPath === path));
+  const volumeOf = (path: unknown): Obj => obj(arr(spec.volumes).find((v) => obj(v).name === mountOf(path).name));
+
+  it('a call is one request: 3600 s timeout, session affinity, concurrency = MIVAS_MAX_CALLS, CPU always allocated', () => {
     expect(spec.timeoutSeconds).toBe(3600);
-    expect(obj(obj(template.metadata).annotations)['run.googleapis.com/sessionAffinity']).toBe('true');
+    expect(annotations['run.googleapis.com/sessionAffinity']).toBe('true');
+    expect(annotations['run.googleapis.com/cpu-throttling']).toBe('false');
     expect(spec.containerConcurrency).toBe(Number(envOf(container, 'MIVAS_MAX_CALLS')));
-    expect(arr(container.ports).map((p) => obj(p).containerPort)).toEqual([8765]);
+    expect(Number(envOf(container, 'MIVAS_MAX_CALL_S'))).toBeLessThan(Number(spec.timeoutSeconds));
+  });
+
+  it('listens where Cloud Run sends requests, and starts on /health', () => {
+    expect(arr(container.ports).map((p) => obj(p).containerPort)).toEqual([Number(envOf(container, 'MIVAS_PORT'))]);
     expect(obj(obj(container.startupProbe).httpGet).path).toBe('/health');
   });
 
-  it('railway.toml: Dockerfile builder, /health check, restart policy, a draining window', () => {
-    const railway = parseToml(read('railway.toml'));
-    expect(obj(railway.build)).toMatchObject({ builder: 'DOCKERFILE', dockerfilePath: 'Dockerfile' });
-    expect(obj(railway.deploy)).toMatchObject({ healthcheckPath: '/health', restartPolicyType: 'ON_FAILURE' });
-    expect(Number(obj(railway.deploy).drainingSeconds)).toBeGreaterThanOrEqual(900);
+  it('the data directory is a size-limited volume, and snapshots go to a bucket without keys', () => {
+    // Not the built-in in-memory filesystem: a volume whose size limit makes writes fail first.
+    expect(obj(volumeOf(envOf(container, 'MIVAS_DATA_DIR')).emptyDir).sizeLimit).toBeDefined();
+    const snapshots = obj(volumeOf(envOf(container, 'MIVAS_SNAPSHOT_DIR')).csi);
+    expect(snapshots.driver).toBe('gcsfuse.run.googleapis.com');
+    expect(obj(snapshots.volumeAttributes).bucketName).toBeTruthy();
+    expect(snapshots.readOnly).toBe(false);
+    // Volume mounts need the second generation execution environment.
+    expect(annotations['run.googleapis.com/execution-environment']).toBe('gen2');
+    expect(JSON.stringify(container.env)).not.toMatch(/AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY/);
   });
 
-  it('fly.toml: port 8765, /health check, connection limit = MIVAS_MAX_CALLS, drain shorter than kill_timeout, data mount', () => {
-    const fly = parseToml(read('fly.toml'));
-    const http = obj(fly.http_service);
-    expect(http.internal_port).toBe(8765);
+  it('the drain and the outbox flush fit in the 10 s Cloud Run gives between SIGTERM and SIGKILL', () => {
+    const outboxFlushS = shutdownTailS() - 30 - 10; // without the Bluejay link flush
+    expect(Number(envOf(container, 'MIVAS_DRAIN_S')) + outboxFlushS).toBeLessThan(10);
+  });
+});
+
+describe('Railway (railway.toml + deploy/railway.variables.env)', () => {
+  const railway = parseToml(read('railway.toml'));
+  const deploy = obj(railway.deploy);
+  const vars = parseEnvFile(read('deploy/railway.variables.env'));
+
+  it('Dockerfile builder, /health check, restart policy', () => {
+    expect(obj(railway.build)).toMatchObject({ builder: 'DOCKERFILE', dockerfilePath: 'Dockerfile' });
+    expect(deploy).toMatchObject({ healthcheckPath: '/health', restartPolicyType: 'ON_FAILURE' });
+  });
+
+  it('with a volume: one replica, no deploy overlap, root for the root-owned volume', () => {
+    expect(deploy.numReplicas ?? 1).toBe(1);
+    expect(deploy.overlapSeconds ?? 0).toBe(0);
+    expect(vars.MIVAS_DATA_DIR).toBe('/data');
+    expect(vars.RAILWAY_RUN_UID).toBe('0');
+  });
+
+  it('PORT is honoured: Railway routes and health-checks PORT, mivas reads MIVAS_PORT from it', () => {
+    expect(vars.MIVAS_PORT).toBe('${{PORT}}');
+    expect(Number(vars.PORT)).toBeGreaterThan(0);
+  });
+
+  it('calls end before the 15-minute edge cap, and the draining window outlasts the drain', () => {
+    const edgeCapS = 15 * 60;
+    expect(Number(vars.MIVAS_MAX_CALL_S)).toBeLessThan(edgeCapS);
+    expect(Number(vars.MIVAS_DRAIN_S)).toBeGreaterThanOrEqual(Number(vars.MIVAS_MAX_CALL_S));
+    expect(Number(deploy.drainingSeconds)).toBeGreaterThan(Number(vars.MIVAS_DRAIN_S) + shutdownTailS());
+  });
+});
+
+describe('Fly.io (fly.toml)', () => {
+  const fly = parseToml(read('fly.toml'));
+  const env = obj(fly.env);
+  const http = obj(fly.http_service);
+  const seconds = (v: unknown): number => Number.parseInt(String(v), 10);
+
+  it('port 8765, /health check, connection limit = MIVAS_MAX_CALLS, Machines never auto-stopped', () => {
+    expect(http.internal_port).toBe(Number(env.MIVAS_PORT));
     expect(obj(arr(http.checks)[0]).path).toBe('/health');
-    expect(obj(http.concurrency).hard_limit).toBe(Number(obj(fly.env).MIVAS_MAX_CALLS));
-    expect(Number(obj(fly.env).MIVAS_DRAIN_S)).toBeLessThan(Number.parseInt(String(fly.kill_timeout), 10));
-    expect(obj(arr(fly.mounts)[0]).destination).toBe(obj(fly.env).MIVAS_DATA_DIR);
+    expect(obj(http.concurrency)).toMatchObject({ type: 'connections', hard_limit: Number(env.MIVAS_MAX_CALLS) });
+    expect(http.auto_stop_machines).toBe('off');
+  });
+
+  it('kill_timeout outlasts the drain and stays within the limit of the Machine size', () => {
+    const killTimeout = seconds(fly.kill_timeout);
+    expect(fly.kill_signal).toBe('SIGTERM');
+    expect(killTimeout).toBeGreaterThan(Number(env.MIVAS_DRAIN_S) + shutdownTailS());
+    const dedicated = String(obj(arr(fly.vm)[0]).size).startsWith('performance');
+    expect(killTimeout).toBeLessThanOrEqual(dedicated ? 24 * 3600 : 300);
+  });
+
+  it('the data directory is the volume mount, deployed with a strategy volumes allow', () => {
+    expect(obj(arr(fly.mounts)[0]).destination).toBe(env.MIVAS_DATA_DIR);
+    expect(['rolling', 'immediate']).toContain(obj(fly.deploy).strategy);
   });
 });
 
 describe('manifest readers reject what they do not understand', () => {
   it('throws on unknown TOML values, bad .env lines and broken YAML', () => {
     expect(() => parseToml('a = nope\n')).toThrow();
+    expect(() => parseEnvFile('not a variable\n')).toThrow();
+    expect(() => parseEnvFile('A=1\nA=2\n')).toThrow();
     expect(() => parseManifests('a: [1, 2\n')).toThrow();
     expect(parseDocument('a: 1').toJS()).toEqual({ a: 1 });
   });

@@ -1,7 +1,8 @@
 /**
- * A tiny reader for the TOML subset of railway.toml and fly.toml (YAML manifests are read with the
- * `yaml` package). It throws on anything outside that subset, so "it parses" still means
- * something: tables, arrays of tables, `key = value` with strings, numbers, booleans and arrays.
+ * Tiny readers for the TOML and .env subsets of railway.toml, fly.toml and
+ * deploy/railway.variables.env (YAML manifests are read with the `yaml` package). They throw on
+ * anything outside that subset, so "it parses" still means something: TOML tables, arrays of
+ * tables, `key = value` with strings, numbers, booleans and arrays; `KEY=value` lines and comments.
  */
 
 function stripComment(line: string): string {
@@ -86,4 +87,18 @@ export function parseToml(text: string): Record<string, Toml> {
     current[kv[1]] = tomlValue(kv[2].trim(), idx + 1);
   });
   return root;
+}
+
+/** Parses `KEY=value` lines (comments and blank lines skipped); a duplicate key or any other line throws. */
+export function parseEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  text.split('\n').forEach((raw, idx) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const kv = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (!kv?.[1] || kv[2] === undefined) throw new Error(`line ${idx + 1}: expected KEY=value, got "${line}"`);
+    if (kv[1] in out) throw new Error(`line ${idx + 1}: duplicate key ${kv[1]}`);
+    out[kv[1]] = kv[2];
+  });
+  return out;
 }
