@@ -33,11 +33,11 @@ function envOf(container: Obj, name: string): unknown {
 
 /**
  * Seconds mivas may still need after its drain deadline before it exits: the outbox flush bound
- * (src/server/app.ts onClose) plus the Bluejay link flush (settle time + 30 s of retries,
+ * (src/server/app.ts onClose) and the Bluejay link flush (settle time + 30 s of retries,
  * src/server/observability.ts closeOperations). Read from the sources, so a longer bound there
  * fails the grace-period checks below instead of going unnoticed.
  */
-function shutdownTailS(): number {
+function shutdownBoundsS(): { outboxFlush: number; linkFlush: number } {
   const app = read('src/server/app.ts');
   const ops = read('src/server/observability.ts');
   const flush = /outbox\.flush\(\), new Promise\(\(resolve\) => setTimeout\(resolve, ([\d_]+)\)/.exec(app)?.[1];
@@ -47,8 +47,9 @@ function shutdownTailS(): number {
   const config = loadConfig({});
   if (!config.ok) throw new Error(config.problems.join('; '));
   const ms = (s: string | undefined): number => Number((s ?? '').replaceAll('_', ''));
-  return (ms(flush) + ms(links) + config.config.bluejay.settleMs) / 1000;
+  return { outboxFlush: ms(flush) / 1000, linkFlush: (ms(links) + config.config.bluejay.settleMs) / 1000 };
 }
+const shutdownTailS = (): number => shutdownBoundsS().outboxFlush + shutdownBoundsS().linkFlush;
 
 describe('Dockerfile (static checks of the image contents)', () => {
   const text = read('Dockerfile');
@@ -349,8 +350,8 @@ describe('Cloud Run (deploy/cloudrun.yaml)', () => {
   });
 
   it('the drain and the outbox flush fit in the 10 s Cloud Run gives between SIGTERM and SIGKILL', () => {
-    const outboxFlushS = shutdownTailS() - 30 - 10; // without the Bluejay link flush
-    expect(Number(envOf(container, 'MIVAS_DRAIN_S')) + outboxFlushS).toBeLessThan(10);
+    // The Bluejay link flush does not fit: pending links are lost with the instance (docs/deploy.md).
+    expect(Number(envOf(container, 'MIVAS_DRAIN_S')) + shutdownBoundsS().outboxFlush).toBeLessThan(10);
   });
 });
 
