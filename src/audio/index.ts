@@ -3,3 +3,4 @@ export * from './resampler.ts';
 export * from './wav.ts';
 export * from './stereo-recorder.ts';
 export * from './speech-synth.ts';
+export * from './espeak-voice.ts';

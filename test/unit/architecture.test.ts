@@ -16,7 +16,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   conversation: ['core', 'packs', 'tools', 'snapshot', 'store'],
   providers: ['core', 'packs', 'tools', 'snapshot', 'audio', 'conversation', 'store', 'config.ts'],
   call: ['core', 'packs', 'tools', 'snapshot', 'audio', 'conversation', 'chirp', 'providers', 'store'],
-  caller: ['core', 'audio', 'chirp', 'packs'],
+  caller: ['core', 'audio', 'chirp', 'packs', 'snapshot'],
   scoring: ['core', 'packs', 'store', 'tools', 'conversation', 'snapshot', 'config.ts'],
   report: ['core', 'packs', 'snapshot', 'scoring'],
   telemetry: ['core', 'call', 'snapshot', 'config.ts'],
