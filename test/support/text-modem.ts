@@ -64,7 +64,7 @@ function strongest(samples: Int16Array, from: number, to: number, rateHz: number
   return best;
 }
 
-/** Every message in modem PCM16 at `rateHz`, in order (silence or other audio between them is skipped). */
+/** Every complete message (end tone heard) in modem PCM16 at `rateHz`, in order; silence and other audio between them are skipped. */
 export function decodeModemAll(pcm: Buffer, rateHz: number): string[] {
   const samples = new Int16Array(pcm.length >> 1);
   for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(i * 2);
@@ -87,12 +87,17 @@ export function decodeModemAll(pcm: Buffer, rateHz: number): string[] {
     }
     const bytes: number[] = [];
     let s = 2;
+    let complete = false;
     for (; onset + (s + 1) * n <= samples.length; s += 2) {
       const hi = symbolAt(s);
-      if (hi === END_HZ) break;
+      if (hi === END_HZ) {
+        complete = true;
+        break;
+      }
       const lo = symbolAt(s + 1);
       bytes.push((ALL_HZ.indexOf(hi) << 4) | ALL_HZ.indexOf(lo));
     }
+    if (!complete) break;
     messages.push(Buffer.from(bytes).toString('utf8'));
     cursor = onset + (s + 2) * n;
   }
