@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { bytesToMs, FRAME_BYTES, FRAME_MS, type SpeechSynth } from '../audio/index.ts';
 import { decodeServerFrame, encodeCallerFrame, type CallerFrame } from '../chirp/index.ts';
 import { randomIds, systemClock, type Clock, type IdSource, type Timer } from '../core/index.ts';
+import { CacheMissError } from './caller-cache.ts';
 import type { CallerLog } from './caller-log.ts';
 import type { CallerEndReason, CallerMind, CallerTurn } from './caller-mind.ts';
 import type { Ears } from './ears.ts';
@@ -166,8 +167,8 @@ export function dialConversation(options: ConversationOptions): Promise<Conversa
       for (let next = heard.shift(); next; next = heard.shift()) {
         try {
           await answer(next);
-        } catch {
-          hangUp('mind_error');
+        } catch (err) {
+          hangUp(err instanceof CacheMissError ? 'cache_miss' : 'mind_error');
         }
       }
       pumping = null;
