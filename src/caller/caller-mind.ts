@@ -1,6 +1,6 @@
 import type { Task } from '../packs/index.ts';
 import type { CallerEndReasonName, CallerLineSource } from '../snapshot/index.ts';
-import { openingLineOf } from './local-caller.ts';
+import { openingLineOf } from '../packs/index.ts';
 
 /**
  * Why a caller ended its side of the conversation (typed, so a caller fault is never a FAIL).

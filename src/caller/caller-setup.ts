@@ -12,7 +12,7 @@ import type { EndpointSettings } from './endpoint.ts';
 import { callerSeed, LlmMind } from './llm-mind.ts';
 import { espeakMouth, speechEndpointMouth, voiceFor, type Mouth } from './mouth.ts';
 import { ExternalMind, ReplayMind, type ExternalTurns } from './other-minds.ts';
-import { callerScriptOf } from './task-script.ts';
+import { callerScriptOf } from '../packs/index.ts';
 
 /** The caller kinds of `--caller` (DESIGN.md §17). */
 export const CALLER_KINDS = ['scripted', 'llm', 'external', 'replay'] as const;

@@ -1,7 +1,6 @@
 export * from './local-caller.ts';
 export * from './run-plan.ts';
 export * from './caller-mind.ts';
-export * from './task-script.ts';
 export * from './instructions.ts';
 export * from './chat-completions.ts';
 export * from './endpoint.ts';

@@ -1,5 +1,5 @@
 import type { ChatTool } from './chat-completions.ts';
-import type { CallerScript } from './task-script.ts';
+import type { CallerScript } from '../packs/index.ts';
 
 /**
  * The caller model's instructions, written from the task alone (docs/caller.md). The model never

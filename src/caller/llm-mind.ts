@@ -4,7 +4,7 @@ import type { CallerLog } from './caller-log.ts';
 import type { CallerMind, CallerTurn } from './caller-mind.ts';
 import { chatResponseSchema, chatUsageOf, replyOf, type ChatCompleter, type ChatMessage, type ChatRequest, type ChatResponse, type ParsedToolCall } from './chat-completions.ts';
 import { callerInstructions, callerTools } from './instructions.ts';
-import { sameWords, type CallerScript } from './task-script.ts';
+import { sameWords, type CallerScript } from '../packs/index.ts';
 
 /** The longest free line the caller says; a model that rambles is cut at a sentence end within it. */
 export const FREE_LINE_MAX_CHARS = 240;

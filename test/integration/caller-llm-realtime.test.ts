@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callerScriptOf, type ConversationReport } from '../../src/caller/index.ts';
+import type { ConversationReport } from '../../src/caller/index.ts';
+import { callerScriptOf } from '../../src/packs/index.ts';
 import { timelineFileSchema, type CallerFile, type TimelineEvent } from '../../src/snapshot/index.ts';
 import type { ScoreReport } from '../../src/scoring/index.ts';
 import { ruleBrain, runWithCaller, standInCaller } from '../support/caller-rig.ts';

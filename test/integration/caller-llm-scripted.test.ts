@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callerScriptOf } from '../../src/caller/index.ts';
+import { callerScriptOf } from '../../src/packs/index.ts';
 import { ruleBrain, runWithCaller, standInCaller } from '../support/caller-rig.ts';
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
 import { startTestServer } from '../support/server.ts';

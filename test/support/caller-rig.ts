@@ -4,8 +4,9 @@ import { DEFAULT_LIMITS, planCalls, runCalls, type CallerSettings, type Conversa
 import { callerFileSchema, callerPartKey, type CallerFile } from '../../src/snapshot/index.ts';
 import { directorySource, loadSnapshots, scoreRun, type ScoreReport } from '../../src/scoring/index.ts';
 import type { ChatChoice, OpenAICompatibleStandIn, StandInChatRequest } from './openai-compatible.ts';
+import { decodeAudio, type StandInConnection } from './realtime-server.ts';
 import type { TestServer } from './server.ts';
-import { modemSynth } from './text-modem.ts';
+import { decodeModemAll, encodeModem, modemSynth } from './text-modem.ts';
 
 /** One rule of a scripted caller model: when the agent's latest words match, answer with the choice. */
 export interface BrainRule {
@@ -82,4 +83,46 @@ export async function runWithCaller(server: TestServer, caller: CallerSettings, 
   const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), pack.id);
   const score = scoreRun(snapshots, new Map([[pack.id, pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack: pack.id, stamp: null, flags: {} });
   return { calls, reports, callerFiles, score };
+}
+
+/**
+ * Plays the agent model on a realtime stand-in connection: says lines as modem audio with their
+ * transcripts, makes tool calls and hand-offs, and reads back the caller's lines from the audio
+ * the harness appended.
+ */
+export class AgentPlayer {
+  private turnItems = 0;
+
+  constructor(readonly conn: StandInConnection) {}
+
+  /** Waits for the greeting nudge, then greets. */
+  async greet(text: string): Promise<void> {
+    await this.conn.next('response.create');
+    this.say(text);
+  }
+
+  say(text: string): void {
+    this.conn.respond([{ audio: encodeModem(text, 24_000), transcript: text }]);
+  }
+
+  /** The caller's complete lines so far, decoded from its audio. */
+  callerLines(): string[] {
+    return decodeModemAll(Buffer.concat(this.conn.received('input_audio_buffer.append').map(decodeAudio)), 24_000);
+  }
+
+  /** Waits for the caller's `count`-th line, reports it to the model as the provider's transcript, and returns it. */
+  async callerLine(count: number): Promise<string> {
+    await this.conn.waitFor(() => this.callerLines().length >= count, `caller line ${count}`);
+    const line = this.callerLines()[count - 1] ?? '';
+    this.conn.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: `in_${++this.turnItems}`, content_index: 0, transcript: line });
+    return line;
+  }
+
+  /** One function call answered by the server, then the follow-up response.create. */
+  async call(name: string, args: Record<string, unknown> = {}): Promise<string> {
+    const sent = this.conn.respond([{ call: { name, args } }]);
+    const output = await this.conn.toolOutput(sent.callIds[0] ?? '');
+    await this.conn.next('response.create');
+    return output;
+  }
 }

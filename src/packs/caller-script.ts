@@ -1,5 +1,10 @@
-import type { Task } from '../packs/index.ts';
-import { openingLineOf } from './local-caller.ts';
+import type { Task } from './schema.ts';
+
+/** The caller's opening line from a task intent ("Open with exactly: ..."), or a plain hello. */
+export function openingLineOf(intent: string): string {
+  const m = /Open with exactly:\s*["“](.+?)["”]/.exec(intent);
+  return m?.[1] ?? 'Hello.';
+}
 
 /** One scripted response of a task (a pin): said word for word when its situation holds. */
 export interface CallerPin {
@@ -18,7 +23,8 @@ export interface CallerPin {
 /**
  * What a digital human is made of, read from a task JSON (packs.md §3.1, §3.3, §3.4): who the
  * caller is, what it knows, what it wants, its exact first and last lines and its pins. The
- * `llm` mind, the deviation check and the docs all read a task through this one shape.
+ * `llm` caller (`src/caller/`) and the scorer's caller-deviation check read a task through this
+ * one shape.
  */
 export interface CallerScript {
   readonly taskId: string;
