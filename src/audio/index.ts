@@ -4,3 +4,4 @@ export * from './wav.ts';
 export * from './stereo-recorder.ts';
 export * from './speech-synth.ts';
 export * from './espeak-voice.ts';
+export * from './line-conditions.ts';

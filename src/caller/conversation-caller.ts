@@ -8,8 +8,11 @@ import type { CallerEndReason, CallerMind, CallerTurn } from './caller-mind.ts';
 import type { Ears } from './ears.ts';
 import type { CallerReport } from './local-caller.ts';
 
-/** A stateful transform of the caller's outbound audio (an audio condition); one per call. */
+/** A stateful transform of the caller's outbound audio (an audio condition, `src/audio/line-conditions.ts`); one per call. */
 export interface OutboundAudio {
+  /** Prepares one caller line before it is framed (a noise condition normalises its level). */
+  line?(pcm: Buffer): Buffer;
+  /** Transforms one outbound frame, hold audio included. */
   process(pcm: Buffer): Buffer;
 }
 
@@ -126,7 +129,8 @@ export function dialConversation(options: ConversationOptions): Promise<Conversa
 
   const speak = async (turn: CallerTurn): Promise<void> => {
     if (!turn.text) return;
-    const pcm = await options.mouth.synthesize(turn.text);
+    const spoken = await options.mouth.synthesize(turn.text);
+    const pcm = options.outbound?.line ? options.outbound.line(spoken) : spoken;
     await agentQuiet();
     if (state.finished || state.hungUp) return;
     const utteranceId = `c_${ids.hex(12)}`;
