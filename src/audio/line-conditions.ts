@@ -276,7 +276,7 @@ export function muLawDecode(code: number): number {
 }
 
 /** The degraded phone line of `bad_signal`. */
-export function badSignal(options: { seed: number; lossEnterProb?: number; lossExitProb?: number }): LineCondition {
+export function badSignal(options: { seed: number; lossEnterProb?: number; lossExitProb?: number }): LineCondition & { readonly stats: () => { packets: number; lost: number } } {
   const enter = options.lossEnterProb ?? 0.03;
   const exit = options.lossExitProb ?? 0.5;
   const random = seededRandom(options.seed);
