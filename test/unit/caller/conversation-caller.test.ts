@@ -35,6 +35,7 @@ function agentServer(): Promise<Agent> {
     wss = new WebSocketServer({ host: '127.0.0.1', port: 0 }, () => {
       const { port } = wss?.address() as AddressInfo;
       const send = (text: string): void => socket?.send(text);
+      const finish = (id: string): void => send(encodeServerFrame({ type: 'speech.completed', utteranceId: id }, ids, 0));
       resolve({
         url: `ws://127.0.0.1:${port}/`,
         frames,
@@ -42,11 +43,9 @@ function agentServer(): Promise<Agent> {
         speak(id, options = {}) {
           send(encodeServerFrame({ type: 'speech.started', utteranceId: id }, ids, 0));
           socket?.send(Buffer.alloc(640), { binary: true });
-          if (!options.open) this.finish(id);
+          if (!options.open) finish(id);
         },
-        finish(id) {
-          send(encodeServerFrame({ type: 'speech.completed', utteranceId: id }, ids, 0));
-        },
+        finish,
         until(check) {
           if (check()) return Promise.resolve();
           return new Promise((r) => waiters.push({ check, resolve: r }));
