@@ -4,6 +4,19 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 const seconds = z.coerce.number().positive();
+/** A price in USD: empty or unset reads as undefined. */
+const optionalPrice = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) {
+      ctx.addIssue({ code: 'custom', message: 'expected a non-negative number' });
+      return z.NEVER;
+    }
+    return n;
+  });
 const optionalText = z
   .string()
   .optional()
@@ -90,6 +103,29 @@ export const envSchema = z.object({
   MIVAS_QWEN_VOICE: z.string().min(1).default('Tina'),
   MIVAS_QWEN_BASE_URL: wsUrl.default('wss://dashscope-intl.aliyuncs.com/api-ws/v1'),
   MIVAS_QWEN_WORKSPACE: optionalText,
+  MIVAS_CALLER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
+  MIVAS_CALLER_MODEL: z.string().min(1).default('gpt-4.1-mini'),
+  MIVAS_CALLER_API_KEY: optionalText,
+  MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),
+  MIVAS_CALLER_MAX_TURNS: z.coerce.number().int().positive().default(40),
+  MIVAS_CALLER_MAX_S: seconds.default(600),
+  MIVAS_CALLER_AGENT_SILENCE_S: seconds.default(45),
+  MIVAS_CALLER_HANGUP_GRACE_S: seconds.default(4),
+  MIVAS_CALLER_STT_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CALLER_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
+  MIVAS_CALLER_STT_API_KEY: optionalText,
+  MIVAS_CALLER_TTS: z.enum(['espeak', 'endpoint']).default('espeak'),
+  MIVAS_CALLER_TTS_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CALLER_TTS_MODEL: z.string().min(1).default('gpt-4o-mini-tts'),
+  MIVAS_CALLER_TTS_API_KEY: optionalText,
+  MIVAS_CALLER_TTS_VOICES: z.string().min(1).default('alloy,ash,coral,echo,sage,shimmer,verse'),
+  MIVAS_CALLER_TTS_RATE: z.coerce.number().int().positive().default(24_000),
+  MIVAS_CALLER_AUDIO: z.enum(['task', 'perfect']).default('task'),
+  MIVAS_CALLER_PRICE_INPUT: optionalPrice,
+  MIVAS_CALLER_PRICE_CACHED_INPUT: optionalPrice,
+  MIVAS_CALLER_PRICE_OUTPUT: optionalPrice,
+  MIVAS_CALLER_PRICE_STT_MIN: optionalPrice,
+  MIVAS_CALLER_PRICE_TTS_MCHARS: optionalPrice,
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -155,6 +191,32 @@ export interface BluejaySettings {
   readonly settleMs: number;
 }
 
+/** One OpenAI-compatible HTTP endpoint of the caller. */
+export interface CallerEndpointConfig {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+}
+
+/**
+ * The local caller's settings (docs/caller.md): the `llm` caller's chat endpoint, its ears
+ * (transcription, defaulting to the chat endpoint and key) and mouth (espeak-ng, or a speech
+ * endpoint), its caps, and the prices of its own usage (kept apart from the agent's).
+ */
+export interface CallerConfig {
+  readonly chat: CallerEndpointConfig & { readonly model: string };
+  readonly stt: CallerEndpointConfig & { readonly model: string };
+  readonly tts: { readonly kind: 'espeak' | 'endpoint'; readonly model: string; readonly voices: readonly string[]; readonly rateHz: number } & CallerEndpointConfig;
+  readonly seedBase: number;
+  readonly maxTurns: number;
+  readonly maxCallMs: number;
+  readonly agentSilenceMs: number;
+  readonly hangupGraceMs: number;
+  /** `task`: render the task's audio condition on the caller's audio; `perfect`: never. */
+  readonly audio: 'task' | 'perfect';
+  /** USD; null when no caller price is set. */
+  readonly prices: { readonly inputPerMTok: number; readonly cachedInputPerMTok: number; readonly outputPerMTok: number; readonly transcriptionPerMin: number; readonly speechPerMChars: number } | null;
+}
+
 /** The parsed, frozen configuration passed down from main. */
 export interface Config {
   readonly port: number;
@@ -189,6 +251,7 @@ export interface Config {
   readonly bluejay: BluejaySettings;
   readonly providers: ProviderSettings;
   readonly tracing: TracingSettings;
+  readonly caller: CallerConfig;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -261,6 +324,7 @@ function toConfig(env: Env): ConfigResult {
     },
     providers: providerSettings(env),
     tracing: tracingSettings(env),
+    caller: callerSettings(env),
   };
   return { ok: true, config: Object.freeze(config) };
 }
@@ -303,6 +367,38 @@ function providerSettings(env: Env): ProviderSettings {
     xai: { apiKey: env.XAI_API_KEY, model: env.MIVAS_XAI_MODEL, voice: env.MIVAS_XAI_VOICE, baseUrl: env.MIVAS_XAI_BASE_URL, transcriptionModel: env.MIVAS_XAI_TRANSCRIPTION_MODEL },
     qwen: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_MODEL, voice: env.MIVAS_QWEN_VOICE, baseUrl: env.MIVAS_QWEN_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
     turnDetection: env.MIVAS_TURN_DETECTION,
+  };
+}
+
+function callerSettings(env: Env): CallerConfig {
+  const chat = { baseUrl: env.MIVAS_CALLER_BASE_URL, apiKey: env.MIVAS_CALLER_API_KEY };
+  const priced = [env.MIVAS_CALLER_PRICE_INPUT, env.MIVAS_CALLER_PRICE_CACHED_INPUT, env.MIVAS_CALLER_PRICE_OUTPUT, env.MIVAS_CALLER_PRICE_STT_MIN, env.MIVAS_CALLER_PRICE_TTS_MCHARS].some((p) => p !== undefined);
+  return {
+    chat: { ...chat, model: env.MIVAS_CALLER_MODEL },
+    stt: { baseUrl: env.MIVAS_CALLER_STT_BASE_URL ?? chat.baseUrl, apiKey: env.MIVAS_CALLER_STT_API_KEY ?? chat.apiKey, model: env.MIVAS_CALLER_STT_MODEL },
+    tts: {
+      kind: env.MIVAS_CALLER_TTS,
+      baseUrl: env.MIVAS_CALLER_TTS_BASE_URL ?? chat.baseUrl,
+      apiKey: env.MIVAS_CALLER_TTS_API_KEY ?? chat.apiKey,
+      model: env.MIVAS_CALLER_TTS_MODEL,
+      voices: env.MIVAS_CALLER_TTS_VOICES.split(',').map((v) => v.trim()).filter(Boolean),
+      rateHz: env.MIVAS_CALLER_TTS_RATE,
+    },
+    seedBase: env.MIVAS_CALLER_SEED,
+    maxTurns: env.MIVAS_CALLER_MAX_TURNS,
+    maxCallMs: env.MIVAS_CALLER_MAX_S * 1000,
+    agentSilenceMs: env.MIVAS_CALLER_AGENT_SILENCE_S * 1000,
+    hangupGraceMs: env.MIVAS_CALLER_HANGUP_GRACE_S * 1000,
+    audio: env.MIVAS_CALLER_AUDIO,
+    prices: priced
+      ? {
+          inputPerMTok: env.MIVAS_CALLER_PRICE_INPUT ?? 0,
+          cachedInputPerMTok: env.MIVAS_CALLER_PRICE_CACHED_INPUT ?? env.MIVAS_CALLER_PRICE_INPUT ?? 0,
+          outputPerMTok: env.MIVAS_CALLER_PRICE_OUTPUT ?? 0,
+          transcriptionPerMin: env.MIVAS_CALLER_PRICE_STT_MIN ?? 0,
+          speechPerMChars: env.MIVAS_CALLER_PRICE_TTS_MCHARS ?? 0,
+        }
+      : null,
   };
 }
 
