@@ -19,9 +19,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   caller: ['core', 'audio', 'chirp', 'packs'],
   scoring: ['core', 'packs', 'store', 'tools', 'conversation', 'snapshot', 'config.ts'],
   report: ['core', 'packs', 'snapshot', 'scoring'],
+  episodes: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'conversation', 'call', 'caller', 'scoring'],
   telemetry: ['core', 'call', 'snapshot', 'config.ts'],
   bluejay: ['core', 'call', 'snapshot', 'packs', 'config.ts'],
-  server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'conversation', 'providers', 'call', 'config.ts', 'report', 'scoring', 'telemetry', 'bluejay'],
+  server: ['core', 'packs', 'store', 'tools', 'snapshot', 'audio', 'chirp', 'conversation', 'providers', 'call', 'config.ts', 'report', 'scoring', 'telemetry', 'bluejay', 'episodes', 'caller'],
   cli: ['*'],
 };
 
