@@ -5,3 +5,6 @@ export * from './text-episode.ts';
 export * from './policies.ts';
 export * from './callers.ts';
 export * from './run-episode.ts';
+export * from './episode-desk.ts';
+export * from './nemo-gym.ts';
+export * from './openenv.ts';

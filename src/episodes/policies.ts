@@ -1,6 +1,15 @@
 import { CarryForward, handoffArguments, planRoute, type RouteStep } from '../conversation/index.ts';
 import { SAY_TO_CALLER } from './framing.ts';
-import type { EpisodeAction, StepResult, TextEpisode } from './text-episode.ts';
+import type { Pack, Task } from '../packs/index.ts';
+import type { EpisodeAction, StepResult } from './text-episode.ts';
+
+/** What a policy plays: a `TextEpisode` in-process, or an adapter over a contract (tests drive HTTP and WebSocket ones). */
+export interface PlayableEpisode {
+  readonly pack: Pack;
+  readonly task: Task;
+  isDone(): boolean;
+  step(action: EpisodeAction): Promise<Pick<StepResult, 'output' | 'done'> & Partial<StepResult>>;
+}
 
 /**
  * A text policy harness (`text/<name>`): it plays the agent side of an episode by calling
@@ -12,7 +21,7 @@ export interface TextPolicy {
   /** The model the snapshot records (null for the deterministic policies). */
   readonly model: string | null;
   /** Plays the episode from its first observation (`callerSaid`: the caller's opening line). */
-  play(episode: TextEpisode, callerSaid: string | null): Promise<void>;
+  play(episode: PlayableEpisode, callerSaid: string | null): Promise<void>;
 }
 
 /** What the scripted policy says before its first tool call, and the noop policy's only line. */
@@ -20,7 +29,7 @@ export const BRIDGE_LINE = 'Sure, let me take care of that.';
 export const NOOP_LINE = 'Sorry, I cannot help with that today. Goodbye.';
 
 /** Steps an action unless the episode is already done; returns null once it is. */
-async function act(episode: TextEpisode, action: EpisodeAction): Promise<StepResult | null> {
+async function act(episode: PlayableEpisode, action: EpisodeAction): Promise<Awaited<ReturnType<PlayableEpisode['step']>> | null> {
   if (episode.isDone()) return null;
   const result = await episode.step(action);
   return result;

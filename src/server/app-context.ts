@@ -9,6 +9,7 @@ import { loadPack, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
+import { builtInCallers, type CallerMinds } from '../episodes/index.ts';
 import Database from 'better-sqlite3';
 import { HarnessSessions } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
@@ -34,6 +35,8 @@ export interface AppContext {
   readonly limits: CallLimits;
   /** Metrics, traces and the Bluejay link. */
   readonly ops: Operations;
+  /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
+  readonly rlCallers: CallerMinds;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -43,6 +46,7 @@ export interface AppContextOverrides {
   readonly log?: pino.Logger;
   readonly harness?: HarnessFactory;
   readonly synth?: SpeechSynth;
+  readonly rlCallers?: CallerMinds;
 }
 
 function packageVersion(): string {
@@ -122,6 +126,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     estimateCost,
     registry,
     ops,
+    rlCallers: overrides.rlCallers ?? builtInCallers,
     limits: {
       maxCallMs: config.maxCallMs,
       callerSilenceMs: config.callerSilenceMs,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedMind } from '../../../src/caller/index.ts';
+import { ScriptedMind, type CallerMind } from '../../../src/caller/index.ts';
 import { conversationDateTime, EpisodeError, noopPolicy, REWARD_VERSION, scriptedPolicy, SILENT_WAV, TextEpisode, type TextPolicy } from '../../../src/episodes/index.ts';
 import { summarySchema, timelineFileSchema } from '../../../src/snapshot/index.ts';
 import { episodePack, LinesMind, longerRoute, playEpisode, routedTask, SCORED_PACKS, type EpisodePack } from '../../support/episode-rig.ts';
@@ -79,7 +79,7 @@ describe.each(SCORED_PACKS)('a text episode of %s', (packId) => {
 });
 
 describe('text episode mechanics', () => {
-  const open = (caller = new ScriptedMind(routedTask(rigOf('healthcare').pack)), handoffMode: 'native' | 'soft' = 'native', maxTurns = 60) => {
+  const open = (caller: CallerMind = new ScriptedMind(routedTask(rigOf('healthcare').pack)), handoffMode: 'native' | 'soft' = 'native', maxTurns = 60) => {
     const rig = rigOf('healthcare');
     const task = routedTask(rig.pack);
     return TextEpisode.start({
