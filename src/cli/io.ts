@@ -6,6 +6,8 @@ export interface CliIO {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** Lines typed by a person (`mivas play`); absent for commands that read nothing. */
+  readonly stdin?: NodeJS.ReadableStream;
 }
 
 /** A subcommand: parses its own arguments and returns an exit code (DESIGN.md §14). */

@@ -4,6 +4,7 @@ import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
 import { checkCommand } from './check-command.ts';
 import { packsCommand } from './packs-command.ts';
+import { playCommand } from './play-command.ts';
 import { preflightCommand } from './preflight-command.ts';
 import { probeCommand } from './probe-command.ts';
 import { reportCommand } from './report-command.ts';
@@ -32,6 +33,7 @@ commands:
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
   report                   export the results pages (leaderboard, tasks, conversations) as static files
   check                    print each agent's instructions size and the exact tools a harness offers
+  play                     play the agent of one task in the terminal (text), then see the verdict
 
 Run "mivas <command> --help" for a command's options.`;
 
@@ -55,6 +57,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   score: scoreCommand,
   report: reportCommand,
   check: checkCommand,
+  play: playCommand,
 };
 
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */

@@ -11,12 +11,18 @@ import { scoreCommand } from './score-command.ts';
 import { writeReport } from './report-command.ts';
 import type { CliIO, Command } from './io.ts';
 import { ProgressBar, renderTable } from './progress.ts';
+import { runTextEpisodes } from './text-run.ts';
 
 const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P]
+       mivas run --mode text --pack P --harness text/scripted|text/noop|text/openai-chat [--caller scripted] [--handoff native|soft] [--trials 5] [--concurrency N] [--task ID]...
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
 Without --url it starts the server in-process on a loopback port with the given pack and harness.
---fast unpaces the caller and the in-process server's pacer (local runs only).`;
+--fast unpaces the caller and the in-process server's pacer (local runs only).
+--mode text runs each task × trial as a text episode in this process instead (no audio; ids
+ep_<12 hex>): the policy harness plays the agent, the caller answers in text, and the snapshots
+are scored like calls. text/openai-chat reads MIVAS_POLICY_BASE_URL, MIVAS_POLICY_MODEL and
+MIVAS_POLICY_API_KEY (docs/rl.md).`;
 
 interface RunFlags {
   pack: string;
@@ -27,6 +33,9 @@ interface RunFlags {
   tasks: string[];
   url: string | undefined;
   auth: { user: string; pass: string } | null;
+  mode: 'voice' | 'text';
+  caller: string;
+  handoff: string;
 }
 
 function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
@@ -42,18 +51,22 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       url: { type: 'string' },
       user: { type: 'string' },
       pass: { type: 'string' },
+      mode: { type: 'string', default: 'voice' },
+      caller: { type: 'string', default: 'scripted' },
+      handoff: { type: 'string', default: 'native' },
       help: { type: 'boolean' },
     },
   });
   const trials = Number(values.trials);
   const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
-  if (values.help || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1) {
+  const mode = values.mode === 'text' || values.mode === 'voice' ? values.mode : null;
+  if (values.help || !mode || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1) {
     io.stderr.write(`${USAGE}\n`);
     return null;
   }
   const user = values.user ?? io.env.CHIRP_USER;
   const pass = values.pass ?? io.env.CHIRP_PASS;
-  return { pack: values.pack, harness: values.harness, trials, concurrency, fast: values.fast ?? false, tasks: values.task ?? [], url: values.url, auth: user && pass ? { user, pass } : null };
+  return { pack: values.pack, harness: values.harness, trials, concurrency, fast: values.fast ?? false, tasks: values.task ?? [], url: values.url, auth: user && pass ? { user, pass } : null, mode, caller: values.caller ?? 'scripted', handoff: values.handoff ?? 'native' };
 }
 
 async function readSummary(sink: SnapshotSink, pack: string, callId: string): Promise<Summary | null> {
@@ -80,6 +93,7 @@ function callRow(call: PlannedCall, report: CallerReport, summary: Summary | nul
 export const runCommand: Command = async (argv, io) => {
   const flags = parseRunFlags(argv, io);
   if (!flags) return exitCodeOf('USAGE');
+  if (flags.mode === 'text') return runTextMode(flags, io);
   const config = configFromFlags(io, {
     MIVAS_PACK: flags.pack,
     MIVAS_HARNESS: flags.harness,
@@ -124,6 +138,32 @@ export const runCommand: Command = async (argv, io) => {
   }
   return missing === 0 && scored !== EXIT.usage ? EXIT.ok : EXIT.incomplete;
 };
+
+/** `mivas run --mode text`: text episodes in this process, then the same scoring and report as a voice run. */
+async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
+  const config = configFromFlags(io, { MIVAS_PACK: flags.pack, MIVAS_LOG_LEVEL: io.env.MIVAS_LOG_LEVEL ?? 'warn' });
+  if (!config) return exitCodeOf('CONFIG_INVALID');
+  const pack = await loadPack(resolve(config.packsDir), flags.pack, resolve(config.migrationsDir));
+  const unknown = flags.tasks.filter((t) => !pack.tasks.has(t));
+  if (unknown.length) {
+    io.stderr.write(`unknown task ids for pack ${pack.id}: ${unknown.join(', ')}\n`);
+    return exitCodeOf('TASK_NOT_FOUND');
+  }
+  const ids = randomIds();
+  const runId = `run_${ids.hex(12)}`;
+  const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
+  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids }, config, io);
+  if ('exit' in ran) return ran.exit;
+  io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
+  const scoresDir = resolve(config.dataDir, 'scores', runId);
+  const scored = await scoreCommand(['--snapshots', ran.sink.root, '--pack', pack.id, '--run', runId, '--out', scoresDir, '--fast', '--packs-dir', config.packsDir], io);
+  if (scored !== EXIT.usage) {
+    const sink = ran.sink;
+    const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
+    io.stdout.write(`report: ${written.indexPath}\n`);
+  }
+  return scored === EXIT.usage ? EXIT.incomplete : EXIT.ok;
+}
 
 async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: readonly CallerReport[], sink: SnapshotSink | null, pack: string): Promise<number> {
   let missing = 0;

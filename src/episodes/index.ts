@@ -8,3 +8,4 @@ export * from './run-episode.ts';
 export * from './episode-desk.ts';
 export * from './nemo-gym.ts';
 export * from './openenv.ts';
+export * from './openai-chat-policy.ts';

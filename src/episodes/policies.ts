@@ -1,7 +1,8 @@
 import { CarryForward, handoffArguments, planRoute, type RouteStep } from '../conversation/index.ts';
 import { SAY_TO_CALLER } from './framing.ts';
 import type { Pack, Task } from '../packs/index.ts';
-import type { EpisodeAction, StepResult } from './text-episode.ts';
+import type { Usage } from '../snapshot/index.ts';
+import type { EpisodeAction, EpisodeView, StepResult } from './text-episode.ts';
 
 /** What a policy plays: a `TextEpisode` in-process, or an adapter over a contract (tests drive HTTP and WebSocket ones). */
 export interface PlayableEpisode {
@@ -9,6 +10,12 @@ export interface PlayableEpisode {
   readonly task: Task;
   isDone(): boolean;
   step(action: EpisodeAction): Promise<Pick<StepResult, 'output' | 'done'> & Partial<StepResult>>;
+  /** The active agent's instructions and tools (a model policy needs them; the scripted ones do not). */
+  view?(): EpisodeView;
+  /** Agent speech the caller does not answer (text beside tool calls). */
+  speakWithoutReply?(text: string): void;
+  /** The model's token usage, added to the snapshot's. */
+  addUsage?(usage: Partial<Usage>): void;
 }
 
 /**

@@ -228,8 +228,11 @@ export class TextEpisode {
     });
   }
 
-  /** Records what the policy said to end its turn without a tool (a trailing assistant message), as agent speech. */
-  sayTrailing(text: string): void {
+  /**
+   * Records agent speech the caller does not answer: text a model wrote beside its tool calls, or
+   * the trailing message it ended its turn with (NeMo Gym verify). Not a turn.
+   */
+  speakWithoutReply(text: string): void {
     if (!this.ending && text.trim()) this.speak('agent', text.trim());
   }
 

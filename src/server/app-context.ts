@@ -54,7 +54,8 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-function createSink(config: Config): SnapshotSink {
+/** The snapshot sink the configuration names: a local directory, or an S3 prefix. */
+export function createSink(config: Config): SnapshotSink {
   const target = config.snapshots;
   if (target.kind === 'directory') return directorySink(resolve(target.dir));
   return s3Sink(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);

@@ -135,7 +135,7 @@ function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, 
       const live = desk.get(id);
       if (live) {
         const trailing = trailingAssistantText(request.body.response);
-        if (trailing) live.sayTrailing(trailing);
+        if (trailing) live.speakWithoutReply(trailing);
       }
       const result = await desk.finish(id, 'policy_stopped');
       return reply.send({ ...request.body, ...verifyFields(result) });
