@@ -9,3 +9,4 @@ export * from './episode-desk.ts';
 export * from './nemo-gym.ts';
 export * from './openenv.ts';
 export * from './openai-chat-policy.ts';
+export * from './speech-rollout.ts';

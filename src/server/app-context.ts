@@ -37,6 +37,10 @@ export interface AppContext {
   readonly ops: Operations;
   /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
   readonly rlCallers: CallerMinds;
+  /** Speech for the local caller (the speech rollouts dial this server with it). */
+  readonly synth: SpeechSynth;
+  /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
+  readonly callHarnesses: Map<string, HarnessFactory>;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -128,6 +132,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     registry,
     ops,
     rlCallers: overrides.rlCallers ?? builtInCallers,
+    synth,
+    callHarnesses: new Map(),
     limits: {
       maxCallMs: config.maxCallMs,
       callerSilenceMs: config.callerSilenceMs,

@@ -30,6 +30,7 @@ import { loadPack } from '../packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
+import { rolloutRoutes } from './rl-rollouts.ts';
 
 /** The cookie a NeMo Gym session is tracked by (any client that keeps cookies carries it). */
 export const EPISODE_COOKIE = 'mivas_episode';
@@ -293,6 +294,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix);
     openEnvRoutes(app, ctx, desk, packId, `${base}/openenv`);
   }
+  rolloutRoutes(app, ctx);
   const rootTools = [SAY_TO_CALLER, ...unionTools(ctx.pack).map((t) => t.name)];
   for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix, rootTools);
 }
