@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggregateMetrics, noopPolicy, REWARD_VERSION, scriptedPolicy } from '../../src/episodes/index.ts';
@@ -186,4 +187,18 @@ describe('NeMo Gym resources server', () => {
     ]);
     expect((await request(`${base()}/aggregate_metrics`, { nope: 1 })).status).toBe(422);
   });
+});
+
+describe('server shutdown', () => {
+  it('finishes live episodes when the server closes, so every seeded episode leaves a snapshot', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mivas-rl-close-'));
+    const small = await startTestServer({ MIVAS_PACK: 'control-industry', MIVAS_RL: '1' }, {}, dataDir);
+    const seeded = await request(`${small.httpUrl}/rl/control-industry/seed_session`, {});
+    const id = String(seeded.body.episode_id);
+    expect(existsSync(join(dataDir, 'snapshots', 'control-industry', `${id}.summary.json`))).toBe(false);
+    await small.close();
+    const summary = summarySchema.parse(JSON.parse(readFileSync(join(dataDir, 'snapshots', 'control-industry', `${id}.summary.json`), 'utf8')));
+    expect(summary).toMatchObject({ call_id: id, harness: 'text/nemo-gym', end_reason: 'max_duration' });
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
 });
