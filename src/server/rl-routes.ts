@@ -19,6 +19,7 @@ import {
   JSON_RPC,
   seedBodySchema,
   trailingAssistantText,
+  offeredTools,
   unionTools,
   verifyFields,
   SAY_TO_CALLER,
@@ -225,8 +226,7 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
     const action = actionSchema.safeParse(isPlainObject(request.body) ? request.body.action : undefined);
     if (!action.success) return sendProblem(reply, httpProblem('VALIDATION_ERROR', action.error.issues.map((i) => `action.${i.path.join('.')}: ${i.message}`).join('; ')));
     if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
-    const tools = desk.deskPack(packId)?.pack ? unionToolsOf(desk, packId) : [];
-    return reply.send({ observation: { tools }, reward: null, done: false });
+    return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
   });
   app.post(`${prefix}/mcp`, async (request, reply) => {
     const body: unknown = request.body;
@@ -261,10 +261,11 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
   });
 }
 
-function unionToolsOf(desk: EpisodeDesk, packId: string): { name: string; description: string; input_schema: unknown }[] {
+/** What list_tools answers before any episode: the entry desk's tools (native), as on the WebSocket. */
+function entryToolsOf(desk: EpisodeDesk, packId: string): { name: string; description: string; input_schema: unknown }[] {
   const pack = desk.deskPack(packId)?.pack;
   if (!pack) return [];
-  return unionTools(pack).map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  return offeredTools(pack, pack.entryAgent, 'native').map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 }
 
 /**

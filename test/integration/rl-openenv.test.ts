@@ -39,7 +39,9 @@ describe('OpenEnv HTTP routes', () => {
     expect(reset.status).toBe(200);
     expect(reset.body).toMatchObject({ observation: { episode_id: null, task_id: task.task_id, agent: 'reception', caller_said: expect.stringContaining('Aetna') }, reward: null, done: false });
     const listed = await request(`${http()}/step`, { action: { type: 'list_tools' } }, AUTH);
-    expect((listed.body.observation as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('check_plan_accepted');
+    const listedNames = (listed.body.observation as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(listedNames).toContain('transfer_to_coverage');
+    expect(listedNames).not.toContain('check_plan_accepted');
     const call = await request(`${http()}/step`, { action: { type: 'call_tool', tool_name: 'list_locations', arguments: {} } }, AUTH);
     expect(call.status).toBe(404);
     expect(call.body).toMatchObject({ error: { code: 'EPISODE_NOT_FOUND' } });
