@@ -5,7 +5,7 @@
  *
  *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
  *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
- *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report
+ *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/index.ts';
 import { canPin, ROOT } from './bench-context.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
+import { benchEpisodes, type EpisodeRow } from './episode-bench.ts';
 import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';
 import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
 import { benchScoring, type ScoringResult } from './scoring-bench.ts';
@@ -22,7 +23,7 @@ import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
 const REGRESSION = 1.2;
-const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report'] as const;
+const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report', 'episodes'] as const;
 type Section = (typeof SECTIONS)[number];
 
 type Figures = Record<string, unknown>;
@@ -42,6 +43,7 @@ function p99Rows(results: Figures): P99Row[] {
     if (r.dump) rows.push({ key: `db ${r.pack} dump`, p99: r.dump.p99 });
     if (r.snapshotAssembly) rows.push({ key: `db ${r.pack} snapshot assembly`, p99: r.snapshotAssembly.p99 });
   }
+  for (const r of (results.episodes ?? []) as Partial<EpisodeRow>[]) if (r.step) rows.push({ key: `episodes ${r.pack} c${r.concurrent} step`, p99: r.step.p99 });
   const live = results.live as Partial<LiveResult> | undefined;
   for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
@@ -122,6 +124,16 @@ function printReport(r: ReportBenchResult): void {
   );
 }
 
+function printEpisodes(rows: readonly EpisodeRow[]): void {
+  console.log('\nText episodes over the NeMo Gym routes (scripted replay; client and server in one process; ms)');
+  console.log(
+    renderTable(
+      ['pack', 'concurrent', 'episodes', 'passed', 'wall s', 'episodes/s', 'step p50', 'step p99', 'step max', 'seed p99', 'verify p99'],
+      rows.map((r) => [r.pack, String(r.concurrent), String(r.episodes), String(r.passed), String(r.wallS), String(r.episodesPerS), String(r.step.p50), String(r.step.p99), String(r.step.max), String(r.seed.p99), String(r.verify.p99)]),
+    ),
+  );
+}
+
 function parseSections(only: string | undefined): Set<Section> {
   const wanted = (only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
@@ -165,6 +177,10 @@ async function main(): Promise<void> {
   if (only.has('report')) {
     results.report = await benchReportPages({ iterations: quick ? 1 : 3 });
     printReport(results.report as ReportBenchResult);
+  }
+  if (only.has('episodes')) {
+    results.episodes = await benchEpisodes({ concurrency: quick ? [1, 50] : [1, 50, 200], rounds: quick ? 1 : 3 });
+    printEpisodes(results.episodes as EpisodeRow[]);
   }
   (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   results.elapsed_s = Math.round((performance.now() - started) / 1000);

@@ -126,6 +126,14 @@ export const envSchema = z.object({
   MIVAS_CALLER_PRICE_OUTPUT: optionalPrice,
   MIVAS_CALLER_PRICE_STT_MIN: optionalPrice,
   MIVAS_CALLER_PRICE_TTS_MCHARS: optionalPrice,
+  MIVAS_RL: bool.default(false),
+  MIVAS_RL_TOKEN: optionalText,
+  MIVAS_RL_PACKS: optionalText,
+  MIVAS_RL_MAX_EPISODES: z.coerce.number().int().positive().default(256),
+  MIVAS_RL_IDLE_S: seconds.default(900),
+  MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_POLICY_MODEL: optionalText,
+  MIVAS_POLICY_API_KEY: optionalText,
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -217,6 +225,26 @@ export interface CallerConfig {
   readonly prices: { readonly inputPerMTok: number; readonly cachedInputPerMTok: number; readonly outputPerMTok: number; readonly transcriptionPerMin: number; readonly speechPerMChars: number } | null;
 }
 
+/** The RL environment routes (docs/rl.md): off unless MIVAS_RL=1. */
+export interface RlSettings {
+  readonly enabled: boolean;
+  /** Bearer token every /rl route then needs; unset: open (loopback only, unless MIVAS_ALLOW_PUBLIC_NOAUTH). */
+  readonly token: string | undefined;
+  /** Packs mounted under /rl/<pack>; the served pack first. */
+  readonly packs: readonly string[];
+  /** Live episodes one process holds; past it opening one answers 503 with Retry-After. */
+  readonly maxEpisodes: number;
+  /** An episode untouched this long is ended (truncated) and scored. */
+  readonly idleMs: number;
+}
+
+/** The OpenAI-compatible chat endpoint the `text/openai-chat` policy harness calls. */
+export interface PolicySettings {
+  readonly baseUrl: string | undefined;
+  readonly model: string | undefined;
+  readonly apiKey: string | undefined;
+}
+
 /** The parsed, frozen configuration passed down from main. */
 export interface Config {
   readonly port: number;
@@ -252,6 +280,8 @@ export interface Config {
   readonly providers: ProviderSettings;
   readonly tracing: TracingSettings;
   readonly caller: CallerConfig;
+  readonly rl: RlSettings;
+  readonly policy: PolicySettings;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -273,8 +303,23 @@ function authProblems(env: AuthEnv): string[] {
   return problems;
 }
 
+/** Packs the RL routes mount: the served pack, then MIVAS_RL_PACKS (comma-separated), each once. */
+function rlPacks(env: Pick<Env, 'MIVAS_PACK' | 'MIVAS_RL_PACKS'>): { packs: string[]; problems: string[] } {
+  const listed = (env.MIVAS_RL_PACKS ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const bad = listed.filter((p) => !/^[a-z][a-z0-9-]*$/.test(p));
+  return { packs: [...new Set([env.MIVAS_PACK, ...listed])], problems: bad.map((p) => `MIVAS_RL_PACKS: ${JSON.stringify(p)} is not a pack id`) };
+}
+
+/** The RL routes run episodes for whoever reaches them: open routes stay on loopback like open CHIRP. */
+function rlProblems(env: Env, host: string): string[] {
+  if (!env.MIVAS_RL || env.MIVAS_RL_TOKEN !== undefined || env.MIVAS_ALLOW_PUBLIC_NOAUTH || isLoopback(host)) return [];
+  return [`MIVAS_RL_TOKEN: the RL routes are on and ${host} is not a loopback address; set MIVAS_RL_TOKEN or MIVAS_ALLOW_PUBLIC_NOAUTH=1`];
+}
+
 function toConfig(env: Env): ConfigResult {
-  const problems = authProblems(env);
+  const earlyHost = env.MIVAS_HOST ?? ((env.CHIRP_USER !== undefined && env.CHIRP_PASS !== undefined) || env.MIVAS_ALLOW_PUBLIC_NOAUTH ? '0.0.0.0' : '127.0.0.1');
+  const rl = rlPacks(env);
+  const problems = [...authProblems(env), ...rl.problems, ...rlProblems(env, earlyHost)];
   if (problems.length) return { ok: false, problems };
   const auth = env.CHIRP_USER !== undefined && env.CHIRP_PASS !== undefined ? { user: env.CHIRP_USER, pass: env.CHIRP_PASS } : null;
   const host = env.MIVAS_HOST ?? (auth || env.MIVAS_ALLOW_PUBLIC_NOAUTH ? '0.0.0.0' : '127.0.0.1');
@@ -325,6 +370,8 @@ function toConfig(env: Env): ConfigResult {
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
+    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000 },
+    policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY },
   };
   return { ok: true, config: Object.freeze(config) };
 }

@@ -6,7 +6,7 @@ export interface CliIO {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  /** Standard input, for commands that read a person's lines (`--caller external`); absent in most tests. */
+  /** Standard input, for commands that read a person's lines (`--caller external`, `mivas play`); absent in most tests. */
   readonly stdin?: NodeJS.ReadableStream;
 }
 

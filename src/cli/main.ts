@@ -5,6 +5,7 @@ import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
 import { checkCommand } from './check-command.ts';
 import { packsCommand } from './packs-command.ts';
+import { playCommand } from './play-command.ts';
 import { preflightCommand } from './preflight-command.ts';
 import { probeCommand } from './probe-command.ts';
 import { reportCommand } from './report-command.ts';
@@ -35,6 +36,7 @@ commands:
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
   report                   export the results pages (leaderboard, tasks, conversations) as static files
   check                    print each agent's instructions size and the exact tools a harness offers
+  play                     play the agent of one task in the terminal (text), then see the verdict
 
 Run "mivas <command> --help" (or "mivas help <command>") for a command's options; "mivas --version" for the version.`;
 
@@ -59,6 +61,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   score: scoreCommand,
   report: reportCommand,
   check: checkCommand,
+  play: playCommand,
 };
 
 /** Answers `--version`, `help [command]`, a bare `mivas`, an unknown command and `<command> --help`; null when argv is a command to run. */

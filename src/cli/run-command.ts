@@ -13,9 +13,11 @@ import { writeReport } from './report-command.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
+import { runTextEpisodes } from './text-run.ts';
 
 const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
                  [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [caller flags below]
+       mivas run --mode text --pack P --harness text/scripted|text/noop|text/openai-chat [--caller scripted] [--handoff native|soft] [--trials 5] [--concurrency N] [--task ID]...
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
 Without --url it starts the server in-process on a loopback port with the given pack and harness.
@@ -24,6 +26,11 @@ A realtime harness whose last \`mivas preflight\` found no function calling is r
 --shard I/N dials only the calls at positions I, I+N, I+2N... of the run's plan (0 <= I < N), so N
   shards (a Kubernetes Indexed Job, k8s/caller-job.yaml) dial each (task, trial) once; give every
   shard the same --run-id so \`mivas score --run\` merges them from the snapshot store.
+
+--mode text runs each task × trial as a text episode in this process instead (no audio; ids
+ep_<12 hex>): the policy harness plays the agent, the caller answers in text, and the snapshots
+are scored like calls. text/openai-chat reads MIVAS_POLICY_BASE_URL, MIVAS_POLICY_MODEL and
+MIVAS_POLICY_API_KEY (docs/rl.md).
 
 ${CALLER_USAGE}`;
 
@@ -40,6 +47,9 @@ interface RunFlags {
   shard: Shard | null;
   runId: string | undefined;
   callerValues: Record<string, string | boolean | undefined>;
+  mode: 'voice' | 'text';
+  caller: string;
+  handoff: string;
 }
 
 function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
@@ -59,6 +69,8 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       shard: { type: 'string' },
       'run-id': { type: 'string' },
       ...CALLER_FLAG_OPTIONS,
+      mode: { type: 'string', default: 'voice' },
+      handoff: { type: 'string', default: 'native' },
       help: { type: 'boolean' },
     },
   });
@@ -66,7 +78,8 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
   const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
   const shard = values.shard === undefined ? null : parseShard(values.shard);
   const runIdOk = values['run-id'] === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(values['run-id']);
-  if (values.help || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1 || (values.shard !== undefined && !shard) || !runIdOk) {
+  const mode = values.mode === 'text' || values.mode === 'voice' ? values.mode : null;
+  if (values.help || !mode || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1 || (values.shard !== undefined && !shard) || !runIdOk) {
     io.stderr.write(`${USAGE}\n`);
     return null;
   }
@@ -87,6 +100,9 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
     runId: values['run-id'],
     callerValues,
     allowNoTools: values['allow-no-tools'] ?? false,
+    mode,
+    caller: values.caller ?? 'scripted',
+    handoff: values.handoff ?? 'native',
   };
 }
 
@@ -116,6 +132,7 @@ function callRow(call: PlannedCall, report: CallerReport, summary: Summary | nul
 export const runCommand: Command = async (argv, io) => {
   const flags = parseRunFlags(argv, io);
   if (!flags) return exitCodeOf('USAGE');
+  if (flags.mode === 'text') return runTextMode(flags, io);
   const config = configFromFlags(io, {
     MIVAS_PACK: flags.pack,
     MIVAS_HARNESS: flags.harness,
@@ -185,6 +202,32 @@ export const runCommand: Command = async (argv, io) => {
   }
   return missing === 0 && scored !== EXIT.usage ? EXIT.ok : EXIT.incomplete;
 };
+
+/** `mivas run --mode text`: text episodes in this process, then the same scoring and report as a voice run. */
+async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
+  const config = configFromFlags(io, { MIVAS_PACK: flags.pack, MIVAS_LOG_LEVEL: io.env.MIVAS_LOG_LEVEL ?? 'warn' });
+  if (!config) return exitCodeOf('CONFIG_INVALID');
+  const pack = await loadPack(resolve(config.packsDir), flags.pack, resolve(config.migrationsDir));
+  const unknown = flags.tasks.filter((t) => !pack.tasks.has(t));
+  if (unknown.length) {
+    io.stderr.write(`unknown task ids for pack ${pack.id}: ${unknown.join(', ')}\n`);
+    return exitCodeOf('TASK_NOT_FOUND');
+  }
+  const ids = randomIds();
+  const runId = `run_${ids.hex(12)}`;
+  const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
+  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids }, config, io);
+  if ('exit' in ran) return ran.exit;
+  io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
+  const scoresDir = resolve(config.dataDir, 'scores', runId);
+  const scored = await scoreCommand(['--snapshots', ran.sink.root, '--pack', pack.id, '--run', runId, '--out', scoresDir, '--fast', '--packs-dir', config.packsDir], io);
+  if (scored !== EXIT.usage) {
+    const sink = ran.sink;
+    const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
+    io.stdout.write(`report: ${written.indexPath}\n`);
+  }
+  return scored === EXIT.usage ? EXIT.incomplete : EXIT.ok;
+}
 
 async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: readonly CallerReport[], sink: SnapshotSink | null, pack: string): Promise<number> {
   let missing = 0;

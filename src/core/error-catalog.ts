@@ -84,6 +84,25 @@ const CATALOG = {
     exit: EXIT.usage,
   },
 
+  // RL environment routes (docs/rl.md): NeMo Gym, OpenEnv and speech rollouts over episodes.
+  RL_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_RL_TOKEN`) on an RL route (`/rl/...`, the root NeMo Gym routes, the OpenEnv WebSocket upgrade).', status: 401 },
+  EPISODE_NOT_FOUND: {
+    meaning: 'No episode for the session: the request carries no `mivas_episode` cookie (or path id), the id names no episode this process holds, or an OpenEnv step came before reset. Episodes live in one process: route a session to the replica that seeded it.',
+    status: 404,
+  },
+  EPISODE_ENDED: { meaning: 'The episode has ended (end_call, a human transfer, the caller hung up, the turn cap, or verify): it takes no more actions; verify still answers with its reward.', status: 409 },
+  EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process; `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead.', status: 503 },
+  EPISODE_INVALID: {
+    meaning: 'An episode or rollout cannot start as asked: an unknown task id, a handoff mode other than native or soft, a caller kind this build has not got, a bad turn cap, or a policy URL that is not ws:// or wss://.',
+    status: 422,
+  },
+  ROLLOUT_NOT_FOUND: { meaning: '`GET /rl/rollouts/:id` names no speech rollout this process ran or runs.', status: 404 },
+  INVALID_JSON: { meaning: 'OpenEnv WebSocket: a message that is not JSON (OpenEnv `WSErrorCode.INVALID_JSON`, sent as `{type: "error"}`; the socket stays open). Over HTTP the same body gets `BODY_NOT_OBJECT`.', status: 422 },
+  UNKNOWN_TYPE: { meaning: 'OpenEnv WebSocket: a message whose `type` is none of reset, step, state, close, mcp (OpenEnv `WSErrorCode.UNKNOWN_TYPE`).', status: 422 },
+  VALIDATION_ERROR: { meaning: 'OpenEnv: a message or action that does not match its schema (OpenEnv `WSErrorCode.VALIDATION_ERROR`); `errors` lists the issues. `/schema` gives the action schema.', status: 422 },
+  CAPACITY_REACHED: { meaning: 'OpenEnv WebSocket: `MIVAS_RL_MAX_EPISODES` episodes are live, so the connection gets this error and a close (OpenEnv `WSErrorCode.CAPACITY_REACHED`).', status: 503 },
+  EXECUTION_ERROR: { meaning: 'OpenEnv WebSocket: a message failed inside mivas for an unexpected reason (OpenEnv `WSErrorCode.EXECUTION_ERROR`); the error is logged, the socket stays open.', status: 500 },
+
   // CHIRP upgrade refusals: answered before any 101 (wire.md §1.2).
   TASK_ID_INVALID: { meaning: '`X-Mivas-Task-Id` is not a task id (`^[A-Za-z0-9-]{1,32}$`).', status: 400 },
   RUN_ID_INVALID: { meaning: '`X-Mivas-Run-Id` does not match `^[A-Za-z0-9_-]{1,64}$`.', status: 400 },

@@ -18,3 +18,4 @@ export * from './score-run.ts';
 export * from './offline-snapshot.ts';
 export * from './task-validation.ts';
 export * from './task-provenance.ts';
+export { interleave, shortestRoutes } from './route-search.ts';

@@ -9,6 +9,7 @@ import { loadPack, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
+import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
 import Database from 'better-sqlite3';
 import { HarnessSessions } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
@@ -34,6 +35,12 @@ export interface AppContext {
   readonly limits: CallLimits;
   /** Metrics, traces and the Bluejay link. */
   readonly ops: Operations;
+  /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
+  readonly rlCallers: CallerMinds;
+  /** Speech for the local caller (the speech rollouts dial this server with it). */
+  readonly synth: SpeechSynth;
+  /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
+  readonly callHarnesses: Map<string, HarnessFactory>;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -43,6 +50,7 @@ export interface AppContextOverrides {
   readonly log?: pino.Logger;
   readonly harness?: HarnessFactory;
   readonly synth?: SpeechSynth;
+  readonly rlCallers?: CallerMinds;
 }
 
 function packageVersion(): string {
@@ -50,7 +58,8 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-function createSink(config: Config): SnapshotSink {
+/** The snapshot sink the configuration names: a local directory, or an S3 prefix. */
+export function createSink(config: Config): SnapshotSink {
   const target = config.snapshots;
   if (target.kind === 'directory') return directorySink(resolve(target.dir));
   return s3Sink(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
@@ -130,6 +139,9 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     estimateCost,
     registry,
     ops,
+    rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock),
+    synth,
+    callHarnesses: new Map(),
     limits: {
       maxCallMs: config.maxCallMs,
       callerSilenceMs: config.callerSilenceMs,

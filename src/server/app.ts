@@ -6,6 +6,7 @@ import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
 import { closeOperations } from './observability.ts';
 import { sendProblem } from './problem.ts';
+import { rlRoutes } from './rl-routes.ts';
 import { toolRoutes } from './tool-routes.ts';
 import { uiRoutes } from './ui-routes.ts';
 
@@ -98,6 +99,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // The tool routes answer an external harness, not callers: their own bearer token, off by default.
   await app.register(async (tools) => toolRoutes(tools, ctx));
+  // The RL environment routes (docs/rl.md): off unless MIVAS_RL=1, behind their own bearer token.
+  await app.register(async (rl) => rlRoutes(rl, ctx));
   await app.register(async (secured) => {
     secured.addHook('onRequest', basicAuthHook(ctx.config.auth));
     await chirpRoutes(secured, ctx);

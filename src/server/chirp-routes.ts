@@ -57,7 +57,7 @@ async function callProblem(ctx: AppContext, facts: UpgradeFacts): Promise<HttpPr
   if (ctx.outbox.isSpooled(ctx.pack.id, facts.callId) || (await ctx.sink.exists(key).catch(() => false))) {
     return httpProblem('CALL_ID_USED', `a snapshot of call ${facts.callId} already exists`);
   }
-  const refused = ctx.harness.refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+  const refused = (ctx.callHarnesses.get(facts.callId) ?? ctx.harness).refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
   return refused ? httpProblem('CALL_REFUSED', refused) : null;
 }
 
@@ -69,13 +69,15 @@ function answerProbe(ctx: AppContext, socket: WebSocket): void {
 }
 
 function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, request: FastifyRequest): void {
-  const base = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: ctx.harness.name });
+  // A speech rollout (docs/rl.md) names its own policy endpoint for its call id.
+  const harness = ctx.callHarnesses.get(facts.callId) ?? ctx.harness;
+  const base = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: harness.name });
   const observer = callObserver(ctx.ops, base);
   // Every line of the call carries its trace id when spans are exported, so logs and traces join.
   const log = observer.traceId ? base.child({ traceId: observer.traceId }) : base;
   let model;
   try {
-    model = ctx.harness.create({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+    model = harness.create({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
   } catch (err) {
     log.error({ err }, 'harness could not create a session');
     ctx.registry.cancel(facts.callId);
@@ -83,7 +85,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name, estimateCost: ctx.estimateCost, observer },
+    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: harness.name, estimateCost: ctx.estimateCost, observer },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
     countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,

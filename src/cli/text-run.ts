@@ -1,0 +1,116 @@
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Config } from '../config.ts';
+import type { IdSource } from '../core/index.ts';
+import { configuredCallers, HANDOFF_MODES, noopPolicy, openAiChatPolicy, runTextEpisode, scriptedPolicy, type EpisodeResult, type HandoffMode, type TextPolicy } from '../episodes/index.ts';
+import type { Pack } from '../packs/index.ts';
+import { createSink } from '../server/index.ts';
+import { SNAPSHOT_PARTS, snapshotKey, type SnapshotPart, type SnapshotSink } from '../snapshot/index.ts';
+import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
+import { failWith, type CliIO } from './io.ts';
+import { ProgressBar, renderTable } from './progress.ts';
+
+/** The text policy harnesses `--mode text` (and `mivas play`) know. */
+export const TEXT_HARNESSES = ['text/scripted', 'text/noop', 'text/openai-chat'] as const;
+
+/** The policy of a `text/<name>` harness, or a problem to print (exit 3). */
+export function textPolicyOf(harness: string, config: Config): TextPolicy | { problem: string; code: 'UNKNOWN_HARNESS' | 'PROVIDER_SETTING_MISSING' } {
+  if (harness === 'text/scripted') return scriptedPolicy();
+  if (harness === 'text/noop') return noopPolicy();
+  if (harness === 'text/openai-chat') {
+    const { baseUrl, model, apiKey } = config.policy;
+    if (!baseUrl) return { problem: 'text/openai-chat needs MIVAS_POLICY_BASE_URL (an OpenAI-compatible base URL such as http://127.0.0.1:8000/v1)', code: 'PROVIDER_SETTING_MISSING' };
+    if (!model) return { problem: 'text/openai-chat needs MIVAS_POLICY_MODEL', code: 'PROVIDER_SETTING_MISSING' };
+    return openAiChatPolicy({ baseUrl, model, ...(apiKey ? { apiKey } : {}), temperature: 0 });
+  }
+  return { problem: `--mode text takes a text policy harness: ${TEXT_HARNESSES.join(', ')} (got ${harness})`, code: 'UNKNOWN_HARNESS' };
+}
+
+/** A pack ready for in-process episodes: its template, a databases folder and the template's rows. */
+export function episodeDatabases(config: Config, pack: Pack): { databases: CallDatabases; templateDump: ReturnType<typeof dumpDatabase> } {
+  const dataDir = resolve(config.dataDir);
+  const template = ensureTemplate(join(dataDir, 'templates'), pack);
+  const sqlite = new Database(template, { readonly: true });
+  const templateDump = dumpDatabase(sqlite);
+  sqlite.close();
+  return { databases: new CallDatabases(join(dataDir, 'episodes', pack.id), template), templateDump };
+}
+
+/** Writes a finished snapshot to the sink, summary last (its presence means the set is complete). */
+export async function putSnapshot(sink: SnapshotSink, pack: string, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>): Promise<void> {
+  for (const part of SNAPSHOT_PARTS) {
+    const body = parts.get(part);
+    if (body) await sink.put(snapshotKey(pack, callId, part), body);
+  }
+}
+
+/** What a text run needs beyond the configuration. */
+export interface TextRunPlan {
+  readonly pack: Pack;
+  readonly harness: string;
+  readonly caller: string;
+  readonly handoffMode: string;
+  readonly taskIds: readonly string[];
+  readonly trials: number;
+  readonly concurrency: number;
+  readonly runId: string;
+  readonly ids: IdSource;
+}
+
+/**
+ * `mivas run --mode text`: every task × trial as a text episode in this process (no server, no
+ * audio), each written to the snapshot store like a call and then scored with the voice runs'
+ * scorer (the caller scores afterwards). Returns the episodes' results, or the exit code of a
+ * setup problem.
+ */
+export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: CliIO): Promise<{ exit: number } | { sink: SnapshotSink; results: EpisodeResult[] }> {
+  const policy = textPolicyOf(plan.harness, config);
+  if ('problem' in policy) return { exit: failWith(io, policy.code, policy.problem) };
+  if (!HANDOFF_MODES.includes(plan.handoffMode as HandoffMode)) return { exit: failWith(io, 'USAGE', `--handoff takes native or soft (got ${plan.handoffMode})`) };
+  const probe = plan.pack.tasks.get(plan.taskIds[0] ?? '');
+  const callers = configuredCallers(config.caller);
+  if (probe && !callers({ pack: plan.pack, task: probe, kind: plan.caller, seed: null, episodeId: 'probe' })) {
+    return { exit: failWith(io, 'USAGE', `--caller ${plan.caller}: text episodes take the scripted or llm caller (an external caller plays voice calls: mivas run --caller external)`) };
+  }
+  const sink = createSink(config);
+  const { databases, templateDump } = episodeDatabases(config, plan.pack);
+  const jobs: { taskId: string; trial: number; id: string }[] = [];
+  for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
+  io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${plan.taskIds.length} tasks × ${plan.trials}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
+  const bar = new ProgressBar(io.stderr, jobs.length, plan.runId);
+  const results: EpisodeResult[] = new Array<EpisodeResult>(jobs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index] as (typeof jobs)[number];
+      const task = plan.pack.tasks.get(job.taskId);
+      if (!task) continue;
+      const writes: Promise<void>[] = [];
+      const result = await runTextEpisode(policy, {
+        pack: plan.pack,
+        task,
+        id: job.id,
+        databases,
+        templateDump,
+        caller: callers({ pack: plan.pack, task, kind: plan.caller, seed: job.trial, episodeId: job.id }) as NonNullable<ReturnType<typeof callers>>,
+        runId: plan.runId,
+        handoffMode: plan.handoffMode as HandoffMode,
+        maxTurns: 60,
+        epochMs: () => Date.now(),
+        store: (pack, callId, parts) => writes.push(putSnapshot(sink, pack, callId, parts)),
+      });
+      await Promise.all(writes);
+      results[index] = result;
+      bar.tick(`${job.taskId}#${job.trial} ${result.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, jobs.length)) }, worker));
+  databases.closeAll();
+  const rows = jobs.map((job, i) => {
+    const r = results[i];
+    return [job.taskId, String(job.trial), job.id, r?.end_reason ?? '-', r?.status ?? '-', r ? r.reward.toFixed(3) : '-', r ? String(r.turns) : '-', r?.truncated ?? ''];
+  });
+  io.stdout.write(`\n${renderTable(['task', 'trial', 'episode', 'end', 'status', 'reward', 'turns', 'truncated'], rows)}\n`);
+  return { sink, results };
+}

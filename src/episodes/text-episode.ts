@@ -1,0 +1,349 @@
+import type { CallerMind, CallerTurn } from '../caller/index.ts';
+import { Conversation, type ToolSpec } from '../conversation/index.ts';
+import { envelopeRefusal, isPlainObject, MivasError } from '../core/index.ts';
+import type { Pack, Task } from '../packs/index.ts';
+import type { ConversationVerdict } from '../scoring/index.ts';
+import { emptyUsage, Timeline, type EndReason, type SnapshotPart, type Usage } from '../snapshot/index.ts';
+import type { CallDatabases, DatabaseDump } from '../store/index.ts';
+import { episodeInstructions, greetingOf, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
+import { rewardOf, type EpisodeReward } from './reward.ts';
+import { scoreParts, textSnapshotParts } from './text-snapshot.ts';
+
+/** Raised when an episode cannot do what was asked; the code is the catalog's (EPISODE_ENDED, EPISODE_INVALID). */
+export class EpisodeError extends MivasError {}
+
+/** How one text episode is opened (DESIGN.md §18). */
+export interface EpisodeSpec {
+  readonly pack: Pack;
+  readonly task: Task;
+  /** The conversation id: names the database, the snapshot and the cookie. */
+  readonly id: string;
+  readonly databases: CallDatabases;
+  readonly templateDump: DatabaseDump;
+  readonly caller: CallerMind;
+  /** The policy's name; the snapshot's harness is `text/<policy>`. */
+  readonly policy: string;
+  readonly model?: string | null;
+  readonly runId?: string | null;
+  readonly handoffMode: HandoffMode;
+  /** Policy actions (tool calls, say_to_caller included) before the episode is cut off as truncated. */
+  readonly maxTurns: number;
+  /** Wall-clock epoch ms for the summary's started_at / ended_at (the media clock is the episode's own). */
+  readonly epochMs: () => number;
+  /** Where the finished snapshot goes (the outbox); the parts are scored either way. */
+  readonly store?: (pack: string, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>) => void;
+}
+
+/** Why an episode that did not end by itself was cut off (recorded as end reason `max_duration`). */
+export type Truncation = 'turn_cap' | 'policy_stopped' | 'client_closed' | 'idle' | 'server_closing';
+
+/** What the policy sees of the episode now. */
+export interface EpisodeView {
+  readonly episode_id: string;
+  readonly pack: string;
+  readonly task_id: string;
+  /** The active agent (desk). */
+  readonly agent: string;
+  readonly handoff_mode: HandoffMode;
+  /** The active agent's instructions with this conversation's framing (date and time from the pack clock). */
+  readonly instructions: string;
+  /** say_to_caller, then the active agent's tools (native) or the whole graph's (soft). */
+  readonly tools: readonly ToolSpec[];
+  readonly turn: number;
+  readonly max_turns: number;
+  readonly done: boolean;
+  readonly end_reason: EndReason | null;
+}
+
+/** One policy action: a tool call by name with its arguments (JSON object, or the raw text a model sent). */
+export interface EpisodeAction {
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly callId?: string | null;
+}
+
+/** What one action did. */
+export interface StepResult {
+  readonly tool_name: string;
+  /** The tool's result as the policy receives it: the engine's envelope, `{assistant}` for a handoff, the caller's reply for say_to_caller. */
+  readonly output: Readonly<Record<string, unknown>>;
+  /** The active agent after the action. */
+  readonly agent: string;
+  readonly handoff: { readonly from: string; readonly to: string } | null;
+  /** Present on a native handoff: the new agent's instructions and offered tools. */
+  readonly instructions?: string;
+  readonly tools?: readonly ToolSpec[];
+  readonly turn: number;
+  readonly done: boolean;
+  readonly end_reason: EndReason | null;
+  /** Present once the episode is done: its reward and verdict. */
+  readonly result?: EpisodeResult;
+}
+
+/** A finished episode: the reward, the scorer's verdict and where its snapshot is. */
+export interface EpisodeResult extends EpisodeReward {
+  readonly episode_id: string;
+  readonly pack: string;
+  readonly task_id: string;
+  readonly harness: string;
+  readonly end_reason: EndReason;
+  /** Set when the episode was cut off rather than ended by the agent or the caller. */
+  readonly truncated: Truncation | null;
+  readonly turns: number;
+  /** `<pack>/<episode_id>`: the snapshot's key prefix under the snapshot root. */
+  readonly snapshot: string;
+  readonly verdict: ConversationVerdict;
+}
+
+/** Milliseconds of media time an utterance takes: 400 ms a word (150 words a minute), at least 800. */
+function utteranceMs(text: string): number {
+  return Math.max(800, text.split(/\s+/).filter(Boolean).length * 400);
+}
+
+/**
+ * One text episode (DESIGN.md §18): a conversation through the one engine, played in text. The
+ * policy acts with tool calls; `say_to_caller` is answered by the caller's mind and recorded as
+ * speech (never as a tool), every other name goes to `Conversation.dispatch` exactly as a voice
+ * call's would, so ownership, edges and session tools behave the same. The episode keeps its own
+ * media clock (utterances take their spoken length), ends on end_call, a human transfer, the
+ * caller hanging up or the turn cap, and then writes a snapshot like any other call and scores it
+ * with the scorer. Actions on one episode run one at a time, in arrival order.
+ */
+export class TextEpisode {
+  private mediaMs = 0;
+  private turns = 0;
+  private utterances = 0;
+  private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
+  private finished: Promise<EpisodeResult> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private usage: Usage = emptyUsage();
+  private readonly startedAtEpochMs: number;
+  private readonly timeline: Timeline;
+  private readonly conversation: Conversation;
+
+  private constructor(private readonly spec: EpisodeSpec) {
+    this.startedAtEpochMs = spec.epochMs();
+    this.timeline = new Timeline(() => this.mediaMs);
+    this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs });
+    this.timeline.add({ type: 'call.started', call_id: spec.id, pack: spec.pack.id, harness: this.harness, task_id: spec.task.task_id, run_id: spec.runId ?? null }, 0);
+  }
+
+  /**
+   * Opens the episode on a fresh database (CallIdUsedError when the id has one), says the pack's
+   * greeting for the agent and asks the caller for its opening line. Returns the episode and
+   * that line (null when the caller said nothing).
+   */
+  static async start(spec: EpisodeSpec): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
+    if (!Number.isInteger(spec.maxTurns) || spec.maxTurns < 1) throw new EpisodeError('EPISODE_INVALID', `max_turns must be a positive integer (got ${spec.maxTurns})`);
+    const episode = new TextEpisode(spec);
+    episode.speak('agent', greetingOf(spec.pack));
+    const callerSaid = await episode.hear(() => spec.caller.open());
+    if (episode.ending) await episode.finish();
+    return { episode, callerSaid };
+  }
+
+  get id(): string {
+    return this.spec.id;
+  }
+
+  get harness(): string {
+    return `text/${this.spec.policy}`;
+  }
+
+  get pack(): Pack {
+    return this.spec.pack;
+  }
+
+  get task(): Task {
+    return this.spec.task;
+  }
+
+  isDone(): boolean {
+    return this.ending !== null;
+  }
+
+  /** The finished result, once the episode is done and scored. */
+  result(): Promise<EpisodeResult> | null {
+    return this.finished;
+  }
+
+  view(): EpisodeView {
+    const agent = this.conversation.activeAgent();
+    return {
+      episode_id: this.spec.id,
+      pack: this.spec.pack.id,
+      task_id: this.spec.task.task_id,
+      agent,
+      handoff_mode: this.spec.handoffMode,
+      instructions: episodeInstructions(this.spec.pack, agent, this.spec.handoffMode),
+      tools: offeredTools(this.spec.pack, agent, this.spec.handoffMode),
+      turn: this.turns,
+      max_turns: this.spec.maxTurns,
+      done: this.ending !== null,
+      end_reason: this.ending?.reason ?? null,
+    };
+  }
+
+  /** Adds the policy's token usage to the snapshot's (a model policy reports it as it goes). */
+  addUsage(usage: Partial<Usage>): void {
+    const next = { ...this.usage };
+    for (const key of Object.keys(next) as (keyof Usage)[]) next[key] += Math.max(0, Math.round(usage[key] ?? 0));
+    this.usage = next;
+  }
+
+  /** Runs one policy action; once it ends the episode, the result carries the reward. EPISODE_ENDED after the end. */
+  step(action: EpisodeAction): Promise<StepResult> {
+    return this.exclusive(async () => {
+      if (this.ending) throw new EpisodeError('EPISODE_ENDED', `episode ${this.spec.id} has ended (${this.ending.reason}); it takes no more actions`);
+      this.turns++;
+      const before = this.conversation.activeAgent();
+      const outcome = action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
+      if (!this.endReason() && this.turns >= this.spec.maxTurns) this.end('max_duration', 'turn_cap');
+      const agent = this.conversation.activeAgent();
+      const native = this.spec.handoffMode === 'native' && agent !== before ? { instructions: episodeInstructions(this.spec.pack, agent, 'native'), tools: offeredTools(this.spec.pack, agent, 'native') } : {};
+      const reason = this.endReason();
+      const result = reason ? await this.finishNow() : undefined;
+      return { ...outcome, agent, ...native, turn: this.turns, done: reason !== null, end_reason: reason, ...(result ? { result } : {}) };
+    });
+  }
+
+  /**
+   * Ends the episode if it is still running (recorded as `max_duration`, truncated by `cause`)
+   * and returns its scored result; idempotent, waits for an action in flight.
+   */
+  finish(cause: Truncation = 'policy_stopped'): Promise<EpisodeResult> {
+    if (this.finished) return this.finished;
+    return this.exclusive(async () => {
+      if (!this.ending) this.end('max_duration', cause);
+      return this.finishNow();
+    });
+  }
+
+  /** Ends a running episode because its policy or mivas failed (the scorer voids both), then scores it. */
+  abort(reason: 'provider_error' | 'internal_error', detail: string): Promise<EpisodeResult> {
+    if (this.finished) return this.finished;
+    return this.exclusive(async () => {
+      this.end(reason, null, detail.slice(0, 2000));
+      return this.finishNow();
+    });
+  }
+
+  /**
+   * Records agent speech the caller does not answer: text a model wrote beside its tool calls, or
+   * the trailing message it ended its turn with (NeMo Gym verify). Not a turn.
+   */
+  speakWithoutReply(text: string): void {
+    if (!this.ending && text.trim()) this.speak('agent', text.trim());
+  }
+
+  private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {
+    const text = isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
+    if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
+    this.speak('agent', text);
+    const callerSaid = await this.hear(() => this.spec.caller.reply(text));
+    const hungUp = this.endReason() === 'caller_hangup';
+    return { tool_name: SAY_TO_CALLER, output: { ok: true, data: { caller_said: callerSaid, caller_hung_up: hungUp } }, handoff: null };
+  }
+
+  private dispatch(action: EpisodeAction): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
+    this.mediaMs += 300;
+    const dispatched = this.conversation.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
+    this.mediaMs += 700;
+    const { effect } = dispatched;
+    if (effect.kind === 'end_call') this.end('agent_end_call');
+    if (effect.kind === 'human_transfer') this.end('human_transfer');
+    if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
+    // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
+    const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
+    return { tool_name: action.name, output, handoff: { from: effect.from, to: effect.to } };
+  }
+
+  /** Asks the caller's mind for a turn and records it; a hang-up ends the episode, a failing mind ends it as internal_error. */
+  private async hear(turn: () => Promise<CallerTurn>): Promise<string | null> {
+    let said: CallerTurn;
+    try {
+      said = await turn();
+    } catch (err) {
+      this.end('internal_error', null, `the caller failed: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    }
+    const text = said.text?.trim() ? said.text.trim() : null;
+    if (text) this.speak('caller', text);
+    if (said.hangUp) this.end('caller_hangup');
+    return text;
+  }
+
+  private speak(side: 'caller' | 'agent', text: string): void {
+    const id = `${side === 'agent' ? 'a' : 'c'}${++this.utterances}`;
+    const start = this.mediaMs + 300;
+    const end = start + utteranceMs(text);
+    this.timeline.add({ type: 'speech.started', side, utterance_id: id }, start);
+    this.timeline.add({ type: 'transcript', side, text, utterance_id: id }, start);
+    this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, end);
+    this.mediaMs = end;
+  }
+
+  /** The end reason once the episode is ending (a method, so narrowing never hides a change made by an await). */
+  private endReason(): EndReason | null {
+    return this.ending?.reason ?? null;
+  }
+
+  private end(reason: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
+    this.ending ??= { reason, truncated, detail };
+  }
+
+  /** Closes the conversation, writes the snapshot and scores it (once). Runs inside `exclusive`. */
+  private finishNow(): Promise<EpisodeResult> {
+    this.finished ??= this.freeze();
+    return this.finished;
+  }
+
+  private async freeze(): Promise<EpisodeResult> {
+    const { spec } = this;
+    const ending = this.ending ?? { reason: 'max_duration' as const, truncated: 'policy_stopped' as const, detail: null };
+    const endMs = this.mediaMs + 500;
+    this.timeline.add({ type: 'call.ended', end_reason: ending.reason, close_code: 1000 }, endMs);
+    const closed = this.conversation.close();
+    const { parts } = textSnapshotParts(
+      {
+        pack: spec.pack,
+        callId: spec.id,
+        runId: spec.runId ?? null,
+        taskId: spec.task.task_id,
+        harness: this.harness,
+        model: spec.model ?? null,
+        startedAtEpochMs: this.startedAtEpochMs,
+        endedAtEpochMs: Math.max(this.startedAtEpochMs, spec.epochMs()),
+        endMs,
+        endReason: ending.reason,
+        endDetail: ending.detail,
+        events: this.timeline.events(),
+        usage: this.usage,
+        toolsExpected: spec.task.exp_tool_calls.length > 0,
+      },
+      closed.final,
+      spec.templateDump,
+      closed.db,
+    );
+    spec.store?.(spec.pack.id, spec.id, parts);
+    const verdict = await scoreParts(spec.pack, spec.id, parts);
+    return {
+      ...rewardOf(verdict),
+      episode_id: spec.id,
+      pack: spec.pack.id,
+      task_id: spec.task.task_id,
+      harness: this.harness,
+      end_reason: ending.reason,
+      truncated: ending.truncated,
+      turns: this.turns,
+      snapshot: `${spec.pack.id}/${spec.id}`,
+      verdict,
+    };
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

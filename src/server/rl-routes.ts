@@ -1,0 +1,301 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { CALL_ID_PATTERN, httpProblem, isPlainObject, MivasError, type HttpErrorCode } from '../core/index.ts';
+import {
+  aggregateMetrics,
+  datasetRows,
+  EpisodeDesk,
+  mcpCall,
+  openEnvMetadata,
+  openEnvSchemas,
+  OpenEnvSession,
+  previewObservation,
+  resetDataSchema,
+  rpcError,
+  rpcResult,
+  JSON_RPC,
+  seedBodySchema,
+  trailingAssistantText,
+  offeredTools,
+  unionTools,
+  verifyFields,
+  SAY_TO_CALLER,
+  actionSchema,
+  REWARD_VERSION,
+  type DeskPack,
+} from '../episodes/index.ts';
+import { loadPack } from '../packs/index.ts';
+import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
+import type { AppContext } from './app-context.ts';
+import { sendProblem } from './problem.ts';
+import { rolloutRoutes } from './rl-rollouts.ts';
+
+/** The cookie a NeMo Gym session is tracked by (any client that keeps cookies carries it). */
+export const EPISODE_COOKIE = 'mivas_episode';
+/** Seconds a client refused at capacity should wait. */
+const RETRY_AFTER_S = 5;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Off without MIVAS_RL_TOKEN (loopback only, config.ts); with it, every RL request needs the bearer token. */
+function rlGate(token: string | undefined) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (token === undefined) return;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    if (m && timingSafeEqual(digest(m[1] ?? ''), digest(token))) return;
+    await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-rl"'), httpProblem('RL_UNAUTHORIZED', 'the RL routes need Authorization: Bearer <MIVAS_RL_TOKEN>'));
+  };
+}
+
+/** The episode id a request names: the path's, else the session cookie's. */
+function episodeIdOf(request: FastifyRequest): string | null {
+  const fromPath = (request.params as { episode_id?: string } | undefined)?.episode_id;
+  if (fromPath) return fromPath;
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === EPISODE_COOKIE) return decodeURIComponent(rest.join('='));
+  }
+  return null;
+}
+
+/** Answers a desk or episode error as its catalogued problem; anything else is rethrown (a 500). */
+function sendEpisodeError(reply: FastifyReply, err: unknown): FastifyReply {
+  if (!(err instanceof MivasError)) throw err;
+  const code = err.code as HttpErrorCode;
+  if (code === 'EPISODES_FULL') reply.header('Retry-After', String(RETRY_AFTER_S));
+  return sendProblem(reply, httpProblem(code, err.message));
+}
+
+function requireEpisodeId(request: FastifyRequest): string {
+  const id = episodeIdOf(request);
+  if (!id) throw new MivasError('EPISODE_NOT_FOUND', `no episode: seed_session first and send its ${EPISODE_COOKIE} cookie`);
+  if (!CALL_ID_PATTERN.test(id)) throw new MivasError('EPISODE_NOT_FOUND', 'that is not an episode id');
+  return id;
+}
+
+/** The desk's packs: the served pack on the app's own databases, others on a template and folder of their own. */
+async function deskPacks(ctx: AppContext): Promise<Map<string, DeskPack>> {
+  const packs = new Map<string, DeskPack>();
+  for (const id of ctx.config.rl.packs) {
+    if (id === ctx.pack.id) {
+      packs.set(id, { pack: ctx.pack, databases: ctx.databases, templateDump: ctx.templateDump });
+      continue;
+    }
+    const pack = await loadPack(resolve(ctx.config.packsDir), id, resolve(ctx.config.migrationsDir));
+    const dataDir = resolve(ctx.config.dataDir);
+    const template = ensureTemplate(join(dataDir, 'templates'), pack);
+    const sqlite = new Database(template, { readonly: true });
+    const templateDump = dumpDatabase(sqlite);
+    sqlite.close();
+    packs.set(id, { pack, databases: new CallDatabases(join(dataDir, 'episodes', id), template), templateDump });
+  }
+  return packs;
+}
+
+/**
+ * The NeMo Gym resources-server routes of one pack under `prefix` (docs/rl.md "NeMo Gym"):
+ * seed_session (a fresh episode, tracked by cookie), one POST per tool, verify, aggregate_metrics
+ * and reverify_mode. `tools` limits the per-tool routes to names (the root mount); without it a
+ * path parameter takes any name, so an unknown one is refused by the engine like a model's.
+ */
+function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, prefix: string, tools?: readonly string[]): void {
+  app.post(`${prefix}/seed_session`, async (request, reply) => {
+    if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'seed_session takes the dataset row as a JSON object'));
+    const body = seedBodySchema.safeParse(request.body);
+    if (!body.success) return sendProblem(reply, httpProblem('EPISODE_INVALID', body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+    if (body.data.pack && body.data.pack !== packId) return sendProblem(reply, httpProblem('EPISODE_INVALID', `this row is for pack ${body.data.pack}; this route serves ${packId}`));
+    try {
+      const previous = episodeIdOf(request);
+      if (previous && desk.get(previous)) await desk.finish(previous, 'client_closed');
+      const { episode, callerSaid } = await desk.open({
+        pack: packId,
+        taskId: body.data.task_id,
+        seed: body.data.seed ?? body.data._ng_rollout_index,
+        handoffMode: body.data.handoff_mode ?? 'soft',
+        caller: body.data.caller,
+        maxTurns: body.data.max_turns,
+        policy: 'nemo-gym',
+        model: body.data.responses_create_params?.model ?? null,
+      });
+      const view = episode.view();
+      reply.header('Set-Cookie', `${EPISODE_COOKIE}=${episode.id}; Path=/; HttpOnly; SameSite=Lax`);
+      return reply.send({ episode_id: episode.id, task_id: view.task_id, agent: view.agent, handoff_mode: view.handoff_mode, caller_said: callerSaid, done: view.done });
+    } catch (err) {
+      return sendEpisodeError(reply, err);
+    }
+  });
+
+  app.post(`${prefix}/verify`, async (request, reply) => {
+    if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'verify takes {responses_create_params, response, ...row} as a JSON object'));
+    try {
+      const id = requireEpisodeId(request);
+      const live = desk.get(id);
+      if (live) {
+        const trailing = trailingAssistantText(request.body.response);
+        if (trailing) live.speakWithoutReply(trailing);
+      }
+      const result = await desk.finish(id, 'policy_stopped');
+      return reply.send({ ...request.body, ...verifyFields(result) });
+    } catch (err) {
+      return sendEpisodeError(reply, err);
+    }
+  });
+
+  app.post(`${prefix}/aggregate_metrics`, async (request, reply) => {
+    const responses = isPlainObject(request.body) ? request.body.verify_responses : undefined;
+    if (!Array.isArray(responses) || !responses.every(isPlainObject)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'aggregate_metrics takes {verify_responses: [object, ...]}'));
+    return reply.send(aggregateMetrics(responses));
+  });
+
+  // verify reads the episode this server holds, so a stored rollout cannot be re-verified elsewhere.
+  app.get(`${prefix}/reverify_mode`, async (_request, reply) => reply.type('application/json').send(JSON.stringify('unsupported')));
+
+  const tool = async (request: FastifyRequest, reply: FastifyReply, name: string): Promise<FastifyReply> => {
+    if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'a tool takes its arguments as a JSON object'));
+    try {
+      const step = await desk.step(requireEpisodeId(request), { name, arguments: request.body });
+      return reply.send(step.output);
+    } catch (err) {
+      return sendEpisodeError(reply, err);
+    }
+  };
+  if (tools) for (const name of tools) app.post(`${prefix}/${name}`, (request, reply) => tool(request, reply, name));
+  else app.post<{ Params: { tool: string } }>(`${prefix}/:tool`, (request, reply) => tool(request, reply, request.params.tool));
+}
+
+/** A socket message queue: messages are answered one at a time, in order. */
+function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log: FastifyRequest['log']): void {
+  const send = (data: unknown): void => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(data));
+  };
+  if (desk.isFull()) {
+    send({ type: 'error', data: { message: `${desk.maxEpisodes} episodes are live in this process`, code: 'CAPACITY_REACHED', active_sessions: desk.count(), max_sessions: desk.maxEpisodes } });
+    socket.close(1013, 'at capacity');
+    return;
+  }
+  const session = new OpenEnvSession(desk, packId);
+  let queue: Promise<void> = Promise.resolve();
+  let closed = false;
+  socket.on('message', (raw: Buffer, isBinary: boolean) => {
+    queue = queue.then(async () => {
+      if (closed) return;
+      try {
+        const { reply, close } = await session.handle(isBinary ? '' : raw.toString('utf8'));
+        if (reply) send(reply);
+        if (close) {
+          closed = true;
+          socket.close(1000, 'closed');
+        }
+      } catch (err) {
+        log.error({ err }, 'openenv message failed');
+        send({ type: 'error', data: { message: err instanceof Error ? err.message : String(err), code: 'EXECUTION_ERROR' } });
+      }
+    });
+  });
+  socket.on('close', () => {
+    closed = true;
+    queue = queue.then(() => session.end()).catch((err: unknown) => log.warn({ err }, 'openenv episode did not finish cleanly'));
+  });
+}
+
+/** The OpenEnv routes of one pack under `prefix` (docs/rl.md "OpenEnv"). */
+function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk, packId: string, prefix: string): void {
+  const deskPack = desk.deskPack(packId) as DeskPack;
+  app.get(`${prefix}/ws`, { websocket: true }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log));
+  app.get(`${prefix}/health`, async () => ({ status: 'healthy' }));
+  app.get(`${prefix}/schema`, async () => openEnvSchemas());
+  app.get(`${prefix}/metadata`, async () => openEnvMetadata(deskPack.pack, ctx.version));
+  // HTTP reset, step and state are stateless in OpenEnv (a fresh environment per request): multi-turn needs /ws.
+  app.get(`${prefix}/state`, async () => ({ episode_id: null, step_count: 0, pack: packId, task_id: null, agent: null, done: false, end_reason: null, reward: null }));
+  app.post(`${prefix}/reset`, async (request, reply) => {
+    const body = isPlainObject(request.body) ? request.body : {};
+    const parsed = resetDataSchema.safeParse(Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'timeout_s' && k !== 'request_id')));
+    if (!parsed.success) return sendProblem(reply, httpProblem('VALIDATION_ERROR', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+    try {
+      return reply.send(previewObservation(desk, packId, parsed.data));
+    } catch (err) {
+      return sendEpisodeError(reply, err);
+    }
+  });
+  app.post(`${prefix}/step`, async (request, reply) => {
+    const action = actionSchema.safeParse(isPlainObject(request.body) ? request.body.action : undefined);
+    if (!action.success) return sendProblem(reply, httpProblem('VALIDATION_ERROR', action.error.issues.map((i) => `action.${i.path.join('.')}: ${i.message}`).join('; ')));
+    if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
+    return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
+  });
+  app.post(`${prefix}/mcp`, async (request, reply) => {
+    const body: unknown = request.body;
+    if (!isPlainObject(body)) return reply.send(rpcError(null, JSON_RPC.parseError, 'Parse error'));
+    const params = isPlainObject(body.params) ? body.params : {};
+    const id = body.id;
+    try {
+      if (body.method === 'openenv/session/create') {
+        const data = resetDataSchema.safeParse(Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'session_id')));
+        if (!data.success) return reply.send(rpcError(id, JSON_RPC.invalidParams, data.error.issues.map((i) => i.message).join('; ')));
+        const { episode } = await desk.open({ pack: packId, taskId: data.data.task_id, seed: data.data.seed, handoffMode: data.data.handoff_mode, caller: data.data.caller, maxTurns: data.data.max_turns, episodeId: data.data.episode_id, policy: 'openenv' });
+        return reply.send(rpcResult(id, { session_id: episode.id }));
+      }
+      const sessionId = typeof params.session_id === 'string' ? params.session_id : null;
+      if (body.method === 'openenv/session/close') {
+        if (!sessionId) return reply.send(rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required"));
+        if (!desk.knows(sessionId)) return reply.send(rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`));
+        const result = await desk.finish(sessionId, 'client_closed');
+        return reply.send(rpcResult(id, { session_id: sessionId, closed: true, reward: result.reward, reward_components: result.reward_components, status: result.status }));
+      }
+      const episode = sessionId ? desk.get(sessionId) : null;
+      if (sessionId && !episode) {
+        return reply.send(desk.knows(sessionId) ? rpcError(id, JSON_RPC.serverError, `episode ${sessionId} has ended`, { code: 'EPISODE_ENDED' }) : rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`));
+      }
+      const { session_id: _drop, ...rest } = params;
+      const { response } = await mcpCall(desk, packId, episode ?? null, { ...body, params: rest });
+      return reply.send(response);
+    } catch (err) {
+      if (err instanceof MivasError) return reply.send(rpcError(id, JSON_RPC.serverError, err.message, { code: err.code }));
+      throw err;
+    }
+  });
+}
+
+/** What list_tools answers before any episode: the entry desk's tools (native), as on the WebSocket. */
+function entryToolsOf(desk: EpisodeDesk, packId: string): { name: string; description: string; input_schema: unknown }[] {
+  const pack = desk.deskPack(packId)?.pack;
+  if (!pack) return [];
+  return offeredTools(pack, pack.entryAgent, 'native').map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+}
+
+/**
+ * The RL routes (docs/rl.md), mounted when MIVAS_RL=1: per pack under `/rl/<pack>/` the NeMo Gym
+ * resources server (also under `/rl/<pack>/episodes/:episode_id/` and NeMo Gym's
+ * `/ng-rollout/:rollout_id/` prefix) and the dataset, OpenEnv under `/rl/<pack>/openenv/`, and the
+ * served pack's NeMo Gym routes at the root (NeMo Gym addresses a server by host and port).
+ */
+export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  if (!ctx.config.rl.enabled) return;
+  const desk = new EpisodeDesk({
+    packs: await deskPacks(ctx),
+    maxEpisodes: ctx.config.rl.maxEpisodes,
+    idleMs: ctx.config.rl.idleMs,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    callers: ctx.rlCallers,
+    store: (pack, callId, parts) => ctx.outbox.store(pack, callId, parts),
+  });
+  app.addHook('onRequest', rlGate(ctx.config.rl.token));
+  app.addHook('preClose', async () => desk.close());
+  app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION }));
+  for (const packId of desk.packIds()) {
+    const base = `/rl/${packId}`;
+    const pack = (desk.deskPack(packId) as DeskPack).pack;
+    app.get(`${base}/dataset.jsonl`, async (_request, reply) => reply.type('application/jsonl').send(`${datasetRows(pack).map((r) => JSON.stringify(r)).join('\n')}\n`));
+    for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix);
+    openEnvRoutes(app, ctx, desk, packId, `${base}/openenv`);
+  }
+  rolloutRoutes(app, ctx);
+  const rootTools = [SAY_TO_CALLER, ...unionTools(ctx.pack).map((t) => t.name)];
+  for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix, rootTools);
+}

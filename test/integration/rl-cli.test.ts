@@ -1,0 +1,101 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliIO } from '../../src/cli/index.ts';
+import { packOf } from '../support/episode-rig.ts';
+import { PolicyChatServer, routeBrain } from '../support/policy-chat-server.ts';
+
+const REPO = resolve(import.meta.dirname, '../..');
+let dir: string;
+let chat: PolicyChatServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mivas-rl-cli-'));
+  const pack = await packOf('healthcare');
+  chat = await PolicyChatServer.start(routeBrain(pack, pack.tasks.get('C1-E1') as NonNullable<ReturnType<typeof pack.tasks.get>>));
+}, 60_000);
+
+afterAll(async () => {
+  await chat.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function cli(env: Record<string, string> = {}, input?: string): { io: CliIO; out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIO = {
+    stdout: { write: (t: string) => out.push(t) },
+    stderr: { write: (t: string) => err.push(t) },
+    env: { MIVAS_DATA_DIR: dir, MIVAS_PACKS_DIR: join(REPO, 'packs'), MIVAS_MIGRATIONS_DIR: join(REPO, 'migrations'), MIVAS_LOG_LEVEL: 'silent', ...env },
+    cwd: dir,
+    ...(input === undefined ? {} : { stdin: Readable.from([input]) }),
+  };
+  return { io, out, err };
+}
+
+function scoresOf(out: string[]): { conversations: { harness: string; status: string; model: string | null; task_id: string }[] } {
+  const line = out.join('').split('\n').find((l) => l.startsWith('wrote ') && l.includes('scores.json'));
+  const file = line?.slice('wrote '.length).split(', ')[0] ?? '';
+  return JSON.parse(readFileSync(file, 'utf8')) as ReturnType<typeof scoresOf>;
+}
+
+describe('mivas run --mode text', () => {
+  it('runs text episodes with a text policy harness and scores them like calls', async () => {
+    const h = cli();
+    const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--task', 'C1-E1', '--task', 'C1-E2', '--trials', '2'], h.io);
+    expect(code, h.err.join('')).toBe(0);
+    const scores = scoresOf(h.out);
+    expect(scores.conversations.map((c) => [c.harness, c.status])).toEqual(Array.from({ length: 4 }, () => ['text/scripted', 'PASS']));
+    expect(h.out.join('')).toContain('report: ');
+  });
+
+  it('benchmarks a chat-completions endpoint as the agent with text/openai-chat', async () => {
+    const h = cli({ MIVAS_POLICY_BASE_URL: chat.baseUrl, MIVAS_POLICY_MODEL: 'stand-in-1' });
+    const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/openai-chat', '--task', 'C1-E1', '--trials', '1', '--caller', 'scripted'], h.io);
+    expect(code, h.err.join('')).toBe(0);
+    expect(scoresOf(h.out).conversations).toEqual([expect.objectContaining({ harness: 'text/openai-chat', model: 'stand-in-1', status: 'PASS', task_id: 'C1-E1' })]);
+  });
+
+  it('refuses a voice harness, a missing policy endpoint and a caller this build has not got, with exit 3', async () => {
+    const voice = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'scripted', '--trials', '1'], voice.io)).toBe(3);
+    expect(voice.err.join('')).toContain('text/scripted, text/noop, text/openai-chat');
+    const noUrl = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/openai-chat', '--trials', '1'], noUrl.io)).toBe(3);
+    expect(noUrl.err.join('')).toContain('MIVAS_POLICY_BASE_URL');
+    const llm = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/noop', '--caller', 'llm', '--trials', '1'], llm.io)).toBe(3);
+    expect(await runCli(['run', '--mode', 'sideways', '--pack', 'healthcare', '--harness', 'text/noop'], cli().io)).toBe(3);
+  });
+});
+
+describe('mivas play', () => {
+  it('lets a person play the agent from typed lines and shows the verdict (exit 0 on a PASS)', async () => {
+    const typed = ['Let me check that for you.', '/transfer_to_coverage {}', '/check_plan_accepted {"carrier": "aetna", "location_id": "loc_park_ave"}', '/tools', 'Yes, Park Avenue takes Aetna.', '/end', ''].join('\n');
+    const h = cli({}, typed);
+    const code = await runCli(['play', '--pack', 'healthcare', '--task', 'C1-E1'], h.io);
+    const text = h.out.join('');
+    expect(code, text + h.err.join('')).toBe(0);
+    expect(text).toContain("caller: Hi, I'm a new patient. Do you take Aetna at your Park Avenue office?");
+    expect(text).toContain('transfer_to_coverage → {"assistant":"coverage"}');
+    expect(text).toContain('desk: coverage');
+    expect(text).toContain('  check_plan_accepted(carrier, location_id)');
+    expect(text).toContain('verdict: PASS  reward 1.000  (state 1, tools 1, handoff 1, route 1.000)');
+    const snapshot = /snapshot: (\S+)/.exec(text)?.[1] ?? '';
+    expect(JSON.parse(readFileSync(snapshot, 'utf8'))).toMatchObject({ harness: 'text/human', task_id: 'C1-E1' });
+  });
+
+  it('shows why a play failed, with the diff, and exits 1', async () => {
+    const h = cli({}, ['/check_plan_accepted {"carrier": "aetna", "location_id": "loc_park_ave"}', '/end', ''].join('\n'));
+    const code = await runCli(['play', '--pack', 'healthcare', '--task', 'C1-E1'], h.io);
+    const text = h.out.join('');
+    expect(code).toBe(1);
+    expect(text).toContain('"error_code":"TOOL_NOT_AVAILABLE"');
+    expect(text).toContain('verdict: FAIL');
+    expect(text).toMatch(/why:\n {2}- /);
+    expect(text).toContain('path: expected transfer_to_coverage; yours (none) (incomplete)');
+    expect(readdirSync(join(dir, 'snapshots', 'healthcare')).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, seededIds } from '../../../src/core/index.ts';
+import { builtInCallers, EpisodeDesk } from '../../../src/episodes/index.ts';
+import { episodePack, type EpisodePack } from '../../support/episode-rig.ts';
+
+let rig: EpisodePack;
+beforeAll(async () => {
+  rig = await episodePack('healthcare');
+}, 60_000);
+afterAll(() => rig.close());
+
+function deskOf(clock: ManualClock, maxEpisodes = 2): EpisodeDesk {
+  return new EpisodeDesk({
+    packs: new Map([['healthcare', { pack: rig.pack, databases: rig.databases, templateDump: rig.templateDump }]]),
+    maxEpisodes,
+    idleMs: 60_000,
+    clock,
+    ids: seededIds('desk'),
+    callers: builtInCallers,
+    store: (pack, id, parts) => rig.stored.set(`${pack}/${id}`, parts),
+  });
+}
+
+describe('EpisodeDesk', () => {
+  it('refuses past its bound, and frees a slot when an episode ends', async () => {
+    const desk = deskOf(new ManualClock());
+    const a = await desk.open({ pack: 'healthcare', policy: 'p' });
+    await desk.open({ pack: 'healthcare', policy: 'p' });
+    await expect(desk.open({ pack: 'healthcare', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODES_FULL' });
+    await desk.step(a.episode.id, { name: 'end_call', arguments: { reason: 'caller_done' } });
+    expect(desk.count()).toBe(1);
+    await expect(desk.open({ pack: 'healthcare', policy: 'p' })).resolves.toBeDefined();
+    await desk.close();
+  });
+
+  it('picks the seed-th task by id when none is named, and refuses a bad request', async () => {
+    const desk = deskOf(new ManualClock(), 10);
+    const ids = [...rig.pack.tasks.keys()].sort();
+    const { episode } = await desk.open({ pack: 'healthcare', seed: 3, policy: 'p' });
+    expect(episode.task.task_id).toBe(ids[3]);
+    await expect(desk.open({ pack: 'healthcare', taskId: 'NOPE', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await expect(desk.open({ pack: 'healthcare', handoffMode: 'sideways', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await expect(desk.open({ pack: 'healthcare', caller: 'llm', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('"llm" caller') });
+    await expect(desk.open({ pack: 'healthcare', maxTurns: 0, policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await expect(desk.open({ pack: 'legal', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await desk.open({ pack: 'healthcare', episodeId: 'mine-1', policy: 'p' });
+    await expect(desk.open({ pack: 'healthcare', episodeId: 'mine-1', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await expect(desk.open({ pack: 'healthcare', episodeId: '../etc', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await desk.close();
+  });
+
+  it('reaps an idle episode as truncated and still answers for it afterwards', async () => {
+    const clock = new ManualClock();
+    const desk = deskOf(clock);
+    const { episode } = await desk.open({ pack: 'healthcare', policy: 'p' });
+    clock.advance(30_000);
+    expect(await desk.reapIdle()).toBe(0);
+    clock.advance(30_000);
+    expect(await desk.reapIdle()).toBe(1);
+    expect(desk.count()).toBe(0);
+    await expect(desk.finish(episode.id, 'client_closed')).resolves.toMatchObject({ truncated: 'idle', end_reason: 'max_duration' });
+    await expect(desk.step(episode.id, { name: 'list_locations', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_ENDED' });
+    await expect(desk.step('ep_nobody', { name: 'list_locations', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_NOT_FOUND' });
+    await desk.close();
+  });
+
+  it('finishes live episodes when it closes, writing their snapshots', async () => {
+    const desk = deskOf(new ManualClock());
+    const { episode } = await desk.open({ pack: 'healthcare', policy: 'p' });
+    await desk.close();
+    expect(rig.stored.has(`healthcare/${episode.id}`)).toBe(true);
+    await expect(desk.result(episode.id)).resolves.toMatchObject({ truncated: 'server_closing' });
+    await expect(desk.open({ pack: 'healthcare', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODES_FULL' });
+  });
+});
