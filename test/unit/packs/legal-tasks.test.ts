@@ -14,14 +14,27 @@ describe('legal tasks', () => {
 
   const callsOf = (name: string): [Task, ExpectedCall][] => tasks.flatMap((t) => t.exp_tool_calls.filter((c) => c.name === name).map((c) => [t, c] as [Task, ExpectedCall]));
 
-  it('an office question accepts an all-offices read: get_firm_info office_id is a literal all or an $any_of that includes all', () => {
+  it('office reads: a task about one office requires that office; an office question on the way to another request also accepts all', () => {
     const calls = callsOf('get_firm_info');
     expect(calls.length).toBeGreaterThan(0);
     for (const [task, call] of calls) {
       const office = call.parameters?.office_id;
+      const onlyCall = task.exp_tool_calls.every((c) => c.name === 'get_firm_info');
+      if (onlyCall) {
+        // The office fact is the whole task (C1-E1 and its audio variants, C4-E2): the office named must be heard.
+        expect(typeof office === 'string' && office.startsWith('off_'), `${task.task_id}: office_id ${JSON.stringify(office)} names the office`).toBe(true);
+        continue;
+      }
       const accepts = office === 'all' || (typeof office === 'object' && '$any_of' in office && office.$any_of.includes('all'));
       expect(accepts, `${task.task_id}: office_id ${JSON.stringify(office)}`).toBe(true);
       if (office !== 'all') expect(Object.keys((call.output?.data as Record<string, unknown> | undefined) ?? {}), `${task.task_id}: office-specific output under $any_of`).not.toContain('offices');
+    }
+  });
+
+  it('C1-E1 pins the caller asking which office an answer was for when it names none', () => {
+    for (const id of ['C1-E1', 'C1-E1-BG', 'C1-E1-SIG']) {
+      const task = tasks.find((t) => t.task_id === id);
+      expect(task?.scripted_responses.some((p) => /which office/i.test(p.response_value) && /does not say which office/i.test(p.match_phrase)), id).toBe(true);
     }
   });
 
