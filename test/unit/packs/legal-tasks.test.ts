@@ -38,6 +38,33 @@ describe('legal tasks', () => {
     }
   });
 
+  it('every graded proper noun is spelled by the caller: each word of a person\'s name, and each word of a company or provider name that is not an ordinary word', () => {
+    // The documented rule (packs/legal/README.md, issue 18 item 13): the scorer compares names after a case fold only, so a
+    // voice agent can only write a name it heard spelled. Ordinary English words and the firm's place names need no spelling.
+    const ORDINARY = new Set(
+      'apartments auto bureau center cold credit distribution elm express fabrication fitness foods freight grocery group grove harbor hardware hauling health highway hill hills home hospital imaging insurance lines logistics machine management market medical mutual orthopedics parts patrol paving point police print property regional ridge rivers software south staffing stamping state storage summit surgical three tools transit union valley works of ohio pittsburgh wheeling keystone riverside grant amber'.split(' '),
+    );
+    const first = (m: unknown): string | undefined => (typeof m === 'string' ? m : typeof m === 'object' && m !== null && '$any_of' in m ? String((m as { $any_of: unknown[] }).$any_of[0]) : undefined);
+    const spelled = (w: string): string => w.toUpperCase().split('').join('-');
+    for (const task of tasks) {
+      const persons = new Set<string>();
+      const orgs = new Set<string>();
+      for (const call of task.exp_tool_calls) {
+        const p = call.parameters ?? {};
+        const name = first(p.caller_name);
+        if (name) persons.add(name);
+        for (const k of ['opposing_party', 'provider']) {
+          const v = first(p[k]);
+          if (v) orgs.add(v);
+        }
+      }
+      for (const row of task.exp_db_state.messages ?? []) if (typeof row.caller_name === 'string') persons.add(row.caller_name);
+      const side = [task.intent, ...task.scripted_responses.map((r) => r.response_value)].join(' ');
+      const words = [...[...persons].flatMap((v) => v.split(/\s+/)), ...[...orgs].flatMap((v) => v.split(/\s+/)).filter((w) => !ORDINARY.has(w.toLowerCase()))];
+      for (const w of words) expect(side.includes(spelled(w)), `${task.task_id}: ${w} is spelled by the caller`).toBe(true);
+    }
+  });
+
   it('a held consultation with a fee is confirmed only with fee_acknowledged true, and a free one never claims a fee', () => {
     for (const task of tasks) {
       task.exp_tool_calls.forEach((call, i) => {
