@@ -1,4 +1,5 @@
 import { EXIT, exitCodeOf, MivasError } from '../core/index.ts';
+import { helpOf, mivasVersion, wantsHelp } from './help.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
@@ -24,9 +25,9 @@ commands:
   serve                    run the service (CHIRP on /, probe on /probe, tools over HTTP)
   call                     dial one call against a running server
   probe URL                the 101 WebSocket health probe (--local: this host's server)
-  preflight                check configuration, pack, snapshot store, provider key and clock
+  preflight                check configuration, pack, snapshot store, provider key, function calling and clock
   bluejay push-tasks|run|poll|results   digital humans, runs and the result mapping
-  packs generate|migrate   regenerate tools.json / drizzle migrations
+  packs generate|migrate|pronounce   regenerate tools.json / drizzle migrations; speak the pronunciation table
   tasks lock               fill a pack's exp_db_state by replay
   tasks list               print a pack's category × difficulty grid and audio counts
   tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents, provenance, necessity
@@ -35,7 +36,7 @@ commands:
   report                   export the results pages (leaderboard, tasks, conversations) as static files
   check                    print each agent's instructions size and the exact tools a harness offers
 
-Run "mivas <command> --help" for a command's options.`;
+Run "mivas <command> --help" (or "mivas help <command>") for a command's options; "mivas --version" for the version.`;
 
 const tasksCommand: Command = async (argv, io) => {
   const [sub, ...rest] = argv;
@@ -60,14 +61,35 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   check: checkCommand,
 };
 
+/** Answers `--version`, `help [command]`, a bare `mivas`, an unknown command and `<command> --help`; null when argv is a command to run. */
+function answerMeta(argv: readonly string[], io: CliIO): number | null {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout.write(`mivas ${mivasVersion()} (node ${process.version})\n`);
+    return EXIT.ok;
+  }
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    io.stdout.write(`${(topic && helpOf(topic, rest[1])) || USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (!COMMANDS[name]) {
+    io.stderr.write(`mivas: unknown command ${JSON.stringify(name)}\n\n${USAGE}\n`);
+    return exitCodeOf('USAGE');
+  }
+  const help = wantsHelp(rest) ? helpOf(name, rest[0]) : null;
+  if (help === null) return null;
+  io.stdout.write(`${help}\n`);
+  return EXIT.ok;
+}
+
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const answered = answerMeta(argv, io);
+  if (answered !== null) return answered;
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    io.stderr.write(`${USAGE}\n`);
-    return name === undefined || name === '--help' || name === '-h' ? EXIT.ok : exitCodeOf('USAGE');
-  }
+  if (!command) return exitCodeOf('USAGE');
   try {
     return await command(rest, io);
   } catch (err) {

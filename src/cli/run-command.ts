@@ -9,14 +9,16 @@ import { snapshotKey, summarySchema, type SnapshotSink, type Summary } from '../
 import { configFromFlags } from './config-flags.ts';
 import { scoreCommand } from './score-command.ts';
 import { writeReport } from './report-command.ts';
-import type { CliIO, Command } from './io.ts';
+import { failWith, type CliIO, type Command } from './io.ts';
+import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
-const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P]
+const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
 Without --url it starts the server in-process on a loopback port with the given pack and harness.
---fast unpaces the caller and the in-process server's pacer (local runs only).`;
+--fast unpaces the caller and the in-process server's pacer (local runs only).
+A realtime harness whose last \`mivas preflight\` found no function calling is refused unless --allow-no-tools.`;
 
 interface RunFlags {
   pack: string;
@@ -27,6 +29,7 @@ interface RunFlags {
   tasks: string[];
   url: string | undefined;
   auth: { user: string; pass: string } | null;
+  allowNoTools: boolean;
 }
 
 function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
@@ -42,6 +45,7 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       url: { type: 'string' },
       user: { type: 'string' },
       pass: { type: 'string' },
+      'allow-no-tools': { type: 'boolean', default: false },
       help: { type: 'boolean' },
     },
   });
@@ -53,7 +57,7 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
   }
   const user = values.user ?? io.env.CHIRP_USER;
   const pass = values.pass ?? io.env.CHIRP_PASS;
-  return { pack: values.pack, harness: values.harness, trials, concurrency, fast: values.fast ?? false, tasks: values.task ?? [], url: values.url, auth: user && pass ? { user, pass } : null };
+  return { pack: values.pack, harness: values.harness, trials, concurrency, fast: values.fast ?? false, tasks: values.task ?? [], url: values.url, auth: user && pass ? { user, pass } : null, allowNoTools: values['allow-no-tools'] ?? false };
 }
 
 async function readSummary(sink: SnapshotSink, pack: string, callId: string): Promise<Summary | null> {
@@ -89,6 +93,8 @@ export const runCommand: Command = async (argv, io) => {
     MIVAS_LOG_LEVEL: io.env.MIVAS_LOG_LEVEL ?? 'warn',
   });
   if (!config) return exitCodeOf('CONFIG_INVALID');
+  const refusal = toolGate(config, io, flags.allowNoTools);
+  if (refusal) return failWith(io, 'TOOLS_UNVERIFIED', refusal);
   const ids = randomIds();
   const runId = `run_${ids.hex(12)}`;
   const local = flags.url ? null : await startLocalServer(config);

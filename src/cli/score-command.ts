@@ -10,7 +10,7 @@ import { conversationsCsv, directorySource, loadSnapshots, parseMapping, s3Sourc
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 
-const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
+export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
                    [--allow-pack-drift] [--stamp] [--packs-dir packs]
 

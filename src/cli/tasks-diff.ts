@@ -8,7 +8,7 @@ import { loadSnapshots, scoreRun, type ConversationVerdict } from '../scoring/in
 import { failWith, type Command } from './io.ts';
 import { loadPacks, openSource } from './score-command.ts';
 
-const USAGE = `usage: mivas tasks diff --snapshots <dir|s3://bucket/prefix> (--before-ref GIT_REF | --before-packs DIR) [--packs-dir packs] [--pack P] [--fail-on-flip]
+export const USAGE = `usage: mivas tasks diff --snapshots <dir|s3://bucket/prefix> (--before-ref GIT_REF | --before-packs DIR) [--packs-dir packs] [--pack P] [--fail-on-flip]
 
 Re-scores stored snapshots under two versions of the task suites: the packs of a git ref (or the
 packs dir of another checkout) "before", and the current packs "after", both with this checkout's
