@@ -58,10 +58,10 @@ const setContact = preparedQuery((db) =>
 export const verifyClient = defineTool({
   name: 'verify_client',
   description:
-    'Use when: a caller says they are an existing client and wants anything about their matter; ask for the matter number and date of birth. Someone calling for a client gives caller_role family_member or other and gets the third-party script. Returns: verified with the first name and matter area, or a refusal; three failures lock the call. Do not use for: new matters. Errors: NO_MATCH, CLIENT_LOCKED, THIRD_PARTY_CALLER.',
+    'Use when: a caller says they are an existing client and wants anything about their matter; ask the client for the matter number and date of birth. Someone calling for a client gives only caller_role family_member or other, without the client\'s details, and gets the third-party script. Returns: verified with the first name and matter area, or a refusal; three failures lock the call. Do not use for: new matters. Errors: VERIFICATION_DETAILS_REQUIRED, NO_MATCH, CLIENT_LOCKED, THIRD_PARTY_CALLER.',
   input: z.object({
-    matter_number: matterNumberField,
-    date_of_birth: dateField.describe("The client's date of birth, YYYY-MM-DD."),
+    matter_number: matterNumberField.optional(),
+    date_of_birth: dateField.optional().describe("The client's date of birth, YYYY-MM-DD; both are needed when the client is calling."),
     caller_role: z.enum(CALLER_ROLES).describe('client when the client is calling; family_member for a spouse or relative; other for anyone else.'),
   }),
   output: z.object({ verified: z.literal(true), first_name: z.string(), matter_number: z.string(), area_name: z.string() }),
@@ -69,8 +69,14 @@ export const verifyClient = defineTool({
   writes: ['call_session'],
   normalize: (raw) => normalizeFields(raw, { matter_number: readMatterNumber, date_of_birth: readDate, caller_role: readCode }),
   run(args, ctx) {
-    if (args.caller_role !== 'client') return refuse('THIRD_PARTY_CALLER', { recoverable: false });
+    if (args.caller_role !== 'client') {
+      // Someone other than the client is on the line now: a client verified earlier on this call no
+      // longer opens the gate, and no lookup is made, so a third party never learns whether details match.
+      setSessionFlags(ctx.db, { verified: false });
+      return refuse('THIRD_PARTY_CALLER', { recoverable: false });
+    }
     if (readCallSession(ctx.db).locked) return refuse('CLIENT_LOCKED', { recoverable: false });
+    if (args.matter_number === undefined || args.date_of_birth === undefined) return refuse('VERIFICATION_DETAILS_REQUIRED', { recoverable: true });
     const matter = matterByNumber(ctx.db).get({ number: args.matter_number });
     const client = matter ? clientById(ctx.db).get({ id: matter.client_id }) : undefined;
     if (!matter || !client || client.date_of_birth !== args.date_of_birth) {

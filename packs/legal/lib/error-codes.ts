@@ -6,6 +6,7 @@ import type { ErrorCodeEntry } from '../../../src/packs/index.ts';
  */
 export const errorCodes: Record<string, ErrorCodeEntry> = {
   CALLER_DETAILS_REQUIRED: { safe_message: 'To take a message I need the caller\'s name and a number to call back.', recoverable: true },
+  VERIFICATION_DETAILS_REQUIRED: { safe_message: 'I need the matter number and the date of birth to find the case file.', recoverable: true },
   NO_MATCH: { safe_message: 'I could not match that matter number and date of birth to a case file.', recoverable: true },
   CLIENT_LOCKED: { safe_message: 'For security, I cannot verify anyone on this call anymore. A member of our staff can help.', recoverable: false },
   THIRD_PARTY_CALLER: { safe_message: 'I can only discuss a case with the person the firm represents. I can take a message, and the team will contact them directly.', recoverable: false },

@@ -332,6 +332,18 @@ describe('legal tools (Halverson & Reed)', () => {
       expect(dumpDatabase(db.sqlite).call_session?.[0]?.failures ?? 0).toBe(0);
     });
 
+    it('a third party is refused without giving the client details; a client needs both; someone else on the line closes the gate', () => {
+      const db = fresh();
+      expect(code(call(db, 'verify_client', { caller_role: 'family_member' }))).toBe('THIRD_PARTY_CALLER');
+      expect(code(call(db, 'verify_client', { matter_number: '25-0604', caller_role: 'client' }))).toBe('VERIFICATION_DETAILS_REQUIRED');
+      expect(dumpDatabase(db.sqlite).call_session?.[0]?.failures ?? 0).toBe(0);
+      const verified = asClient(ANGELA);
+      expect(data(call(verified, 'get_matter_status')).stage).toBe('lawsuit_filed');
+      expect(code(call(verified, 'verify_client', { caller_role: 'family_member' }))).toBe('THIRD_PARTY_CALLER');
+      expect(code(call(verified, 'get_matter_status'))).toBe('NOT_VERIFIED');
+      expect(code(call(verified, 'update_contact_details', { phone: '+13045550100' }))).toBe('NOT_VERIFIED');
+    });
+
     it('reports discovery and a closed matter without advice, and a closed matter books no meeting', () => {
       expect(data(call(asClient(DENISE), 'get_matter_status'))).toMatchObject({ stage: 'discovery', lead_attorney: 'Margaret Halverson', closed_on: null });
       const gerald = asClient(GERALD);
