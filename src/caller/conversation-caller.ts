@@ -6,7 +6,7 @@ import { CacheMissError } from './caller-cache.ts';
 import type { CallerLog } from './caller-log.ts';
 import type { CallerEndReason, CallerMind, CallerTurn } from './caller-mind.ts';
 import type { Ears } from './ears.ts';
-import type { CallerReport } from './local-caller.ts';
+import { onRefusal, type CallerReport } from './local-caller.ts';
 
 /** A stateful transform of the caller's outbound audio (an audio condition, `src/audio/line-conditions.ts`); one per call. */
 export interface OutboundAudio {
@@ -86,6 +86,7 @@ export function dialConversation(options: ConversationOptions): Promise<Conversa
     callerAudioBytes: 0,
     timedOut: false,
     refusedStatus: null as number | null,
+    refusedReason: null as string | null,
     endReason: null as CallerEndReason | null,
     hungUp: false,
     finished: false,
@@ -220,10 +221,7 @@ export function dialConversation(options: ConversationOptions): Promise<Conversa
       }
     }
   });
-  ws.on('unexpected-response', (_req, res) => {
-    state.refusedStatus = res.statusCode ?? 0;
-    res.resume();
-  });
+  onRefusal(ws, state);
   timers.safety = clock.setTimer(options.timeoutMs, () => {
     state.timedOut = true;
     ws.close(1000, 'caller timeout');
@@ -248,6 +246,7 @@ export function dialConversation(options: ConversationOptions): Promise<Conversa
         durationMs: clock.nowMs() - started,
         timedOut: state.timedOut,
         refusedStatus: state.refusedStatus,
+        ...(state.refusedReason ? { refusedReason: state.refusedReason } : {}),
         endReason: state.endReason,
         hungUp: state.hungUp,
       }));

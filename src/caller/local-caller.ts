@@ -33,6 +33,8 @@ export interface CallerReport {
   readonly timedOut: boolean;
   /** Set when the upgrade was refused: the HTTP status. */
   readonly refusedStatus: number | null;
+  /** The server's one-line reason for a refusal (`CODE: message` from its problem body), when it gave one. */
+  readonly refusedReason?: string;
 }
 
 function basicHeader(auth: { user: string; pass: string }): string {
@@ -48,7 +50,7 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
   if (options.auth) headers.Authorization = basicHeader(options.auth);
   const ws = new WebSocket(options.url, { headers, perMessageDeflate: false });
   const started = performance.now();
-  const state = { agentUtterances: 0, agentAudioBytes: 0, callerAudioBytes: 0, spoke: false, timedOut: false, refusedStatus: null as number | null };
+  const state = { agentUtterances: 0, agentAudioBytes: 0, callerAudioBytes: 0, spoke: false, timedOut: false, refusedStatus: null as number | null, refusedReason: null as string | null };
   const send = (frame: CallerFrame): void => {
     if (ws.readyState === ws.OPEN) ws.send(encodeCallerFrame(frame, ids, Date.now()));
   };
@@ -73,10 +75,7 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
       void options.synth.synthesize(options.openingLine).then((pcm) => speaker.say(pcm, ids, send));
     }
   });
-  ws.on('unexpected-response', (_req, res) => {
-    state.refusedStatus = res.statusCode ?? 0;
-    res.resume();
-  });
+  onRefusal(ws, state);
   const timer = setTimeout(() => {
     state.timedOut = true;
     ws.close(1000, 'caller timeout');
@@ -97,6 +96,7 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
         durationMs: performance.now() - started,
         timedOut: state.timedOut,
         refusedStatus: state.refusedStatus,
+        ...(state.refusedReason ? { refusedReason: state.refusedReason } : {}),
       });
     };
     ws.on('close', (code, reason) => finish(code, reason.toString()));
@@ -168,3 +168,35 @@ class CallerSpeaker {
 
 /** The caller's opening line from a task intent (kept here for its callers; defined with the caller script in packs). */
 export { openingLineOf } from '../packs/index.ts';
+
+/**
+ * An upgrade the server refused (401, 409, 503...): its status and the reason from its problem
+ * body are kept, and the socket is torn down at once, so a refused call ends in milliseconds
+ * instead of waiting out its timeout.
+ */
+export function onRefusal(ws: WebSocket, state: { refusedStatus: number | null; refusedReason?: string | null }): void {
+  ws.on('unexpected-response', (_req, res) => {
+    state.refusedStatus = res.statusCode ?? 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      if (size < 4096) chunks.push(chunk);
+      size += chunk.length;
+    });
+    res.on('end', () => {
+      state.refusedReason = refusalReason(Buffer.concat(chunks).toString('utf8'), state.refusedStatus ?? 0);
+      ws.terminate();
+    });
+    res.on('error', () => ws.terminate());
+  });
+}
+
+function refusalReason(body: string, status: number): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+    if (parsed.error && typeof parsed.error.code === 'string') return `${parsed.error.code}: ${String(parsed.error.message ?? '')}`.trim();
+  } catch {
+    /* not a problem body */
+  }
+  return body.trim().slice(0, 200) || `HTTP ${status}`;
+}

@@ -58,6 +58,7 @@ export const callCommand: Command = async (argv, io) => {
       ids,
     });
     io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (report.refusedStatus) io.stderr.write(`mivas call: refused with HTTP ${report.refusedStatus}${report.refusedReason ? `: ${report.refusedReason}` : ''}\n`);
     if (report.refusedStatus) return EXIT.checkFailed;
     return report.closeCode === 1000 && !report.timedOut ? EXIT.ok : EXIT.incomplete;
   }
@@ -97,6 +98,7 @@ export const callCommand: Command = async (argv, io) => {
     await callerSinkOf(config, io.cwd).put(callerPartKey(pack.id, callId), Buffer.from(`${JSON.stringify(file, null, 1)}\n`));
   }
   io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (report.refusedStatus) io.stderr.write(`mivas call: refused with HTTP ${report.refusedStatus}${report.refusedReason ? `: ${report.refusedReason}` : ''}\n`);
   if (report.refusedStatus) return EXIT.checkFailed;
   return report.closeCode === 1000 && !report.timedOut ? EXIT.ok : EXIT.incomplete;
 };

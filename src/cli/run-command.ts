@@ -200,7 +200,8 @@ export const runCommand: Command = async (argv, io) => {
     const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
     io.stdout.write(`report: ${written.indexPath}\n`);
   }
-  return missing === 0 && scored !== EXIT.usage ? EXIT.ok : EXIT.incomplete;
+  // The score's own code carries over: voids, unmapped or pending conversations make the run incomplete (2).
+  return missing === 0 && scored !== EXIT.usage ? scored : EXIT.incomplete;
 };
 
 /** `mivas run --mode text`: text episodes in this process, then the same scoring and report as a voice run. */

@@ -55,7 +55,8 @@ function spokenDates(pack: Pack, iso: string): string[] {
 /** A date the model can resolve from the conversation's date line and a weekday the caller names. */
 function clockDate(pack: Pack, iso: string, callerText: string): boolean {
   const today = pack.clock.today();
-  const ahead = pack.clock.minutesUntil(`${iso.slice(0, 10)}T00:00`) / 1440;
+  // Whole calendar days from today (the clock's time of day does not matter for a date).
+  const ahead = Math.round((Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
   if (iso.slice(0, 10) === today) return callerText.includes(' today ');
   if (ahead === 1 && callerText.includes(' tomorrow ')) return true;
   const weekday = pack.clock.spokenDate(iso.slice(0, 10)).split(',')[0]?.toLowerCase() ?? '';

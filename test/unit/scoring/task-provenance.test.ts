@@ -32,6 +32,11 @@ describe('provenance and necessity checks (issue 18)', () => {
     ]);
   });
 
+  it('resolves "tomorrow" from the date line whatever the clock\'s time of day', () => {
+    const tomorrow = withCall({ parameters: { date: '2026-10-06' } }, { intent: 'Open with exactly: "Can you come tomorrow?"', traits: [] });
+    expect(argumentProvenance(pack, tomorrow, []).map((p) => p.source)).toEqual(['clock']);
+  });
+
   it('fails a call without a why, and a prompt rule its agent never states', () => {
     expect(necessityProblems(pack, withCall({ why: undefined }))).toEqual([expect.stringMatching(/book_appointment: no why/)]);
     expect(necessityProblems(pack, withCall({ why: { because: 'prompt_rule', quote: 'Always book two visits to be safe.' } }))).toEqual([expect.stringMatching(/quoted rule is not in the prompt of scheduler/)]);
