@@ -36,6 +36,9 @@ const httpUrl = z
  * Every environment variable mivas reads (style rule 9: the only reader of process.env).
  * `.env.example` lists the same names; a test keeps the two equal.
  */
+/** The `llm` caller's chat endpoint when MIVAS_CALLER_BASE_URL is unset. */
+export const DEFAULT_CALLER_BASE_URL = 'https://api.openai.com/v1';
+
 export const envSchema = z.object({
   MIVAS_PORT: z.coerce.number().int().min(0).max(65535).default(8765),
   MIVAS_HOST: optionalText,
@@ -103,7 +106,7 @@ export const envSchema = z.object({
   MIVAS_QWEN_VOICE: z.string().min(1).default('Tina'),
   MIVAS_QWEN_BASE_URL: wsUrl.default('wss://dashscope-intl.aliyuncs.com/api-ws/v1'),
   MIVAS_QWEN_WORKSPACE: optionalText,
-  MIVAS_CALLER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
+  MIVAS_CALLER_BASE_URL: httpUrl.default(DEFAULT_CALLER_BASE_URL),
   MIVAS_CALLER_MODEL: z.string().min(1).default('gpt-4.1-mini'),
   MIVAS_CALLER_API_KEY: optionalText,
   MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),

@@ -58,7 +58,7 @@ describe('mivas run --mode text', () => {
     expect(scoresOf(h.out).conversations).toEqual([expect.objectContaining({ harness: 'text/openai-chat', model: 'stand-in-1', status: 'PASS', task_id: 'C1-E1' })]);
   });
 
-  it('refuses a voice harness, a missing policy endpoint and a caller this build has not got, with exit 3', async () => {
+  it('refuses a voice harness, a missing policy endpoint and an llm caller without its endpoint, with exit 3', async () => {
     const voice = cli();
     expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'scripted', '--trials', '1'], voice.io)).toBe(3);
     expect(voice.err.join('')).toContain('text/scripted, text/noop, text/openai-chat');
@@ -67,6 +67,7 @@ describe('mivas run --mode text', () => {
     expect(noUrl.err.join('')).toContain('MIVAS_POLICY_BASE_URL');
     const llm = cli();
     expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/noop', '--caller', 'llm', '--trials', '1'], llm.io)).toBe(3);
+    expect(llm.err.join('')).toContain('MIVAS_CALLER_API_KEY');
     expect(await runCli(['run', '--mode', 'sideways', '--pack', 'healthcare', '--harness', 'text/noop'], cli().io)).toBe(3);
   });
 });

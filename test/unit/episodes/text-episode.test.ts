@@ -132,7 +132,10 @@ describe('text episode mechanics', () => {
     expect(caller.heard).toEqual(['Yes, we do.']);
     await expect(episode.step({ name: 'end_call', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_ENDED' });
     await expect(episode.step({ name: 'end_call', arguments: {} })).rejects.toBeInstanceOf(EpisodeError);
-    expect(said.result?.verdict.status).toBe('FAIL');
+    // A caller that hangs up before the graded write without its closing line deviated from its
+    // task (docs/caller.md): the episode is void, never a FAIL counted against the agent.
+    expect(said.result?.verdict.status).toBe('VOID');
+    expect(said.result?.verdict.void_reason).toBe('caller_deviation');
   });
 
   it('cuts an episode off at the turn cap as truncated (max_duration) and scores it', async () => {
