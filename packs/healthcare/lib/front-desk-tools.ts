@@ -14,25 +14,26 @@ const bookedAppointmentsOf = preparedQuery((db) =>
   db.select().from(appointments).where(and(eq(appointments.patient_id, param('patient')), eq(appointments.status, 'booked'))).prepare(),
 );
 
+/** Without location_id the tool is the directory (name and services); the details need the office. */
 const locationOut = z.object({
   location_id: z.string(),
   name: z.string(),
-  address: z.string(),
-  floor: z.string(),
-  phone: z.string(),
-  weekday_hours: z.string(),
-  saturday_hours: z.string().nullable(),
-  parking: z.string(),
-  transit: z.string(),
   services: z.array(z.string()),
+  address: z.string().optional(),
+  floor: z.string().optional(),
+  phone: z.string().optional(),
+  weekday_hours: z.string().optional(),
+  saturday_hours: z.string().nullable().optional(),
+  parking: z.string().optional(),
+  transit: z.string().optional(),
 });
 
 export const listLocations = defineTool({
   name: 'list_locations',
   description:
-    'Use when: a caller asks for an office address, floor, hours, parking, transit or which services an office offers. Returns: each office (or the one asked about) with its facts and the visit types it offers. Do not use for: insurance questions or openings. Errors: none.',
-  input: z.object({ location_id: locationField.optional() }),
-  output: z.object({ locations: z.array(locationOut) }),
+    'Use when: a caller asks about an office. With location_id: that office\'s address, floor, phone, hours, parking, transit and services. Without it: the directory of every office with its services only, for which office offers something. Returns: the offices as described. Do not use for: insurance questions or openings. Errors: none.',
+  input: z.object({ location_id: locationField.optional().describe('The office whose details the caller asks about; leave out for the directory.') }),
+  output: z.object({ locations: z.array(locationOut), details: z.boolean() }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { location_id: readLocation }),
@@ -41,18 +42,23 @@ export const listLocations = defineTool({
     const staff = staffOf(ctx.db);
     const offices = new Map(visitTypesOf(ctx.db).map((t) => [t, officesFor(ctx.db, t, qualifiedStaff(ctx.db, t, staff))]));
     return ok({
-      locations: rows.map((l) => ({
-        location_id: l.id,
-        name: l.name,
-        address: l.address,
-        floor: l.floor,
-        phone: l.phone,
-        weekday_hours: l.weekday_hours,
-        saturday_hours: l.saturday_hours,
-        parking: l.parking,
-        transit: l.transit,
-        services: [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name),
-      })),
+      locations: rows.map((l) => {
+        const services = [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name);
+        if (!args.location_id) return { location_id: l.id, name: l.name, services };
+        return {
+          location_id: l.id,
+          name: l.name,
+          services,
+          address: l.address,
+          floor: l.floor,
+          phone: l.phone,
+          weekday_hours: l.weekday_hours,
+          saturday_hours: l.saturday_hours,
+          parking: l.parking,
+          transit: l.transit,
+        };
+      }),
+      details: args.location_id !== undefined,
     });
   },
 });
@@ -126,7 +132,7 @@ const visitOut = z.object({
 export const getPatientOverview = defineTool({
   name: 'get_patient_overview',
   description:
-    'Use when: a verified caller asks what is on their record: home office, upcoming visits, insurance on file, balance, contact details on file. Returns: those facts, with ids for upcoming visits; nothing clinical. Do not use for: results, medications or charge details. Errors: NOT_VERIFIED.',
+    'Use when: a verified caller asks when or where an upcoming visit is, which office is theirs or their balance total, or before you move, cancel or text about an existing visit, to find it. Returns: home office, upcoming visits with their ids, insurance on file, the balance total and contact details on file; nothing clinical. Do not use for: results, medications, or questions about charges, payments or plans. Errors: NOT_VERIFIED.',
   input: z.object({}),
   output: z.object({
     first_name: z.string(),
