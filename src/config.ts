@@ -4,6 +4,19 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 const seconds = z.coerce.number().positive();
+/** A price in USD: empty or unset reads as undefined. */
+const optionalPrice = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) {
+      ctx.addIssue({ code: 'custom', message: 'expected a non-negative number' });
+      return z.NEVER;
+    }
+    return n;
+  });
 const optionalText = z
   .string()
   .optional()
@@ -59,6 +72,11 @@ export const envSchema = z.object({
   BLUEJAY_OTLP_ENDPOINT: httpUrl.default('https://otlp.getbluejay.ai/v1/traces'),
   BLUEJAY_SERVICE_NAME: z.string().min(1).default('mivas'),
   MIVAS_OTEL: bool.default(true),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(httpUrl.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalText.pipe(httpUrl.optional()),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: optionalText,
+  OTEL_SERVICE_NAME: optionalText,
   MIVAS_OTEL_QUEUE: z.coerce.number().int().positive().default(32_768),
   MIVAS_UPSERT_SETTLE_SECONDS: z.coerce.number().nonnegative().default(10),
   OPENAI_API_KEY: optionalText,
@@ -71,15 +89,43 @@ export const envSchema = z.object({
   MIVAS_AZURE_BASE_URL: optionalText.pipe(wsUrl.optional()),
   MIVAS_AZURE_DEPLOYMENT: z.string().min(1).default('gpt-realtime-2.1'),
   MIVAS_AZURE_VOICE: z.string().min(1).default('ash'),
+  MIVAS_AZURE_TRANSCRIPTION_DEPLOYMENT: optionalText,
+  MIVAS_AZURE_AUTH: z.enum(['api-key', 'entra']).default('api-key'),
+  AZURE_OPENAI_AD_TOKEN: optionalText,
+  MIVAS_AZURE_TOKEN_COMMAND: optionalText,
   XAI_API_KEY: optionalText,
-  MIVAS_XAI_MODEL: z.string().min(1).default('grok-voice-latest'),
+  MIVAS_XAI_MODEL: z.string().min(1).default('grok-voice-think-fast-2.0'),
   MIVAS_XAI_VOICE: z.string().min(1).default('eve'),
   MIVAS_XAI_BASE_URL: wsUrl.default('wss://api.x.ai/v1'),
+  MIVAS_XAI_TRANSCRIPTION_MODEL: z.string().min(1).default('grok-transcribe'),
   DASHSCOPE_API_KEY: optionalText,
-  MIVAS_QWEN_MODEL: z.string().min(1).default('qwen3-omni-flash-realtime'),
-  MIVAS_QWEN_VOICE: z.string().min(1).default('Cherry'),
+  MIVAS_QWEN_MODEL: z.string().min(1).default('qwen3.5-omni-plus-realtime'),
+  MIVAS_QWEN_VOICE: z.string().min(1).default('Tina'),
   MIVAS_QWEN_BASE_URL: wsUrl.default('wss://dashscope-intl.aliyuncs.com/api-ws/v1'),
   MIVAS_QWEN_WORKSPACE: optionalText,
+  MIVAS_CALLER_BASE_URL: httpUrl.default('https://api.openai.com/v1'),
+  MIVAS_CALLER_MODEL: z.string().min(1).default('gpt-4.1-mini'),
+  MIVAS_CALLER_API_KEY: optionalText,
+  MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),
+  MIVAS_CALLER_MAX_TURNS: z.coerce.number().int().positive().default(40),
+  MIVAS_CALLER_MAX_S: seconds.default(600),
+  MIVAS_CALLER_AGENT_SILENCE_S: seconds.default(45),
+  MIVAS_CALLER_HANGUP_GRACE_S: seconds.default(4),
+  MIVAS_CALLER_STT_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CALLER_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
+  MIVAS_CALLER_STT_API_KEY: optionalText,
+  MIVAS_CALLER_TTS: z.enum(['espeak', 'endpoint']).default('espeak'),
+  MIVAS_CALLER_TTS_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CALLER_TTS_MODEL: z.string().min(1).default('gpt-4o-mini-tts'),
+  MIVAS_CALLER_TTS_API_KEY: optionalText,
+  MIVAS_CALLER_TTS_VOICES: z.string().min(1).default('alloy,ash,coral,echo,sage,shimmer,verse'),
+  MIVAS_CALLER_TTS_RATE: z.coerce.number().int().positive().default(24_000),
+  MIVAS_CALLER_AUDIO: z.enum(['task', 'perfect']).default('task'),
+  MIVAS_CALLER_PRICE_INPUT: optionalPrice,
+  MIVAS_CALLER_PRICE_CACHED_INPUT: optionalPrice,
+  MIVAS_CALLER_PRICE_OUTPUT: optionalPrice,
+  MIVAS_CALLER_PRICE_STT_MIN: optionalPrice,
+  MIVAS_CALLER_PRICE_TTS_MCHARS: optionalPrice,
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -99,14 +145,37 @@ export interface RealtimeProviderSettings {
   readonly baseUrl: string | undefined;
 }
 
+/**
+ * How the Azure harness authenticates: the resource's `api-key`, or a Microsoft Entra ID bearer
+ * token, either fixed (`AZURE_OPENAI_AD_TOKEN`) or printed by a command run before each connection.
+ */
+export type AzureAuthSettings =
+  | { readonly kind: 'api-key'; readonly apiKey: string | undefined }
+  | { readonly kind: 'entra'; readonly token: string | undefined; readonly tokenCommand: string | undefined };
+
 /** Settings of every realtime provider harness (docs/providers.md). */
 export interface ProviderSettings {
   readonly openai: RealtimeProviderSettings & { readonly transcriptionModel: string };
-  readonly azure: RealtimeProviderSettings & { readonly transcriptionModel: string };
-  readonly xai: RealtimeProviderSettings;
+  /** The transcription model is the name of a transcription deployment on the resource (undefined: no caller transcripts). */
+  readonly azure: RealtimeProviderSettings & { readonly transcriptionDeployment: string | undefined; readonly auth: AzureAuthSettings };
+  readonly xai: RealtimeProviderSettings & { readonly transcriptionModel: string };
   readonly qwen: RealtimeProviderSettings & { readonly workspace: string | undefined };
   /** GA turn detection (OpenAI and Azure): semantic_vad or server_vad, both with interrupt_response. */
   readonly turnDetection: 'semantic_vad' | 'server_vad';
+}
+
+/** One place spans are exported to (OTLP/HTTP protobuf). */
+export interface OtlpDestination {
+  readonly name: 'bluejay' | 'otlp';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Where a call's spans go: Bluejay when its key is set, any collector named by the standard OTEL_EXPORTER_OTLP_* variables. */
+export interface TracingSettings {
+  readonly destinations: readonly OtlpDestination[];
+  readonly serviceName: string;
+  readonly otelQueueSize: number;
 }
 
 /** Bluejay REST and OTLP settings (wire.md §4, §5); everything is off without an API key. */
@@ -120,6 +189,32 @@ export interface BluejaySettings {
   readonly otelQueueSize: number;
   /** Wait between a snapshot being spooled and the update-simulation-result POST. */
   readonly settleMs: number;
+}
+
+/** One OpenAI-compatible HTTP endpoint of the caller. */
+export interface CallerEndpointConfig {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+}
+
+/**
+ * The local caller's settings (docs/caller.md): the `llm` caller's chat endpoint, its ears
+ * (transcription, defaulting to the chat endpoint and key) and mouth (espeak-ng, or a speech
+ * endpoint), its caps, and the prices of its own usage (kept apart from the agent's).
+ */
+export interface CallerConfig {
+  readonly chat: CallerEndpointConfig & { readonly model: string };
+  readonly stt: CallerEndpointConfig & { readonly model: string };
+  readonly tts: { readonly kind: 'espeak' | 'endpoint'; readonly model: string; readonly voices: readonly string[]; readonly rateHz: number } & CallerEndpointConfig;
+  readonly seedBase: number;
+  readonly maxTurns: number;
+  readonly maxCallMs: number;
+  readonly agentSilenceMs: number;
+  readonly hangupGraceMs: number;
+  /** `task`: render the task's audio condition on the caller's audio; `perfect`: never. */
+  readonly audio: 'task' | 'perfect';
+  /** USD; null when no caller price is set. */
+  readonly prices: { readonly inputPerMTok: number; readonly cachedInputPerMTok: number; readonly outputPerMTok: number; readonly transcriptionPerMin: number; readonly speechPerMChars: number } | null;
 }
 
 /** The parsed, frozen configuration passed down from main. */
@@ -155,6 +250,8 @@ export interface Config {
   readonly logLevel: Env['MIVAS_LOG_LEVEL'];
   readonly bluejay: BluejaySettings;
   readonly providers: ProviderSettings;
+  readonly tracing: TracingSettings;
+  readonly caller: CallerConfig;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -226,18 +323,82 @@ function toConfig(env: Env): ConfigResult {
       settleMs: env.MIVAS_UPSERT_SETTLE_SECONDS * 1000,
     },
     providers: providerSettings(env),
+    tracing: tracingSettings(env),
+    caller: callerSettings(env),
   };
   return { ok: true, config: Object.freeze(config) };
+}
+
+/** `k1=v1,k2=v2` with URL-encoded values, as the OpenTelemetry exporter specification writes headers. */
+function otlpHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    out[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return out;
+}
+
+function tracingSettings(env: Env): TracingSettings {
+  const destinations: OtlpDestination[] = [];
+  if (env.BLUEJAY_API_KEY !== undefined && env.MIVAS_OTEL) destinations.push({ name: 'bluejay', url: env.BLUEJAY_OTLP_ENDPOINT, headers: { 'X-API-KEY': env.BLUEJAY_API_KEY } });
+  // The signal-specific endpoint is used as given; the base endpoint gets /v1/traces (OTLP exporter spec).
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` : undefined);
+  if (url && env.MIVAS_OTEL) destinations.push({ name: 'otlp', url, headers: { ...otlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...otlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) } });
+  return { destinations, serviceName: env.OTEL_SERVICE_NAME ?? env.BLUEJAY_SERVICE_NAME, otelQueueSize: env.MIVAS_OTEL_QUEUE };
 }
 
 function providerSettings(env: Env): ProviderSettings {
   const transcriptionModel = env.MIVAS_OPENAI_TRANSCRIPTION_MODEL;
   return {
     openai: { apiKey: env.OPENAI_API_KEY, model: env.MIVAS_OPENAI_MODEL, voice: env.MIVAS_OPENAI_VOICE, baseUrl: env.MIVAS_OPENAI_BASE_URL, transcriptionModel },
-    azure: { apiKey: env.AZURE_OPENAI_API_KEY, model: env.MIVAS_AZURE_DEPLOYMENT, voice: env.MIVAS_AZURE_VOICE, baseUrl: env.MIVAS_AZURE_BASE_URL, transcriptionModel },
-    xai: { apiKey: env.XAI_API_KEY, model: env.MIVAS_XAI_MODEL, voice: env.MIVAS_XAI_VOICE, baseUrl: env.MIVAS_XAI_BASE_URL },
+    azure: {
+      apiKey: env.AZURE_OPENAI_API_KEY,
+      model: env.MIVAS_AZURE_DEPLOYMENT,
+      voice: env.MIVAS_AZURE_VOICE,
+      baseUrl: env.MIVAS_AZURE_BASE_URL,
+      transcriptionDeployment: env.MIVAS_AZURE_TRANSCRIPTION_DEPLOYMENT,
+      auth:
+        env.MIVAS_AZURE_AUTH === 'entra'
+          ? { kind: 'entra', token: env.AZURE_OPENAI_AD_TOKEN, tokenCommand: env.MIVAS_AZURE_TOKEN_COMMAND }
+          : { kind: 'api-key', apiKey: env.AZURE_OPENAI_API_KEY },
+    },
+    xai: { apiKey: env.XAI_API_KEY, model: env.MIVAS_XAI_MODEL, voice: env.MIVAS_XAI_VOICE, baseUrl: env.MIVAS_XAI_BASE_URL, transcriptionModel: env.MIVAS_XAI_TRANSCRIPTION_MODEL },
     qwen: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_MODEL, voice: env.MIVAS_QWEN_VOICE, baseUrl: env.MIVAS_QWEN_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
     turnDetection: env.MIVAS_TURN_DETECTION,
+  };
+}
+
+function callerSettings(env: Env): CallerConfig {
+  const chat = { baseUrl: env.MIVAS_CALLER_BASE_URL, apiKey: env.MIVAS_CALLER_API_KEY };
+  const priced = [env.MIVAS_CALLER_PRICE_INPUT, env.MIVAS_CALLER_PRICE_CACHED_INPUT, env.MIVAS_CALLER_PRICE_OUTPUT, env.MIVAS_CALLER_PRICE_STT_MIN, env.MIVAS_CALLER_PRICE_TTS_MCHARS].some((p) => p !== undefined);
+  return {
+    chat: { ...chat, model: env.MIVAS_CALLER_MODEL },
+    stt: { baseUrl: env.MIVAS_CALLER_STT_BASE_URL ?? chat.baseUrl, apiKey: env.MIVAS_CALLER_STT_API_KEY ?? chat.apiKey, model: env.MIVAS_CALLER_STT_MODEL },
+    tts: {
+      kind: env.MIVAS_CALLER_TTS,
+      baseUrl: env.MIVAS_CALLER_TTS_BASE_URL ?? chat.baseUrl,
+      apiKey: env.MIVAS_CALLER_TTS_API_KEY ?? chat.apiKey,
+      model: env.MIVAS_CALLER_TTS_MODEL,
+      voices: env.MIVAS_CALLER_TTS_VOICES.split(',').map((v) => v.trim()).filter(Boolean),
+      rateHz: env.MIVAS_CALLER_TTS_RATE,
+    },
+    seedBase: env.MIVAS_CALLER_SEED,
+    maxTurns: env.MIVAS_CALLER_MAX_TURNS,
+    maxCallMs: env.MIVAS_CALLER_MAX_S * 1000,
+    agentSilenceMs: env.MIVAS_CALLER_AGENT_SILENCE_S * 1000,
+    hangupGraceMs: env.MIVAS_CALLER_HANGUP_GRACE_S * 1000,
+    audio: env.MIVAS_CALLER_AUDIO,
+    prices: priced
+      ? {
+          inputPerMTok: env.MIVAS_CALLER_PRICE_INPUT ?? 0,
+          cachedInputPerMTok: env.MIVAS_CALLER_PRICE_CACHED_INPUT ?? env.MIVAS_CALLER_PRICE_INPUT ?? 0,
+          outputPerMTok: env.MIVAS_CALLER_PRICE_OUTPUT ?? 0,
+          transcriptionPerMin: env.MIVAS_CALLER_PRICE_STT_MIN ?? 0,
+          speechPerMChars: env.MIVAS_CALLER_PRICE_TTS_MCHARS ?? 0,
+        }
+      : null,
   };
 }
 

@@ -300,11 +300,9 @@ export class CallSession {
     this.watchdogs.endAfter(this.ctx.limits.endCallMaxWaitMs, this.endingReason);
   }
 
-  private buildRecord(outcome: CallOutcome, endMs: number): CallRecord {
+  /** The facts of the call that need no computation: who, when, how it ended. */
+  private recordBase(outcome: CallOutcome, endMs: number): Pick<CallRecord, 'pack' | 'callId' | 'runId' | 'taskId' | 'harness' | 'model' | 'startedAtEpochMs' | 'endedAtEpochMs' | 'durationMs' | 'endReason' | 'closeCode' | 'usage'> {
     const { ctx, identity } = this;
-    const cost = ctx.estimateCost(this.session.model, this.usage, endMs);
-    const traceId = ctx.observer?.traceId ?? null;
-    const task = identity.taskId ? ctx.pack.tasks.get(identity.taskId) : undefined;
     return {
       pack: ctx.pack,
       ...identity,
@@ -315,6 +313,17 @@ export class CallSession {
       durationMs: endMs,
       endReason: outcome.endReason,
       closeCode: outcome.closeCode,
+      usage: this.usage,
+    };
+  }
+
+  private buildRecord(outcome: CallOutcome, endMs: number): CallRecord {
+    const { ctx, identity } = this;
+    const cost = ctx.estimateCost(this.session.model, this.usage, endMs);
+    const traceId = ctx.observer?.traceId ?? null;
+    const task = identity.taskId ? ctx.pack.tasks.get(identity.taskId) : undefined;
+    return {
+      ...this.recordBase(outcome, endMs),
       endDetail: this.fault,
       events: this.timeline.events(),
       smoke: computeSmoke({
@@ -326,7 +335,6 @@ export class CallSession {
         telemetryOn: traceId !== null,
         clippingEvents: this.agent.clippingEvents(),
       }),
-      usage: this.usage,
       costUsd: cost.costUsd,
       priceTableVersion: cost.priceTableVersion,
       traceId,
@@ -365,26 +373,16 @@ export class CallSession {
 
   /** The record of a call whose full evidence could not be assembled: its start and end only, no computed facts. */
   private minimalRecord(outcome: CallOutcome, endMs: number, detail: string): CallRecord {
-    const { ctx, identity } = this;
     const first = this.timeline.events()[0];
     const ended = { seq: 1, at_ms: Math.max(0, Math.round(endMs)), type: 'call.ended' as const, end_reason: 'internal_error' as const, close_code: outcome.closeCode };
     return {
-      pack: ctx.pack,
-      ...identity,
-      harness: ctx.harness,
-      model: this.session.model,
-      startedAtEpochMs: this.startedAtEpochMs,
-      endedAtEpochMs: ctx.clock.epochMs(),
-      durationMs: endMs,
-      endReason: 'internal_error',
-      closeCode: outcome.closeCode,
+      ...this.recordBase({ ...outcome, endReason: 'internal_error' }, endMs),
       endDetail: [this.fault, detail].filter(Boolean).join('; '),
       events: first ? [first, ended] : [],
       smoke: FAILED_SMOKE,
-      usage: this.usage,
       costUsd: null,
       priceTableVersion: null,
-      traceId: ctx.observer?.traceId ?? null,
+      traceId: this.ctx.observer?.traceId ?? null,
       pacing: null,
     };
   }

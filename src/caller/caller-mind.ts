@@ -1,27 +1,42 @@
 import type { Task } from '../packs/index.ts';
-import { openingLineOf } from './local-caller.ts';
+import type { CallerEndReasonName, CallerLineSource } from '../snapshot/index.ts';
+import { openingLineOf } from '../packs/index.ts';
 
-/** Why a caller ended its side of the conversation (typed, so a caller fault is never a FAIL). */
-export type CallerEndReason = 'closing_line' | 'turn_cap' | 'duration_cap' | 'agent_silent' | 'external_hangup';
+/**
+ * Why a caller ended its side of the conversation (typed, so a caller fault is never a FAIL).
+ * The names are the snapshot's `callerEndReasonSchema` (`src/snapshot/caller-file.ts`):
+ * `closing_line`, `turn_cap`, `duration_cap`, `agent_silent`, `external_hangup`, and the kinds
+ * added for the llm caller: `model_hangup`, `mind_error`, `cache_miss`, `replay_end`.
+ */
+export type CallerEndReason = CallerEndReasonName;
 
 /** One caller turn: what the caller says (null: says nothing), and whether it hangs up after it. */
 export interface CallerTurn {
   readonly text: string | null;
   readonly hangUp: CallerEndReason | null;
+  /** Where the line came from (recorded; absent means unknown). */
+  readonly source?: CallerLineSource;
+  /** The pin said, 1-based in task order, when the line is a pin. */
+  readonly pin?: number;
 }
 
 /**
  * The caller's mind, in text (DESIGN.md §17): what it says first, and what it answers to each
  * agent utterance. Voice mode wraps a mind with ears (transcription) and a mouth (speech); text
  * episodes use it as is. Kinds: `scripted` (the opening line, then silence), `llm` (a digital
- * human built from the task), `external` (turns supplied from outside).
+ * human built from the task), `external` (turns supplied from outside), `replay` (a recorded call's caller lines re-spoken).
  */
 export interface CallerMind {
-  readonly kind: 'scripted' | 'llm' | 'external';
+  readonly kind: 'scripted' | 'llm' | 'external' | 'replay';
   /** The caller's first line. */
   open(): Promise<CallerTurn>;
   /** The agent said `agentText` (one utterance); the caller's reply. */
   reply(agentText: string): Promise<CallerTurn>;
+  /**
+   * Optional: the agent said `agentText` and the caller does not answer it (the greeting heard
+   * before `open()`), so a mind that keeps a history can still put it there.
+   */
+  observe?(agentText: string): void;
 }
 
 /** The no-key caller: says the task's opening line, then stays silent and never hangs up first. */
@@ -31,7 +46,7 @@ export class ScriptedMind implements CallerMind {
   constructor(private readonly task: Pick<Task, 'intent'>) {}
 
   async open(): Promise<CallerTurn> {
-    return { text: openingLineOf(this.task.intent), hangUp: null };
+    return { text: openingLineOf(this.task.intent), hangUp: null, source: 'opening' };
   }
 
   async reply(): Promise<CallerTurn> {

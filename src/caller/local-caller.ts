@@ -166,8 +166,5 @@ class CallerSpeaker {
   }
 }
 
-/** The caller's opening line from a task intent ("Open with exactly: ..."), or a plain hello. */
-export function openingLineOf(intent: string): string {
-  const m = /Open with exactly:\s*["“](.+?)["”]/.exec(intent);
-  return m?.[1] ?? 'Hello.';
-}
+/** The caller's opening line from a task intent (kept here for its callers; defined with the caller script in packs). */
+export { openingLineOf } from '../packs/index.ts';

@@ -1,6 +1,9 @@
 import type { SpeechSynth } from '../audio/index.ts';
 import type { IdSource } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
+import type { CallerFile } from '../snapshot/index.ts';
+import { prepareCaller, type CallerSettings } from './caller-setup.ts';
+import { dialConversation, type ConversationReport } from './conversation-caller.ts';
 import { dialCall, openingLineOf, type CallerReport } from './local-caller.ts';
 
 /** One planned call of a run. */
@@ -23,6 +26,37 @@ export interface RunPlan {
   readonly synth: SpeechSynth;
   readonly ids: IdSource;
   readonly callTimeoutMs: number;
+  /**
+   * The conversational caller of DESIGN.md §17 (any kind); absent: the plain local caller
+   * (`dialCall`), which says the opening line and waits.
+   */
+  readonly caller?: CallerSettings;
+  /** Stores a call's `caller.json` (next to its snapshot); awaited before the call is reported done. */
+  readonly saveCallerFile?: (file: CallerFile, call: PlannedCall) => Promise<void>;
+}
+
+/** A shard of a run: `index` of `count` (0-based, as a Kubernetes Indexed Job numbers its pods). */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** Parses `I/N` (0 ≤ I < N); null when malformed. */
+export function parseShard(text: string): Shard | null {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (!m) return null;
+  const index = Number(m[1]);
+  const count = Number(m[2]);
+  return count >= 1 && index < count ? { index, count } : null;
+}
+
+/**
+ * The share of a plan one shard dials: every call whose position in the full plan is `index`
+ * modulo `count`. The plan's order depends only on the task ids and trials, so N shards dial
+ * each (task, trial) exactly once between them, whatever machine each runs on.
+ */
+export function shardCalls<T>(calls: readonly T[], shard: Shard | null): T[] {
+  return shard ? calls.filter((_, i) => i % shard.count === shard.index) : [...calls];
 }
 
 /** Every task × trial with a fresh `loc_<12 hex>` id, trials interleaved so a task's runs spread out. */
@@ -43,6 +77,12 @@ export async function runCalls(plan: RunPlan, calls: readonly PlannedCall[], onD
       const index = next++;
       const call = calls[index] as PlannedCall;
       const task = plan.pack.tasks.get(call.taskId);
+      if (plan.caller && task) {
+        const report = await dialPrepared(plan, plan.caller, call, task);
+        reports[index] = report;
+        onDone(report, call);
+        continue;
+      }
       const report = await dialCall({
         url: plan.url,
         callId: call.callId,
@@ -61,4 +101,27 @@ export async function runCalls(plan: RunPlan, calls: readonly PlannedCall[], onD
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, calls.length)) }, worker));
   return reports;
+}
+
+async function dialPrepared(plan: RunPlan, settings: CallerSettings, call: PlannedCall, task: NonNullable<ReturnType<Pack['tasks']['get']>>): Promise<ConversationReport> {
+  const caller = prepareCaller(settings, task, call.trial);
+  const report = await dialConversation({
+    url: plan.url,
+    callId: call.callId,
+    taskId: call.taskId,
+    runId: plan.runId,
+    auth: plan.auth,
+    mind: caller.mind,
+    ears: caller.ears,
+    mouth: caller.mouth,
+    log: caller.log,
+    paced: plan.paced,
+    limits: caller.limits,
+    outbound: caller.outbound,
+    timeoutMs: plan.callTimeoutMs,
+    ids: plan.ids,
+    ...(settings.clock ? { clock: settings.clock } : {}),
+  });
+  if (plan.saveCallerFile && report.refusedStatus === null) await plan.saveCallerFile(caller.record(report, { callId: call.callId, runId: plan.runId, trial: call.trial }), call);
+  return report;
 }

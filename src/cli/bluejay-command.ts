@@ -9,7 +9,7 @@ import { bluejayMappingSchema } from '../scoring/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 
-const USAGE = `usage:
+export const USAGE = `usage:
   mivas bluejay push-tasks --pack P [--simulation-id ID] [--phone-number N] [--dry-run]
   mivas bluejay run --simulation-id ID [--digital-human-ids A,B]
   mivas bluejay poll --run ID [--interval-s 15] [--timeout-s 3600]

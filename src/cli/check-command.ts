@@ -8,7 +8,7 @@ import { createHarnessFactory, type AgentSetup, type HarnessFactory } from '../p
 import { configFromFlags } from './config-flags.ts';
 import { failWith, type Command } from './io.ts';
 
-const USAGE = `usage: mivas check --pack P [--harness H]
+export const USAGE = `usage: mivas check --pack P [--harness H]
 Prints, per agent, the instructions' size and the exact tool list the harness offers its model,
 and verifies that every handoff target is wired. Opens no connection. The harness's settings are
 validated as at boot, so a missing key exits 3.`;

@@ -6,6 +6,8 @@ export interface CliIO {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** Standard input, for commands that read a person's lines (`--caller external`); absent in most tests. */
+  readonly stdin?: NodeJS.ReadableStream;
 }
 
 /** A subcommand: parses its own arguments and returns an exit code (DESIGN.md §14). */

@@ -1,4 +1,5 @@
 import { EXIT, exitCodeOf, MivasError } from '../core/index.ts';
+import { helpOf, mivasVersion, wantsHelp } from './help.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
@@ -11,6 +12,7 @@ import { runCommand } from './run-command.ts';
 import { scoreCommand } from './score-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { tasksListCommand } from './tasks-list.ts';
+import { tasksDiffCommand } from './tasks-diff.ts';
 import { tasksLockCommand } from './tasks-lock.ts';
 import { tasksValidateCommand } from './tasks-validate.ts';
 
@@ -23,24 +25,26 @@ commands:
   serve                    run the service (CHIRP on /, probe on /probe, tools over HTTP)
   call                     dial one call against a running server
   probe URL                the 101 WebSocket health probe (--local: this host's server)
-  preflight                check configuration, pack, snapshot store, provider key and clock
+  preflight                check configuration, pack, snapshot store, provider key, function calling and clock
   bluejay push-tasks|run|poll|results   digital humans, runs and the result mapping
-  packs generate|migrate   regenerate tools.json / drizzle migrations
+  packs generate|migrate|pronounce   regenerate tools.json / drizzle migrations; speak the pronunciation table
   tasks lock               fill a pack's exp_db_state by replay
   tasks list               print a pack's category × difficulty grid and audio counts
-  tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents
+  tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents, provenance, necessity
+  tasks diff               re-score stored snapshots under an older suite and list the verdicts that flip
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
   report                   export the results pages (leaderboard, tasks, conversations) as static files
   check                    print each agent's instructions size and the exact tools a harness offers
 
-Run "mivas <command> --help" for a command's options.`;
+Run "mivas <command> --help" (or "mivas help <command>") for a command's options; "mivas --version" for the version.`;
 
 const tasksCommand: Command = async (argv, io) => {
   const [sub, ...rest] = argv;
   if (sub === 'lock') return tasksLockCommand(rest, io);
   if (sub === 'list') return tasksListCommand(rest, io);
   if (sub === 'validate') return tasksValidateCommand(rest, io);
-  return failWith(io, 'USAGE', 'usage: mivas tasks lock|list|validate [--pack P]');
+  if (sub === 'diff') return tasksDiffCommand(rest, io);
+  return failWith(io, 'USAGE', 'usage: mivas tasks lock|list|validate|diff [--pack P]');
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -57,14 +61,35 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   check: checkCommand,
 };
 
+/** Answers `--version`, `help [command]`, a bare `mivas`, an unknown command and `<command> --help`; null when argv is a command to run. */
+function answerMeta(argv: readonly string[], io: CliIO): number | null {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout.write(`mivas ${mivasVersion()} (node ${process.version})\n`);
+    return EXIT.ok;
+  }
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    io.stdout.write(`${(topic && helpOf(topic, rest[1])) || USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (!COMMANDS[name]) {
+    io.stderr.write(`mivas: unknown command ${JSON.stringify(name)}\n\n${USAGE}\n`);
+    return exitCodeOf('USAGE');
+  }
+  const help = wantsHelp(rest) ? helpOf(name, rest[0]) : null;
+  if (help === null) return null;
+  io.stdout.write(`${help}\n`);
+  return EXIT.ok;
+}
+
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const answered = answerMeta(argv, io);
+  if (answered !== null) return answered;
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    io.stderr.write(`${USAGE}\n`);
-    return name === undefined || name === '--help' || name === '-h' ? EXIT.ok : exitCodeOf('USAGE');
-  }
+  if (!command) return exitCodeOf('USAGE');
   try {
     return await command(rest, io);
   } catch (err) {

@@ -11,7 +11,7 @@ import { buildDatabase, dumpDatabase } from '../store/index.ts';
 import { failWith, type Command } from './io.ts';
 import { renderTable } from './progress.ts';
 
-const USAGE = `usage: mivas packs generate [--pack P] [--packs-dir DIR]
+export const USAGE = `usage: mivas packs generate [--pack P] [--packs-dir DIR]
        mivas packs migrate --pack P [--name NAME]
        mivas packs pronounce --pack P [--out DIR]
 

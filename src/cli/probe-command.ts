@@ -19,9 +19,22 @@ interface ProbeResult {
   error: string | null;
 }
 
+/** The URL as it may be printed: a user and password in it are replaced by `***` (they still authenticate). */
+export function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '***';
+    parsed.password = parsed.password ? '***' : '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 function probe(url: string, headers: Record<string, string>, timeoutMs: number): Promise<ProbeResult> {
   const started = performance.now();
-  const result: ProbeResult = { url, tls: url.startsWith('wss:'), upgrade_ms: null, round_trip_ms: null, status: null, probe_ok: null, frame_problem: 'no_frame', close_code: null, error: null };
+  const result: ProbeResult = { url: withoutCredentials(url), tls: url.startsWith('wss:'), upgrade_ms: null, round_trip_ms: null, status: null, probe_ok: null, frame_problem: 'no_frame', close_code: null, error: null };
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { headers: { ...headers, 'X-Mivas-Probe': '1' } });
     const timer = setTimeout(() => {
@@ -88,7 +101,7 @@ export const probeCommand: Command = async (argv, io) => {
   const result = await probe(url, headers, Number(values['timeout-s']) * 1000);
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const ok = result.status === 101 && result.frame_problem === null && result.close_code === 1000;
-  if (ok) io.stderr.write(`probe ok: ${url} answered 101 and probe.ok in ${result.round_trip_ms} ms${result.tls ? ' over TLS' : ''}\n`);
+  if (ok) io.stderr.write(`probe ok: ${withoutCredentials(url)} answered 101 and probe.ok in ${result.round_trip_ms} ms${result.tls ? ' over TLS' : ''}\n`);
   else io.stderr.write(`probe FAILED: ${failureMessage(result)}\n`);
   return ok ? EXIT.ok : EXIT.checkFailed;
 };

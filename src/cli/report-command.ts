@@ -9,7 +9,7 @@ import { directorySource, s3Source, type ScoreReport } from '../scoring/index.ts
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
 import type { CliIO, Command } from './io.ts';
 
-const USAGE = `usage: mivas report --scores DIR [--out DIR] [--snapshots <dir|s3://bucket/prefix>] [--packs-dir packs]
+export const USAGE = `usage: mivas report --scores DIR [--out DIR] [--snapshots <dir|s3://bucket/prefix>] [--packs-dir packs]
 
 Writes the results site as static files that open from disk with no server: index.html (the
 leaderboard), tasks.html (the task grid), one page per task and per conversation, and each

@@ -1,22 +1,31 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
-import { planCalls, runCalls, type CallerReport, type PlannedCall } from '../caller/index.ts';
+import { parseShard, planCalls, runCalls, shardCalls, type CallerReport, type CallerSettings, type ConversationReport, type PlannedCall, type Shard } from '../caller/index.ts';
 import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { buildApp, createAppContext } from '../server/index.ts';
-import { snapshotKey, summarySchema, type SnapshotSink, type Summary } from '../snapshot/index.ts';
+import { callerFileSchema, callerPartKey, emptyCallerUsage, snapshotKey, summarySchema, type CallerFile, type CallerUsage, type SnapshotSink, type Summary } from '../snapshot/index.ts';
+import { CALLER_FLAG_OPTIONS, CALLER_USAGE, callerSettingsFrom, callerSinkOf } from './caller-flags.ts';
 import { configFromFlags } from './config-flags.ts';
 import { scoreCommand } from './score-command.ts';
 import { writeReport } from './report-command.ts';
-import type { CliIO, Command } from './io.ts';
+import { failWith, type CliIO, type Command } from './io.ts';
+import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
-const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P]
+const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
+                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [caller flags below]
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
 Without --url it starts the server in-process on a loopback port with the given pack and harness.
---fast unpaces the caller and the in-process server's pacer (local runs only).`;
+--fast unpaces the caller and the in-process server's pacer (local runs only).
+A realtime harness whose last \`mivas preflight\` found no function calling is refused unless --allow-no-tools.
+--shard I/N dials only the calls at positions I, I+N, I+2N... of the run's plan (0 <= I < N), so N
+  shards (a Kubernetes Indexed Job, k8s/caller-job.yaml) dial each (task, trial) once; give every
+  shard the same --run-id so \`mivas score --run\` merges them from the snapshot store.
+
+${CALLER_USAGE}`;
 
 interface RunFlags {
   pack: string;
@@ -27,6 +36,10 @@ interface RunFlags {
   tasks: string[];
   url: string | undefined;
   auth: { user: string; pass: string } | null;
+  allowNoTools: boolean;
+  shard: Shard | null;
+  runId: string | undefined;
+  callerValues: Record<string, string | boolean | undefined>;
 }
 
 function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
@@ -42,18 +55,39 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       url: { type: 'string' },
       user: { type: 'string' },
       pass: { type: 'string' },
+      'allow-no-tools': { type: 'boolean', default: false },
+      shard: { type: 'string' },
+      'run-id': { type: 'string' },
+      ...CALLER_FLAG_OPTIONS,
       help: { type: 'boolean' },
     },
   });
   const trials = Number(values.trials);
   const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
-  if (values.help || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1) {
+  const shard = values.shard === undefined ? null : parseShard(values.shard);
+  const runIdOk = values['run-id'] === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(values['run-id']);
+  if (values.help || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1 || (values.shard !== undefined && !shard) || !runIdOk) {
     io.stderr.write(`${USAGE}\n`);
     return null;
   }
   const user = values.user ?? io.env.CHIRP_USER;
   const pass = values.pass ?? io.env.CHIRP_PASS;
-  return { pack: values.pack, harness: values.harness, trials, concurrency, fast: values.fast ?? false, tasks: values.task ?? [], url: values.url, auth: user && pass ? { user, pass } : null };
+  const callerValues = Object.fromEntries(Object.keys(CALLER_FLAG_OPTIONS).map((k) => [k, values[k as keyof typeof CALLER_FLAG_OPTIONS]]));
+  return {
+    pack: values.pack,
+    harness: values.harness,
+    trials,
+    // A person at the terminal plays one caller at a time.
+    concurrency: values.caller === 'external' ? 1 : concurrency,
+    fast: values.fast ?? false,
+    tasks: values.task ?? [],
+    url: values.url,
+    auth: user && pass ? { user, pass } : null,
+    shard,
+    runId: values['run-id'],
+    callerValues,
+    allowNoTools: values['allow-no-tools'] ?? false,
+  };
 }
 
 async function readSummary(sink: SnapshotSink, pack: string, callId: string): Promise<Summary | null> {
@@ -63,11 +97,13 @@ async function readSummary(sink: SnapshotSink, pack: string, callId: string): Pr
 }
 
 function callRow(call: PlannedCall, report: CallerReport, summary: Summary | null): string[] {
+  const callerEnd = 'endReason' in report ? (report as ConversationReport).endReason : null;
   return [
     call.taskId,
     String(call.trial),
     call.callId,
     summary?.end_reason ?? (report.refusedStatus ? `refused ${report.refusedStatus}` : `closed ${report.closeCode}`),
+    callerEnd ?? '-',
     summary ? String(summary.counts.tool_calls) : '-',
     summary ? String(summary.counts.handoffs) : '-',
     summary ? String(summary.counts.rows_written) : '-',
@@ -89,8 +125,11 @@ export const runCommand: Command = async (argv, io) => {
     MIVAS_LOG_LEVEL: io.env.MIVAS_LOG_LEVEL ?? 'warn',
   });
   if (!config) return exitCodeOf('CONFIG_INVALID');
+  const refusal = toolGate(config, io, flags.allowNoTools);
+  if (refusal) return failWith(io, 'TOOLS_UNVERIFIED', refusal);
   const ids = randomIds();
-  const runId = `run_${ids.hex(12)}`;
+  const runId = flags.runId ?? `run_${ids.hex(12)}`;
+  const caller = await callerSettingsFrom(flags.callerValues, config, io);
   const local = flags.url ? null : await startLocalServer(config);
   const pack = local?.ctx.pack ?? (await loadPack(resolve(config.packsDir), flags.pack, resolve(config.migrationsDir)));
   const unknown = flags.tasks.filter((t) => !pack.tasks.has(t));
@@ -100,15 +139,37 @@ export const runCommand: Command = async (argv, io) => {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  const calls = planCalls({ taskIds, trials: flags.trials, ids });
-  io.stdout.write(`${runId}: ${calls.length} calls (${taskIds.length} tasks × ${flags.trials}) on ${pack.id} with ${flags.harness}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
+  const calls = shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
+  const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
+  io.stdout.write(`${runId}: ${calls.length} calls (${taskIds.length} tasks × ${flags.trials}${shardNote}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, calls.length, runId);
+  const callerSink = local?.ctx.sink ?? callerSinkOf(config, io.cwd);
+  const callerFiles: CallerFile[] = [];
   const reports = await runCalls(
-    { url: flags.url ?? (local?.wsUrl as string), runId, pack, taskIds, trials: flags.trials, concurrency: flags.concurrency, paced: !flags.fast, auth: flags.auth ?? config.auth, synth: await createSpeechSynth(16_000), ids, callTimeoutMs: config.maxCallMs + 30_000 },
+    {
+      url: flags.url ?? (local?.wsUrl as string),
+      runId,
+      pack,
+      taskIds,
+      trials: flags.trials,
+      concurrency: flags.concurrency,
+      paced: !flags.fast,
+      auth: flags.auth ?? config.auth,
+      synth: await createSpeechSynth(16_000),
+      ids,
+      callTimeoutMs: Math.max(config.maxCallMs, config.caller.maxCallMs) + 30_000,
+      caller,
+      saveCallerFile: async (file) => {
+        const parsed = callerFileSchema.parse(file);
+        callerFiles.push(parsed);
+        await callerSink.put(callerPartKey(pack.id, parsed.call_id), Buffer.from(`${JSON.stringify(parsed, null, 1)}\n`));
+      },
+    },
     calls,
     (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`),
   );
   const missing = await reportCalls(io, calls, reports, local?.ctx.sink ?? null, pack.id);
+  io.stdout.write(`${callerSummary(caller, callerFiles)}\n`);
   if (!local) return missing === 0 ? EXIT.ok : EXIT.incomplete;
   await local.close();
   io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n\n`);
@@ -135,7 +196,7 @@ async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: re
     if (!sink && (report.refusedStatus || report.timedOut)) missing++;
     rows.push(callRow(call, report, summary));
   }
-  io.stdout.write(`\n${renderTable(['task', 'trial', 'call', 'end', 'tools', 'hops', 'rows', 'smoke', 'time'], rows)}\n`);
+  io.stdout.write(`\n${renderTable(['task', 'trial', 'call', 'end', 'caller end', 'tools', 'hops', 'rows', 'smoke', 'time'], rows)}\n`);
   io.stdout.write(`${calls.length - missing}/${calls.length} calls left a snapshot\n`);
   return missing;
 }
@@ -152,4 +213,13 @@ async function startLocalServer(config: NonNullable<ReturnType<typeof configFrom
       await app.close();
     },
   };
+}
+
+/** One line on the callers of a run: their own requests, tokens, audio and cost (never summed with the agent's). */
+export function callerSummary(caller: CallerSettings, files: readonly CallerFile[]): string {
+  const total: { -readonly [K in keyof CallerUsage]: CallerUsage[K] } = emptyCallerUsage();
+  for (const f of files) for (const key of Object.keys(total) as (keyof CallerUsage)[]) total[key] += f.usage[key];
+  const costs = files.map((f) => f.cost_usd_est).filter((c): c is number => c !== null);
+  const cost = costs.length ? `$${costs.reduce((a, b) => a + b, 0).toFixed(4)}` : 'no caller prices set';
+  return `caller ${caller.kind}: ${files.length} calls, ${total.chat_requests} chat requests (${total.chat_cached} cached), ${total.prompt_tokens + total.completion_tokens} tokens, ${total.transcription_seconds.toFixed(1)} s transcribed, ${total.speech_characters} characters spoken; ${cost}`;
 }

@@ -10,7 +10,7 @@ import { conversationsCsv, directorySource, loadSnapshots, parseMapping, s3Sourc
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 
-const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
+export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
                    [--allow-pack-drift] [--stamp] [--packs-dir packs]
 
@@ -54,7 +54,8 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   return parsed.success ? parsed.data : parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n');
 }
 
-function openSource(flags: ScoreFlags, io: CliIO): SnapshotSource {
+/** The snapshot store a `--snapshots` value names: a directory, or `s3://bucket/prefix`. */
+export function openSource(flags: Pick<ScoreFlags, 'snapshots'>, io: CliIO): SnapshotSource {
   const s3 = parseS3Uri(flags.snapshots);
   if (!s3) return directorySource(resolve(io.cwd, flags.snapshots));
   const config = loadConfig(io.env);
@@ -70,7 +71,7 @@ function readText(file: string): string {
   }
 }
 
-async function loadPacks(ids: ReadonlySet<string>, packsDir: string): Promise<Map<string, Pack>> {
+export async function loadPacks(ids: ReadonlySet<string>, packsDir: string): Promise<Map<string, Pack>> {
   const packs = new Map<string, Pack>();
   for (const id of [...ids].sort()) packs.set(id, await loadPack(packsDir, id));
   return packs;

@@ -4,7 +4,7 @@ import { buildApp, createAppContext, drainAndClose, missingServeFlags } from '..
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
-const USAGE = 'usage: mivas serve [--pack P] [--harness H] [--port N] [--host ADDR]\nEvery other setting comes from the environment (see .env.example).';
+export const USAGE = 'usage: mivas serve [--pack P] [--harness H] [--port N] [--host ADDR]\nEvery other setting comes from the environment (see .env.example).';
 
 /** `mivas serve`: runs the service until SIGTERM or SIGINT, then drains and exits 0. */
 export const serveCommand: Command = async (argv, io) => {

@@ -9,7 +9,7 @@ import { schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/i
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { CliIO, Command } from './io.ts';
 
-const USAGE = `usage: mivas tasks validate [--pack P] [--packs-dir packs]
+export const USAGE = `usage: mivas tasks validate [--pack P] [--packs-dir packs]
 
 Checks every task (scoring.md §11): schema, tools and ownership, declared edges, the unique shortest
 route, oracle replay of outputs and exp_db_state, policy coverage of every write, a failing no-op,

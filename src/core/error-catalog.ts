@@ -103,6 +103,11 @@ const CATALOG = {
   PACK_INVALID: { meaning: 'The pack breaks the pack contract; each problem names its file and field.', exit: EXIT.usage },
   TASK_NOT_FOUND: { meaning: '`mivas run --task` names task ids the pack does not have.', exit: EXIT.usage },
   UNKNOWN_HARNESS: { meaning: '`MIVAS_HARNESS` (or `--harness`) names no harness; the message lists the known ones.', exit: EXIT.usage },
+  TOOLS_UNVERIFIED: {
+    meaning:
+      '`mivas run` on a realtime harness whose last `mivas preflight` (for the same model) found no function calling, or could not check it; scored tasks need tool calls. `--allow-no-tools` runs anyway.',
+    exit: EXIT.checkFailed,
+  },
   PROVIDER_SETTING_MISSING: { meaning: 'The harness needs a setting (an API key or base URL) that is unset; the message names the variable.', exit: EXIT.usage },
   SNAPSHOTS_NOT_FOUND: { meaning: 'The snapshot directory does not exist, or `mivas score` found no snapshots under it (for that pack or run).', exit: EXIT.usage },
   MAPPING_UNREADABLE: { meaning: 'The `--mapping` file cannot be read.', exit: EXIT.usage },

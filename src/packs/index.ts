@@ -14,3 +14,4 @@ export * from './input-normalizers.ts';
 export * from './generate.ts';
 export * from './expected-state.ts';
 export * from './readme-blocks.ts';
+export * from './caller-script.ts';

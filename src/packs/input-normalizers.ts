@@ -39,14 +39,24 @@ export function normalizeDateTime(value: unknown): unknown {
   return m ? `${m[1]}T${pad(Number(m[2]))}:${m[3]}` : value;
 }
 
-/** "(212) 555-0100", "212.555.0100", "1 212 555 0100" → "+12125550100". */
-export function normalizePhone(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
+/**
+ * The one reading of a phone number as E.164, shared by tool input parsing and the scorer
+ * (issue 18, defect 11): digits and phone punctuation only; ten digits are a North American
+ * number (+1), eleven starting with 1 likewise, and a number written with a leading `+` keeps its
+ * 8–15 digits. Anything else is not read (null).
+ */
+export function phoneE164(value: unknown): string | null {
+  if (typeof value !== 'string' || !/^[\d\s()+.-]+$/.test(value)) return null;
   const digits = value.replace(/\D/g, '');
   if (digits.length === 10) return `+1${digits}`;
   if (digits.length === 11 && digits.startsWith('1')) return `+${digits}`;
   if (value.trim().startsWith('+') && digits.length >= 8 && digits.length <= 15) return `+${digits}`;
-  return value;
+  return null;
+}
+
+/** "(212) 555-0100", "212.555.0100", "1 212 555 0100" → "+12125550100"; a number it cannot read is left as given. */
+export function normalizePhone(value: unknown): unknown {
+  return phoneE164(value) ?? value;
 }
 
 /** "$45", "45.00", 4500 → integer cents (a number is already cents). */

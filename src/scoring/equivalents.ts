@@ -1,4 +1,6 @@
-import { ignoredColumns, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
+import { effectivePolicy, ignoredColumns, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
+import { argumentNormaliser } from './matchers.ts';
+import { toolShapes } from './verdict.ts';
 import type { FinalState } from '../snapshot/index.ts';
 import { agentsAlong, derivedParameters, type Variant } from './mutants.ts';
 import { interleave } from './route-search.ts';
@@ -48,10 +50,33 @@ function failedRetry(pack: Pack, oracle: readonly RouteAction[]): Variant | null
   return { kind: 'equivalent', class: 'failed_retry', description: `${read.name} without ${field}, then retried`, actions: [...oracle.slice(0, index), failed, ...oracle.slice(index)], reward: 1 };
 }
 
+/**
+ * Free text said in other capitals: an argument graded by a case-folding normaliser whose value
+ * is a literal with letters, sent upper-cased. A correct agent that writes a name as heard must
+ * still pass, so the state the tool writes must be graded the same way (issue 18, defect 9).
+ */
+function textCase(pack: Pack, task: Task, oracle: readonly RouteAction[]): Variant | null {
+  const policy = effectivePolicy(pack.compare, task.compare);
+  const shapes = toolShapes(pack);
+  for (const [i, action] of oracle.entries()) {
+    if (!isCall(action)) continue;
+    const shape = shapes.get(action.name);
+    if (!shape) continue;
+    for (const [field, matcher] of Object.entries(action.parameters ?? {})) {
+      if (typeof matcher !== 'string' || !/[a-z]/.test(matcher)) continue;
+      const normaliser = argumentNormaliser(policy, shape, field);
+      if (normaliser !== 'text' && normaliser !== 'set_text') continue;
+      const actions = oracle.map((a, j) => (j === i ? { ...action, overrides: { [field]: matcher.toUpperCase() } } : a));
+      return { kind: 'equivalent', class: 'text_case', description: `${action.name}.${field} in capitals`, actions, reward: 1 };
+    }
+  }
+  return null;
+}
+
 /** The equivalent variants of scoring.md §11.9 that apply to a task (an inapplicable class is skipped). */
 export function equivalentsOf(pack: Pack, task: Task, oracle: readonly RouteAction[]): Variant[] {
   const noise: Variant = { kind: 'equivalent', class: 'snapshot_noise', description: 'shuffled rows, seconds, new created_at, prose in ignored columns', actions: oracle, reward: 1, noise: true };
-  return [extraRead(pack, task, oracle), extraHop(pack, task), failedRetry(pack, oracle), noise].filter((v): v is Variant => v !== null);
+  return [extraRead(pack, task, oracle), extraHop(pack, task), failedRetry(pack, oracle), textCase(pack, task, oracle), noise].filter((v): v is Variant => v !== null);
 }
 
 /** Snapshot noise: rows reversed, seconds on minute datetimes, new timestamps and prose in ignored columns. */

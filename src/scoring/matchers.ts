@@ -12,6 +12,8 @@ export interface ToolShape {
 
 const SAMPLE_DATE = '2026-10-07';
 const SAMPLE_MINUTE = '2026-10-07T09:30';
+/** Free text a date pattern must refuse: a pattern that takes it types names, not dates. */
+const SAMPLE_TEXT = 'Ohio Valley Medical';
 
 function firstConcrete(schema: Record<string, unknown>): Record<string, unknown> {
   const options = schema.anyOf ?? schema.oneOf;
@@ -37,8 +39,11 @@ function typeDefault(property: Record<string, unknown> | undefined, strings: Nor
   if (p.type === 'boolean') return 'bool';
   if (p.type === 'array') return isPlainObject(p.items) && firstConcrete(p.items).type === 'string' ? 'set_text' : 'exact';
   if (p.type !== 'string' && !Array.isArray(p.enum)) return 'exact';
-  if (p.format === 'date' || (patternMatches(p.pattern, SAMPLE_DATE) && !patternMatches(p.pattern, SAMPLE_MINUTE))) return 'date';
-  if (p.format === 'date-time' || patternMatches(p.pattern, SAMPLE_MINUTE)) return 'datetime_minute';
+  // A pattern types a date only if it takes a date and refuses free text (a name field whose
+  // pattern also accepts a date string stays text: scoring.md stricter readings).
+  const textToo = patternMatches(p.pattern, SAMPLE_TEXT);
+  if (p.format === 'date' || (patternMatches(p.pattern, SAMPLE_DATE) && !patternMatches(p.pattern, SAMPLE_MINUTE) && !textToo)) return 'date';
+  if (p.format === 'date-time' || (patternMatches(p.pattern, SAMPLE_MINUTE) && !textToo)) return 'datetime_minute';
   return strings;
 }
 

@@ -6,7 +6,7 @@ import { interleave } from './route-search.ts';
 /** Mutant classes of scoring.md §11.8: each must FAIL. */
 export type MutantClass = 'drop_call' | 'perturb_argument' | 'drop_hop' | 'swap_hops' | 'forbidden_tool' | 'extra_write' | 'wrong_agent';
 /** Equivalent classes of scoring.md §11.9: each must PASS with the stated reward. */
-export type EquivalentClass = 'extra_read' | 'extra_hop' | 'failed_retry' | 'snapshot_noise';
+export type EquivalentClass = 'extra_read' | 'extra_hop' | 'failed_retry' | 'text_case' | 'snapshot_noise';
 
 /** One generated conversation to replay and score. */
 export interface Variant {

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../core/index.ts';
-import type { NormaliserName } from '../packs/index.ts';
+import { phoneE164, type NormaliserName } from '../packs/index.ts';
 
 /** A value after a normaliser ran: the normalised value, or the raw one flagged `unparsed`. */
 export interface Normalised {
@@ -40,12 +40,10 @@ function normaliseDateTimeMinute(value: unknown): Normalised {
   return parsed(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}`);
 }
 
+/** The packs' one E.164 reading (`phoneE164`), so a tool and the scorer never disagree on a number. */
 function normalisePhone(value: unknown): Normalised {
-  if (typeof value !== 'string' || !/^[\d\s()+.-]+$/.test(value)) return raw(value);
-  const digits = value.replace(/\D/g, '');
-  if (digits.length === 10) return parsed(`+1${digits}`);
-  if (digits.length >= 11 && digits.length <= 15) return parsed(`+${digits}`);
-  return raw(value);
+  const e164 = phoneE164(value);
+  return e164 === null ? raw(value) : parsed(e164);
 }
 
 const DOLLARS = /^\$?\s*(\d+|\d{1,3}(?:,\d{3})+)(?:\.(\d{1,2}))?$/;

@@ -1,4 +1,4 @@
-import { addSpeech, OFFLINE_FIRST_ACTION_MS, openOfflineTimeline } from '../conversation/index.ts';
+import { addSpeech, OFFLINE_FIRST_ACTION_MS, openOfflineTimeline, type OfflineOptions } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { emptyUsage, type EndReason, type FinalState, type Summary, type TimelineEvent, type TimelineEventInput } from '../snapshot/index.ts';
 import type { ToolExecution } from '../tools/index.ts';
@@ -18,23 +18,8 @@ export type SyntheticStep =
   | { readonly kind: 'handoff'; readonly from: string; readonly to: string }
   | { readonly kind: 'provider_error'; readonly fatal: boolean };
 
-/** How a synthetic call starts and ends. */
-export interface SyntheticCallOptions {
-  readonly callId: string;
-  readonly pack: string;
-  readonly taskId: string | null;
-  readonly harness?: string;
-  readonly runId?: string | null;
-  /** Greeting by the agent and a first caller utterance before the steps (default true). */
-  readonly greet?: boolean;
-  readonly callerSpeaks?: boolean;
-  readonly endReason?: EndReason;
-  readonly closeCode?: number | null;
-  /** Media offset of the call end; default 60 s or 1 s after the last step. */
-  readonly endAtMs?: number;
-  /** Leave out call.ended (a truncated timeline). */
-  readonly omitEnd?: boolean;
-}
+/** How a hand-written call starts and ends: an offline conversation's options, with the pack by id. */
+export type SyntheticCallOptions = Omit<OfflineOptions, 'pack' | 'databases'> & { readonly pack: string };
 
 function addStep(timeline: ReturnType<typeof openOfflineTimeline>, step: SyntheticStep, atMs: number, index: number): void {
   switch (step.kind) {

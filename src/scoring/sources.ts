@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../core/index.ts';
-import { finalStateSchema, SNAPSHOT_PARTS, snapshotKey, summarySchema, timelineFileSchema, type FinalState, type SnapshotPart, type Summary, type TimelineEvent } from '../snapshot/index.ts';
+import { callerFileSchema, callerPartKey, finalStateSchema, SNAPSHOT_PARTS, snapshotKey, summarySchema, timelineFileSchema, type CallerFile, type FinalState, type SnapshotPart, type Summary, type TimelineEvent } from '../snapshot/index.ts';
 import { dumpDatabase } from '../store/index.ts';
 
 /** Read access to a snapshot root: a local directory or an S3 prefix. */
@@ -32,9 +32,23 @@ export interface LoadedSnapshot {
   readonly snapshotUri: string;
   /** The WAV's key relative to the root, when present (only linked, never read). */
   readonly audioUri: string | null;
+  /** The caller's own record (`caller.json`, written by mivas's caller; docs/caller.md); null when absent or unreadable. */
+  readonly caller?: CallerFile | null;
 }
 
-const KEY = /^([a-z][a-z0-9-]*)\/([A-Za-z0-9_-]{1,64})\.(summary\.json|timeline\.json|final\.json|db|wav)$/;
+/** The optional caller part: parsed when present and valid, else null (it never makes a snapshot incomplete). */
+async function loadCallerPart(source: SnapshotSource, pack: string, callId: string): Promise<CallerFile | null> {
+  const bytes = await source.read(callerPartKey(pack, callId));
+  if (!bytes) return null;
+  try {
+    const parsed = callerFileSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+const KEY = /^([a-z][a-z0-9-]*)\/([A-Za-z0-9_-]{1,64})\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
 
 /** A snapshot source over a local directory laid out as `<dir>/<pack>/<call_id>.<part>`. */
 export function directorySource(dir: string): SnapshotSource {
@@ -125,7 +139,7 @@ async function loadFinal(source: SnapshotSource, pack: string, callId: string, p
 }
 
 /** Reads one conversation's parts through the snapshot schemas (scoring.md §2.1). */
-export async function loadSnapshot(source: SnapshotSource, pack: string, callId: string, present: ReadonlySet<SnapshotPart>): Promise<LoadedSnapshot> {
+export async function loadSnapshot(source: SnapshotSource, pack: string, callId: string, present: ReadonlySet<SnapshotPart>, hasCaller = true): Promise<LoadedSnapshot> {
   const problems: string[] = [];
   const summary = parseJsonPart(await source.read(snapshotKey(pack, callId, 'summary.json')), 'summary.json', (v) => summarySchema.safeParse(v), problems);
   const timeline = parseJsonPart(await source.read(snapshotKey(pack, callId, 'timeline.json')), 'timeline.json', (v) => timelineFileSchema.safeParse(v), problems);
@@ -140,12 +154,13 @@ export async function loadSnapshot(source: SnapshotSource, pack: string, callId:
     problems,
     snapshotUri: `${pack}/${callId}`,
     audioUri: present.has('wav') ? snapshotKey(pack, callId, 'wav') : null,
+    caller: hasCaller ? await loadCallerPart(source, pack, callId) : null,
   };
 }
 
-/** Groups a source's keys into conversations: `<pack>/<call_id>` → parts present. */
-export function groupKeys(keys: readonly string[]): Map<string, { pack: string; callId: string; parts: Set<SnapshotPart> }> {
-  const groups = new Map<string, { pack: string; callId: string; parts: Set<SnapshotPart> }>();
+/** Groups a source's keys into conversations: `<pack>/<call_id>` → parts present (and whether the caller part is). */
+export function groupKeys(keys: readonly string[]): Map<string, { pack: string; callId: string; parts: Set<SnapshotPart>; caller?: boolean }> {
+  const groups = new Map<string, { pack: string; callId: string; parts: Set<SnapshotPart>; caller?: boolean }>();
   for (const key of keys) {
     const m = KEY.exec(key);
     if (!m) continue;
@@ -154,6 +169,7 @@ export function groupKeys(keys: readonly string[]): Map<string, { pack: string; 
     const group = groups.get(id) ?? { pack, callId, parts: new Set<SnapshotPart>() };
     const known = SNAPSHOT_PARTS.find((p) => p === part);
     if (known) group.parts.add(known);
+    if (part === 'caller.json') group.caller = true;
     groups.set(id, group);
   }
   return groups;
@@ -161,11 +177,12 @@ export function groupKeys(keys: readonly string[]): Map<string, { pack: string; 
 
 /** Loads every conversation under a source (optionally one pack), a few reads at a time, sorted by pack and id. */
 export async function loadSnapshots(source: SnapshotSource, onlyPack?: string): Promise<LoadedSnapshot[]> {
-  const groups = [...groupKeys(await source.list()).values()].filter((g) => !onlyPack || g.pack === onlyPack);
+  // A caller part alone (the server never wrote the call) is not a conversation.
+  const groups = [...groupKeys(await source.list()).values()].filter((g) => (!onlyPack || g.pack === onlyPack) && g.parts.size > 0);
   const out: LoadedSnapshot[] = [];
   for (let i = 0; i < groups.length; i += 8) {
     const batch = groups.slice(i, i + 8);
-    out.push(...(await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts)))));
+    out.push(...(await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)))));
   }
   return out.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
 }

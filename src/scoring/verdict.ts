@@ -93,7 +93,7 @@ function judge(input: ConversationInput, ctx: ScoringContext, pack: Pack | undef
   const policy = effectivePolicy(pack.compare, task.compare);
   const problems = snap ? [...snap.problems] : ['missing:snapshot'];
   if (snap?.final) problems.push(...scoredTables(policy).filter((t) => !Object.hasOwn(snap.final ?? {}, t)).map((t) => `table_absent:${t}`));
-  const found = detectVoids({ snapshotProblems: problems, summary: snap?.summary ?? null, events: snap?.events ?? null, platformStatus: input.entry?.platform_status ?? null, minCallMs: ctx.minCallMs });
+  const found = detectVoids({ snapshotProblems: problems, summary: snap?.summary ?? null, events: snap?.events ?? null, platformStatus: input.entry?.platform_status ?? null, minCallMs: ctx.minCallMs, task, caller: snap?.caller ?? null });
   if (found.reason || !snap) return { status: 'VOID', voidReason: found.reason ?? 'snapshot_missing', voidDetail: found.detail, drift };
   const gates = runGates(pack, task, policy, toolShapes(pack), snap);
   if ('missingTables' in gates) return { status: 'VOID', voidReason: 'snapshot_missing', voidDetail: gates.missingTables.map((t) => `table_absent:${t}`), drift };

@@ -1,4 +1,6 @@
-import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, type Summary, type TimelineEvent, type VoidFacts, type VoidReason } from '../snapshot/index.ts';
+import type { Task } from '../packs/index.ts';
+import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, type CallerFile, type Summary, type TimelineEvent, type VoidFacts, type VoidReason } from '../snapshot/index.ts';
+import { detectCallerDeviations } from './caller-deviation.ts';
 
 /** Caller-platform statuses meaning the call never connected (scoring.md §3). */
 export const NEVER_CONNECTED = ['NO_ANSWER', 'NO_CONNECTION', 'CANCELLED', 'SYSTEM_ERROR'] as const;
@@ -12,6 +14,9 @@ export interface VoidInput {
   readonly platformStatus: string | null;
   /** A caller close sooner than this after the first agent audio is an early drop (0 in --fast). */
   readonly minCallMs: number;
+  /** The conversation's task and the caller's own record (`caller.json`), for the caller-deviation check; absent: not checked. */
+  readonly task?: Task | null;
+  readonly caller?: CallerFile | null;
 }
 
 /** The first void in table order, the rest in detail; reason null when the conversation is measurable. */
@@ -70,6 +75,13 @@ const callerDroppedEarly: Check = (input, facts) => {
   return null;
 };
 
+/** The simulated caller broke its task (src/scoring/caller-deviation.ts): a simulator fault, never the agent's. */
+const callerDeviation: Check = (input) => {
+  if (!input.task || !input.events) return null;
+  const found = detectCallerDeviations({ task: input.task, events: input.events, caller: input.caller ?? null });
+  return found.length ? found.map((d) => `${d.kind}:${d.evidence}`) : null;
+};
+
 const CHECKS: readonly (readonly [VoidReason, Check])[] = [
   ['snapshot_missing', snapshotMissing],
   ['infra_error', infraError],
@@ -77,6 +89,7 @@ const CHECKS: readonly (readonly [VoidReason, Check])[] = [
   ['no_agent_audio', noAgentAudio],
   ['caller_never_spoke', callerNeverSpoke],
   ['caller_dropped_early', callerDroppedEarly],
+  ['caller_deviation', callerDeviation],
 ];
 
 /**

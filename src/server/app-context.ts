@@ -67,7 +67,14 @@ function readTemplateDump(file: string): DatabaseDump {
 
 /** Builds the app context: loads the pack, builds its template, opens the outbox and resumes spooled uploads. */
 export async function createAppContext(config: Config, overrides: AppContextOverrides = {}): Promise<AppContext> {
-  const log = overrides.log ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.apiKey', '*.api_key'] });
+  const log =
+    overrides.log ??
+    pino({
+      level: config.logLevel,
+      redact: ['req.headers.authorization', '*.password', '*.apiKey', '*.api_key'],
+      // Level names, not numbers, and the `severity` field log collectors (Cloud Logging among them) read.
+      formatters: { level: (label) => ({ level: label, severity: label === 'fatal' ? 'CRITICAL' : label === 'trace' ? 'DEBUG' : label.toUpperCase() }) },
+    });
   const clock = overrides.clock ?? systemClock();
   const ids = overrides.ids ?? randomIds();
   const pack = await loadPack(resolve(config.packsDir), config.pack, resolve(config.migrationsDir));
@@ -104,6 +111,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   });
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
   const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
+  ops.metrics.buildInfo({ version: packageVersion(), pack: pack.id, harness: harness.name });
   const resumed = outbox.resume();
   if (resumed) log.info({ count: resumed }, 'resuming spooled snapshot uploads');
   return {

@@ -69,7 +69,10 @@ function answerProbe(ctx: AppContext, socket: WebSocket): void {
 }
 
 function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, request: FastifyRequest): void {
-  const log = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: ctx.harness.name });
+  const base = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: ctx.harness.name });
+  const observer = callObserver(ctx.ops, base);
+  // Every line of the call carries its trace id when spans are exported, so logs and traces join.
+  const log = observer.traceId ? base.child({ traceId: observer.traceId }) : base;
   let model;
   try {
     model = ctx.harness.create({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
@@ -80,7 +83,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name, estimateCost: ctx.estimateCost, observer: callObserver(ctx.ops, log) },
+    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name, estimateCost: ctx.estimateCost, observer },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
     countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,

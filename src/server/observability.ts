@@ -19,7 +19,7 @@ export interface Operations {
 export function createOperations(config: Config, deps: { clock: Clock; ids: IdSource; log: Log; dataDir: string; sources: MetricSources }): Operations {
   const metrics = new MivasMetrics(deps.sources);
   const settings = config.bluejay;
-  const tracer = settings.tracingOn ? new CallTracer(settings, deps.ids, (n) => metrics.spansLost(n)) : null;
+  const tracer = config.tracing.destinations.length ? new CallTracer(config.tracing, deps.ids, (n) => metrics.spansLost(n)) : null;
   const client = settings.apiKey ? new BluejayClient({ apiUrl: settings.apiUrl, apiKey: settings.apiKey }) : null;
   const links = new LinkWorker({
     ledger: new LinkLedger(join(deps.dataDir, 'bluejay')),

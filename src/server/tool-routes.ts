@@ -47,21 +47,34 @@ function closedProblem(ctx: AppContext, callId: string): HttpProblem | null {
 function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, callId: string | undefined, name: string): FastifyReply {
   const badId = invalidCallId(reply, callId);
   if (badId || !callId) return badId ?? reply;
-  if (!ctx.pack.catalog.has(name)) return sendProblem(reply, httpProblem('UNKNOWN_TOOL', `no tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`));
-  if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments'));
+  // Unknown names are counted under one label, so a scan cannot grow the series without bound.
+  const known = ctx.pack.catalog.has(name);
+  const count = (result: 'live' | 'scratch' | 'ended' | 'refused'): void => ctx.ops.metrics.httpToolCall(known ? name : '(unknown)', result);
+  const refuse = (problem: HttpProblem): FastifyReply => {
+    count(problem.code === 'CALL_ENDED' ? 'ended' : 'refused');
+    return sendProblem(reply, problem);
+  };
+  if (!known) return refuse(httpProblem('UNKNOWN_TOOL', `no tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`));
+  if (!isPlainObject(request.body)) return refuse(httpProblem('BODY_NOT_OBJECT', 'the body must be a JSON object of tool arguments'));
   const dispatch = { toolCallId: null, name, rawArguments: request.body };
   const live = ctx.registry.get(callId);
   if (live) {
     const result = live.dispatchFromHarness(dispatch);
-    return result ? reply.send(result.output) : sendProblem(reply, httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`));
+    if (!result) return refuse(httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`));
+    count('live');
+    return reply.send(result.output);
   }
   let conversation = ctx.harnessSessions.get(callId);
   if (!conversation) {
     const closed = closedProblem(ctx, callId);
-    if (closed) return sendProblem(reply, closed);
-    if (ctx.harnessSessions.isFull()) return sendProblem(reply.header('Retry-After', '60'), httpProblem('HARNESS_SESSIONS_FULL', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
+    if (closed) return refuse(closed);
+    if (ctx.harnessSessions.isFull()) {
+      reply.header('Retry-After', '60');
+      return refuse(httpProblem('HARNESS_SESSIONS_FULL', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
+    }
     conversation = ctx.harnessSessions.open(callId);
   }
+  count('scratch');
   // A scratch conversation has no call to end: its effects (handoffs included) stay on its own timeline.
   return reply.send(conversation.dispatch({ ...dispatch, origin: 'http' }).output);
 }

@@ -19,8 +19,8 @@ export const endReasonSchema = z.enum([
 ]);
 export type EndReason = z.infer<typeof endReasonSchema>;
 
-/** The void taxonomy of scoring.md §3. */
-export const voidReasonSchema = z.enum(['snapshot_missing', 'infra_error', 'provider_error', 'no_agent_audio', 'caller_never_spoke', 'caller_dropped_early']);
+/** The void taxonomy of scoring.md §3, plus `caller_deviation` (issue 16: the simulated caller broke its task; docs/caller.md). */
+export const voidReasonSchema = z.enum(['snapshot_missing', 'infra_error', 'provider_error', 'no_agent_audio', 'caller_never_spoke', 'caller_dropped_early', 'caller_deviation']);
 export type VoidReason = z.infer<typeof voidReasonSchema>;
 
 export const toolKindSchema = z.enum(['industry', 'handoff', 'session']);

@@ -55,6 +55,8 @@ export class MivasMetrics {
   private readonly uploadSeconds: Histogram;
   private readonly links: Counter<'result'>;
   private readonly spansDropped: Counter;
+  private readonly build: Gauge<'version' | 'node' | 'pack' | 'harness'>;
+  private readonly httpTools: Counter<'tool' | 'result'>;
 
   constructor(sources: MetricSources) {
     const r = [this.registry];
@@ -95,7 +97,19 @@ export class MivasMetrics {
     this.uploadSeconds = new Histogram({ name: 'mivas_snapshot_upload_seconds', help: 'Time to upload one snapshot set.', buckets: SECONDS_BUCKETS, registers: r });
     this.links = new Counter({ name: 'mivas_bluejay_links_total', help: 'update-simulation-result outcomes.', labelNames: ['result'], registers: r });
     this.spansDropped = new Counter({ name: 'mivas_otel_spans_dropped_total', help: 'Spans in exports that failed.', registers: r });
+    this.build = new Gauge({ name: 'mivas_build_info', help: 'Always 1; the labels say what runs: mivas version, Node version, pack, harness.', labelNames: ['version', 'node', 'pack', 'harness'], registers: r });
+    this.httpTools = new Counter({ name: 'mivas_http_tool_calls_total', help: 'HTTP tool-route requests by result (live, scratch, ended, refused).', labelNames: ['tool', 'result'], registers: r });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Sets mivas_build_info once at start. */
+  buildInfo(labels: { version: string; pack: string; harness: string }): void {
+    this.build.set({ ...labels, node: process.version }, 1);
+  }
+
+  /** One HTTP tool-route request, as it is answered (not at hangup). */
+  httpToolCall(tool: string, result: 'live' | 'scratch' | 'ended' | 'refused'): void {
+    this.httpTools.inc({ tool, result });
   }
 
   /** Derives every per-call series from a finished call's record (one hook at hangup). */

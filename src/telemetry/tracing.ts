@@ -3,7 +3,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { CallRecord } from '../call/index.ts';
-import type { BluejaySettings } from '../config.ts';
+import type { TracingSettings } from '../config.ts';
 import type { IdSource } from '../core/index.ts';
 import { planCallSpans, type SpanPlan } from './call-spans.ts';
 
@@ -68,24 +68,26 @@ export class CallTracer {
   private readonly provider: TracerProvider;
 
   constructor(
-    settings: Pick<BluejaySettings, 'apiKey' | 'otlpEndpoint' | 'serviceName' | 'otelQueueSize'>,
+    settings: TracingSettings,
     private readonly idSource: IdSource,
     spansLost: (count: number) => void,
     exporter?: SpanExporter,
   ) {
-    const otlp = exporter ?? new OTLPTraceExporter({ url: settings.otlpEndpoint, headers: { 'X-API-KEY': settings.apiKey ?? '' } });
+    // One batch processor per destination, so a collector that is down delays only its own spans.
+    const exporters = exporter ? [exporter] : settings.destinations.map((d) => new OTLPTraceExporter({ url: d.url, headers: { ...d.headers } }));
     this.provider = new TracerProvider({
       resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
       idGenerator: this.ids,
-      spanProcessors: [
-        new BatchSpanProcessor({
-          exporter: countingExporter(otlp, spansLost),
-          maxQueueSize: settings.otelQueueSize,
-          maxExportBatchSize: Math.min(BATCH_SIZE, settings.otelQueueSize),
-          scheduledDelayMillis: BATCH_DELAY_MS,
-          exportTimeoutMillis: FLUSH_TIMEOUT_MS,
-        }),
-      ],
+      spanProcessors: exporters.map(
+        (e) =>
+          new BatchSpanProcessor({
+            exporter: countingExporter(e, spansLost),
+            maxQueueSize: settings.otelQueueSize,
+            maxExportBatchSize: Math.min(BATCH_SIZE, settings.otelQueueSize),
+            scheduledDelayMillis: BATCH_DELAY_MS,
+            exportTimeoutMillis: FLUSH_TIMEOUT_MS,
+          }),
+      ),
     });
   }
 

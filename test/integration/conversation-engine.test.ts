@@ -82,6 +82,10 @@ describe('one conversation engine: call ids, HTTP tool routes, snapshots on ever
     const metrics = await (await fetch(`${server.httpUrl}/metrics`)).text();
     expect(metrics).toMatch(/^mivas_harness_sessions 0$/m);
     expect(metrics).toMatch(/^mivas_harness_sessions_reaped [1-9]\d*$/m);
+    // Each request is counted as it is answered: scratch conversations, live calls, refusals.
+    expect(metrics).toMatch(/^mivas_http_tool_calls_total\{tool="transfer_to_scheduler",result="scratch"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^mivas_http_tool_calls_total\{tool="book_appointment",result="ended"\} 1$/m);
+    expect(metrics).toMatch(/^mivas_build_info\{version="[^"]+",pack="control-industry",harness="desk",node="v\d+[^"]*"\} 1$/m);
   });
 
   it('a setup failure still yields a snapshot set with internal_error and the reason', async () => {

@@ -187,6 +187,24 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
     }
   });
 
+  it('standard OTLP variables: spans reach any collector with no Bluejay key, with the configured headers and service name', async () => {
+    const base = collector.url.replace(/\/v1\/traces$/, '');
+    const server = await startTestServer({ MIVAS_FAST: '1', OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20collector-token,x-tenant=lab', OTEL_SERVICE_NAME: 'mivas-otlp' });
+    try {
+      const exportsBefore = collector.exports.length;
+      const report = await call(server, synth, 'otel_plain', 'S-E1');
+      expect(report.closeCode).toBe(1000);
+      const traceId = readSnapshot(server, 'otel_plain').summary.trace_id ?? '';
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      await collector.waitFor(() => collector.spans.some((s) => s.traceId === traceId && s.name === 'voice.call'));
+      const mine = collector.exports.slice(exportsBefore);
+      expect(mine.every((e) => e.path === '/v1/traces' && e.headers.authorization === 'Bearer collector-token' && e.headers['x-tenant'] === 'lab' && e.headers['x-api-key'] === undefined)).toBe(true);
+      expect(collector.spans.find((s) => s.traceId === traceId && s.name === 'voice.call')?.serviceName).toBe('mivas-otlp');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('tool_calls mode (MIVAS_OTEL=0): one POST with non-decreasing offsets and no trace_ids', async () => {
     const server = await startTestServer({ MIVAS_FAST: '1', BLUEJAY_API_KEY: KEY, BLUEJAY_API_URL: api.url, BLUEJAY_OTLP_ENDPOINT: collector.url, MIVAS_OTEL: '0', MIVAS_UPSERT_SETTLE_SECONDS: '0' });
     try {

@@ -58,40 +58,40 @@ describe('provider variants through the same adapter (issue 3 acceptance 6)', ()
 
   it('xai/grok-voice: its endpoint, top-level voice and VAD, 16 kHz both ways, per-minute cost (wire.md §3.2)', async () => {
     const { conn, report, summary } = await variantCall('xai/grok-voice', 'ga', 16_000);
-    expect(conn.url).toBe('/v1/realtime?model=grok-voice-latest');
+    expect(conn.url).toBe('/v1/realtime?model=grok-voice-think-fast-2.0');
     expect(conn.headers.authorization).toBe('Bearer xai-test');
     const session = sessionOf(conn.received('session.update')[0] ?? { type: '' });
     expect(session).toEqual({
       instructions: expect.stringContaining('Maple Lane Repairs'),
       voice: 'eve',
       turn_detection: { type: 'server_vad', threshold: 0.7, silence_duration_ms: 700, prefix_padding_ms: 400 },
-      audio: { input: { format: { type: 'audio/pcm', rate: 16000 } }, output: { format: { type: 'audio/pcm', rate: 16000 } } },
+      audio: { input: { format: { type: 'audio/pcm', rate: 16000 }, transcription: { model: 'grok-transcribe' } }, output: { format: { type: 'audio/pcm', rate: 16000 } } },
       tools: expect.any(Array),
-      tool_choice: 'auto',
     });
     expect(flatToolNames(session)).toEqual(['transfer_to_scheduler', 'end_call']);
     // No resampling at 16 kHz: never more bytes than the caller sent (exact ratios: realtime-audio-rates).
     expect(conn.appendedBytes()).toBeLessThanOrEqual(report.callerAudioBytes);
     expect(report.agentAudioBytes).toBe(2 * GREETING_MS * 32);
     expect(summary.cost_usd_est).toBeCloseTo((summary.duration_ms / 60_000) * 0.08, 5);
-    expect(summary.model).toBe('grok-voice-latest');
+    expect(summary.model).toBe('grok-voice-think-fast-2.0');
   });
 
   it('qwen/omni-realtime: beta session shape, nested tools, 16 kHz in, beta events, a seeded first item (wire.md §3.3, §6.27)', async () => {
     const { conn, report, events } = await variantCall('qwen/omni-realtime', 'beta', 24_000);
-    expect(conn.url).toBe('/api-ws/v1/realtime?model=qwen3-omni-flash-realtime');
+    expect(conn.url).toBe('/api-ws/v1/realtime?model=qwen3.5-omni-plus-realtime');
     expect(conn.headers.authorization).toBe('Bearer ds-test');
     expect(conn.headers['x-dashscope-workspace']).toBe('ws-test');
     const session = sessionOf(conn.received('session.update')[0] ?? { type: '' });
     expect(session).toMatchObject({
       modalities: ['text', 'audio'],
-      voice: 'Cherry',
-      input_audio_format: 'pcm16',
-      output_audio_format: 'pcm24',
+      voice: 'Tina',
+      input_audio_format: 'pcm',
+      output_audio_format: 'pcm',
+      input_audio_transcription: { model: 'qwen3-asr-flash-realtime' },
       turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 800 },
-      tool_choice: 'auto',
     });
     expect(session.type).toBeUndefined();
+    expect(session.tool_choice).toBeUndefined();
     expect(session.tools).toEqual([
       { type: 'function', function: { name: 'transfer_to_scheduler', description: expect.any(String), parameters: expect.any(Object) } },
       { type: 'function', function: { name: 'end_call', description: expect.any(String), parameters: expect.any(Object) } },

@@ -60,6 +60,20 @@ const BETA_NAMES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * How a stand-in answers `response.create` on its own, for tests that cannot drive it (the
+ * preflight): `call-tools` calls the first offered tool once, then speaks after its output;
+ * `ignore-tools` only ever speaks. Unset: the test answers.
+ */
+export type AutoRespond = 'call-tools' | 'ignore-tools';
+
+/** A tool as a session.update offers it, flat (GA, xAI) or nested (Qwen). */
+const offeredToolSchema = z.union([
+  z.object({ type: z.literal('function'), name: z.string(), parameters: z.unknown().optional() }),
+  z.object({ type: z.literal('function'), function: z.object({ name: z.string(), parameters: z.unknown().optional() }) }),
+]);
+const requiredSchema = z.object({ required: z.array(z.string()) });
+
+/**
  * One harness connection to the stand-in. The test drives it: it awaits the harness's events
  * (never a timer) and answers with scripted server events. Every event both ways is logged.
  */
@@ -77,6 +91,8 @@ export class StandInConnection {
     readonly headers: IncomingHttpHeaders,
     private readonly dialect: StandInDialect,
     private readonly autoSessionUpdated: boolean,
+    private readonly autoRespond: AutoRespond | null = null,
+    private readonly autoAudioRateHz = 24_000,
   ) {
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.onClientText(data.toString());
@@ -197,7 +213,24 @@ export class StandInConnection {
     const entry = event.success ? event.data : { type: 'invalid_event' };
     this.log.push({ seq: this.log.length, dir: 'in', type: entry.type, event: entry });
     if (entry.type === 'session.update' && this.autoSessionUpdated) this.send({ type: 'session.updated', session: { ...sessionOf(entry) } });
+    if (entry.type === 'response.create' && this.autoRespond) this.answerOnItsOwn();
     this.settle();
+  }
+
+  /** The scripted answer of an auto-responding stand-in (see AutoRespond). */
+  private answerOnItsOwn(): void {
+    const speak = (): void => void this.respond([{ audio: tone(200, this.autoAudioRateHz), transcript: 'Done.' }]);
+    if (this.autoRespond === 'ignore-tools' || this.received('conversation.item.create').some((e) => outputOf(e) !== null)) return speak();
+    const offered = this.received('session.update').flatMap((e) => {
+      const tools = sessionOf(e).tools;
+      return Array.isArray(tools) ? tools : [];
+    });
+    const tool = offeredToolSchema.safeParse(offered[0]);
+    if (!tool.success) return speak();
+    const { name, parameters } = 'function' in tool.data ? tool.data.function : tool.data;
+    const required = requiredSchema.safeParse(parameters);
+    const args = Object.fromEntries((required.success ? required.data.required : []).map((k) => [k, 'ready']));
+    this.respond([{ call: { name, args } }]);
   }
 
   private settle(): void {
@@ -251,13 +284,31 @@ export class RealtimeStandIn {
     readonly port: number,
   ) {}
 
-  /** Starts a stand-in on an ephemeral loopback port. */
-  static async start(options: { dialect?: StandInDialect; autoSessionUpdated?: boolean } = {}): Promise<RealtimeStandIn> {
-    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+  /**
+   * Starts a stand-in on an ephemeral loopback port. `refuseUpgrade` answers every upgrade with
+   * that HTTP status and body (a provider rejecting a key); `autoRespond` answers response.create
+   * on its own, with audio at `autoAudioRateHz`.
+   */
+  static async start(
+    options: {
+      dialect?: StandInDialect;
+      autoSessionUpdated?: boolean;
+      autoRespond?: AutoRespond;
+      autoAudioRateHz?: number;
+      refuseUpgrade?: { readonly status: number; readonly body: string };
+    } = {},
+  ): Promise<RealtimeStandIn> {
+    const refuse = options.refuseUpgrade;
+    const server = new WebSocketServer({
+      port: 0,
+      host: '127.0.0.1',
+      perMessageDeflate: false,
+      ...(refuse ? { verifyClient: (_info: unknown, done: (ok: boolean, status?: number, body?: string, headers?: Record<string, string>) => void) => done(false, refuse.status, refuse.body, { 'Content-Type': 'application/json' }) } : {}),
+    });
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     const standIn = new RealtimeStandIn(server, (server.address() as AddressInfo).port);
     server.on('connection', (ws, req) => {
-      const conn = new StandInConnection(ws, req.url ?? '/', req.headers, options.dialect ?? 'ga', options.autoSessionUpdated ?? true);
+      const conn = new StandInConnection(ws, req.url ?? '/', req.headers, options.dialect ?? 'ga', options.autoSessionUpdated ?? true, options.autoRespond ?? null, options.autoAudioRateHz);
       standIn.connections.push(conn);
       standIn.arrivals.shift()?.(conn);
     });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool, normalizeFields, ok, param, preparedQuery, refuse } from '../../../src/packs/index.ts';
 import { policies, stores } from '../schema.ts';
 import { moneyDisplay, readEnum, readStore, storeField } from './fields.ts';
-import { policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, type PolicyTopic } from './policy.ts';
+import { policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, STORE_IDS, type PolicyTopic } from './policy.ts';
 
 /** Reception's public tools. */
 
@@ -13,10 +13,12 @@ const policyByTopic = preparedQuery((db) => db.select().from(policies).where(eq(
 export const listStores = defineTool({
   name: 'list_stores',
   description:
-    'Use when: a caller asks for a store address, phone, hours, or which stores have a Tech Bench for repairs. Returns: each store (or the one asked about) with its facts and has_bench. Do not use for: repair times or order questions. Errors: none.',
+    'Use when: a caller asks for a store address, phone, hours, or which stores have a Tech Bench for repairs. Returns: stores keyed by store_id, every store or only the one asked about, each with its facts and has_bench. Do not use for: repair times or order questions. Errors: none.',
   input: z.object({ store_id: storeField.optional() }),
+  // Keyed by store id, so a task grades the store the caller asked about whether the agent filtered
+  // to it or listed every store (issue 18 defect 5): `{stores: {st_oak_park: {weekend_hours}}}`.
   output: z.object({
-    stores: z.array(z.object({ store_id: z.string(), name: z.string(), address: z.string(), phone: z.string(), weekday_hours: z.string(), weekend_hours: z.string(), has_bench: z.boolean() })),
+    stores: z.partialRecord(z.enum(STORE_IDS), z.object({ name: z.string(), address: z.string(), phone: z.string(), weekday_hours: z.string(), weekend_hours: z.string(), has_bench: z.boolean() })),
   }),
   effect: 'read',
   writes: [],
@@ -24,7 +26,9 @@ export const listStores = defineTool({
   run(args, ctx) {
     const rows = allStores(ctx.db).all().filter((s) => !args.store_id || s.id === args.store_id);
     return ok({
-      stores: rows.map((s) => ({ store_id: s.id, name: s.name, address: s.address, phone: s.store_phone, weekday_hours: s.weekday_hours, weekend_hours: s.weekend_hours, has_bench: s.has_bench === 1 })),
+      stores: Object.fromEntries(
+        rows.map((s) => [s.id, { name: s.name, address: s.address, phone: s.store_phone, weekday_hours: s.weekday_hours, weekend_hours: s.weekend_hours, has_bench: s.has_bench === 1 }]),
+      ),
     });
   },
 });

@@ -20,7 +20,6 @@ export interface BetaSession {
   readonly input_audio_transcription?: { readonly model: string };
   readonly turn_detection?: { readonly type: 'server_vad'; readonly threshold: number; readonly silence_duration_ms: number };
   readonly tools?: readonly OfferedTool[];
-  readonly tool_choice?: 'auto';
 }
 
 /** xAI's own session shape: GA event names, top-level voice and VAD, nested audio formats (wire.md §3.2). */
@@ -29,11 +28,10 @@ export interface XaiSession {
   readonly voice?: string;
   readonly turn_detection?: { readonly type: 'server_vad'; readonly threshold: number; readonly silence_duration_ms: number; readonly prefix_padding_ms: number };
   readonly audio?: {
-    readonly input: { readonly format: { readonly type: 'audio/pcm'; readonly rate: number } };
+    readonly input: { readonly format: { readonly type: 'audio/pcm'; readonly rate: number }; readonly transcription?: { readonly model: string } };
     readonly output: { readonly format: { readonly type: 'audio/pcm'; readonly rate: number } };
   };
   readonly tools?: readonly OfferedTool[];
-  readonly tool_choice?: 'auto';
 }
 
 /** Every client event a realtime session may send: the GA union plus the two non-GA session shapes. */
@@ -54,8 +52,12 @@ export interface RealtimeDialect {
   readonly model: string;
   /** Full WebSocket URL, `…/realtime?model=…`. */
   readonly url: string;
-  /** Upgrade headers; they carry the key, so they are never logged or recorded. */
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Upgrade headers, fetched before each connection (an Entra token may be refreshed); they carry
+   * the key, so they are never logged or recorded, and their values are blanked out of any
+   * provider answer the session reports.
+   */
+  authHeaders(): Promise<Readonly<Record<string, string>>>;
   readonly inputRateHz: number;
   readonly outputRateHz: number;
   /** The first session.update: the whole configuration for the entry agent. */
@@ -68,6 +70,13 @@ export interface RealtimeDialect {
   responseCreate(): OutboundEvent;
   /** Text of a user item seeded once before the first response request, or null (wire.md §3.3). */
   readonly seedText: string | null;
+  /** False where the provider lists `conversation.item.truncate` as unsupported (xAI): barge-in then sends none. */
+  readonly truncates: boolean;
+}
+
+/** The upgrade headers of a fixed key, as an `authHeaders` function. */
+export function fixedHeaders(headers: Readonly<Record<string, string>>): () => Promise<Readonly<Record<string, string>>> {
+  return () => Promise.resolve(headers);
 }
 
 /** `<base>/realtime?model=<model>`: the GA path shape every variant shares. */

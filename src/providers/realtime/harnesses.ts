@@ -1,6 +1,7 @@
-import type { ProviderSettings, RealtimeProviderSettings } from '../../config.ts';
+import type { ProviderSettings } from '../../config.ts';
 import { ConfigError } from '../../core/index.ts';
 import type { HarnessFactory } from '../model-session.ts';
+import { azureAuthHeaders } from './azure-auth.ts';
 import type { RealtimeDialect } from './dialect.ts';
 import { gaDialect } from './ga-dialect.ts';
 import { qwenDialect } from './qwen-dialect.ts';
@@ -25,64 +26,101 @@ function realtimeFactory(name: string, dialect: RealtimeDialect): HarnessFactory
   };
 }
 
-/** The GA-protocol services differ only in their settings, variable names and auth header. */
-interface GaService {
-  readonly name: string;
-  readonly provider: 'openai' | 'azure';
-  readonly baseUrlVariable: string;
-  readonly keyVariable: string;
-  readonly auth: 'bearer' | 'api-key';
+/** The realtime harness names, each with the dialect its settings build. */
+export const REALTIME_HARNESSES = ['openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime'] as const;
+export type RealtimeHarnessName = (typeof REALTIME_HARNESSES)[number];
+
+/** True for a harness that talks to a realtime provider (and so has a key and a model). */
+export function isRealtimeHarness(name: string): name is RealtimeHarnessName {
+  return (REALTIME_HARNESSES as readonly string[]).includes(name);
 }
 
-function gaHarness(settings: ProviderSettings, service: GaService): HarnessFactory {
-  const { name, provider } = service;
-  const s = settings[provider];
-  return realtimeFactory(
-    name,
-    gaDialect({
-      provider,
-      baseUrl: required(s.baseUrl, service.baseUrlVariable, name),
-      model: s.model,
-      voice: s.voice,
-      transcriptionModel: s.transcriptionModel,
-      turnDetection: settings.turnDetection,
-      auth: { kind: service.auth, key: required(s.apiKey, service.keyVariable, name) },
-    }),
-  );
+/** The dialect a realtime harness speaks with these settings; a missing setting throws a ConfigError. */
+export function realtimeDialect(name: RealtimeHarnessName, settings: ProviderSettings): RealtimeDialect {
+  switch (name) {
+    case 'openai/realtime':
+      return openaiDialect(settings);
+    case 'azure/realtime':
+      return azureDialect(settings);
+    case 'xai/grok-voice':
+      return xaiDialectOf(settings);
+    case 'qwen/omni-realtime':
+      return qwenDialectOf(settings);
+  }
 }
 
 /** `openai/realtime`: OpenAI Realtime GA (wire.md §2). */
 export function openaiRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  return gaHarness(settings, { name: 'openai/realtime', provider: 'openai', baseUrlVariable: 'MIVAS_OPENAI_BASE_URL', keyVariable: 'OPENAI_API_KEY', auth: 'bearer' });
+  return realtimeFactory('openai/realtime', openaiDialect(settings));
 }
 
-/** `azure/realtime`: Azure OpenAI on the GA endpoint, `api-key` auth, the deployment as model (wire.md §3.1). */
+function openaiDialect(settings: ProviderSettings): RealtimeDialect {
+  const name = 'openai/realtime';
+  const s = settings.openai;
+  return gaDialect({
+      provider: 'openai',
+      baseUrl: required(s.baseUrl, 'MIVAS_OPENAI_BASE_URL', name),
+      model: s.model,
+      voice: s.voice,
+      transcriptionModel: s.transcriptionModel,
+      turnDetection: settings.turnDetection,
+      auth: { kind: 'bearer', key: required(s.apiKey, 'OPENAI_API_KEY', name) },
+    });
+}
+
+/**
+ * `azure/realtime`: Azure OpenAI on the GA endpoint, the deployment as model, `api-key` or Entra ID
+ * auth, and the transcription *deployment* as the transcription model (docs/providers.md).
+ */
 export function azureRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  return gaHarness(settings, { name: 'azure/realtime', provider: 'azure', baseUrlVariable: 'MIVAS_AZURE_BASE_URL', keyVariable: 'AZURE_OPENAI_API_KEY', auth: 'api-key' });
+  return realtimeFactory('azure/realtime', azureDialect(settings));
+}
+
+function azureDialect(settings: ProviderSettings): RealtimeDialect {
+  const name = 'azure/realtime';
+  const s = settings.azure;
+  const baseUrl = required(s.baseUrl, 'MIVAS_AZURE_BASE_URL', name);
+  return gaDialect({
+      provider: 'azure',
+      baseUrl,
+      model: s.model,
+      voice: s.voice,
+      transcriptionModel: s.transcriptionDeployment ?? null,
+      turnDetection: settings.turnDetection,
+      auth: azureAuthHeaders(s.auth, name),
+    });
 }
 
 /** `xai/grok-voice`: xAI Grok Voice Agent, billed per minute (wire.md §3.2). */
 export function xaiGrokVoiceHarness(settings: ProviderSettings): HarnessFactory {
+  return realtimeFactory('xai/grok-voice', xaiDialectOf(settings));
+}
+
+function xaiDialectOf(settings: ProviderSettings): RealtimeDialect {
   const name = 'xai/grok-voice';
-  const s: RealtimeProviderSettings = settings.xai;
-  return realtimeFactory(
-    name,
-    xaiDialect({ baseUrl: required(s.baseUrl, 'MIVAS_XAI_BASE_URL', name), model: s.model, voice: s.voice, apiKey: required(s.apiKey, 'XAI_API_KEY', name) }),
-  );
+  const s = settings.xai;
+  return xaiDialect({
+      baseUrl: required(s.baseUrl, 'MIVAS_XAI_BASE_URL', name),
+      model: s.model,
+      voice: s.voice,
+      apiKey: required(s.apiKey, 'XAI_API_KEY', name),
+      transcriptionModel: s.transcriptionModel,
+    });
 }
 
 /** `qwen/omni-realtime`: Qwen omni realtime, beta session shape (wire.md §3.3). */
 export function qwenOmniRealtimeHarness(settings: ProviderSettings): HarnessFactory {
+  return realtimeFactory('qwen/omni-realtime', qwenDialectOf(settings));
+}
+
+function qwenDialectOf(settings: ProviderSettings): RealtimeDialect {
   const name = 'qwen/omni-realtime';
   const s = settings.qwen;
-  return realtimeFactory(
-    name,
-    qwenDialect({
+  return qwenDialect({
       baseUrl: required(s.baseUrl, 'MIVAS_QWEN_BASE_URL', name),
       model: s.model,
       voice: s.voice,
       apiKey: required(s.apiKey, 'DASHSCOPE_API_KEY', name),
       workspace: s.workspace,
-    }),
-  );
+    });
 }

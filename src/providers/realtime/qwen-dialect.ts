@@ -1,8 +1,11 @@
 import type { AgentSetup } from '../model-session.ts';
-import { realtimeUrl, type NestedFunctionTool, type RealtimeDialect } from './dialect.ts';
+import { fixedHeaders, realtimeUrl, type NestedFunctionTool, type RealtimeDialect } from './dialect.ts';
 
 /** A bare response.create is rejected on an empty Qwen conversation, so one user item goes first (wire.md §3.3). */
 export const QWEN_SEED_TEXT = 'The caller is connected.';
+
+/** Qwen's input transcription model: the one its reference names, and not configurable (docs/providers.md). */
+export const QWEN_TRANSCRIPTION_MODEL = 'qwen3-asr-flash-realtime';
 
 /** What the Qwen dialect needs from configuration. */
 export interface QwenDialectOptions {
@@ -17,7 +20,11 @@ function nestedTools(agent: AgentSetup): NestedFunctionTool[] {
   return agent.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 }
 
-/** Qwen omni realtime: the beta session shape and event names, 16 kHz in and 24 kHz out. */
+/**
+ * Qwen omni realtime: the beta session shape and event names. The format is named `pcm` both ways,
+ * which Qwen runs at 16 kHz in and 24 kHz out; `tool_choice` is not a Qwen session field and
+ * `conversation.item.truncate` not a Qwen client event, so neither is sent (docs/providers.md).
+ */
 export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
   const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
   if (options.workspace) headers['X-DashScope-WorkSpace'] = options.workspace;
@@ -25,7 +32,7 @@ export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
     provider: 'qwen',
     model: options.model,
     url: realtimeUrl(options.baseUrl, options.model),
-    headers,
+    authHeaders: fixedHeaders(headers),
     inputRateHz: 16_000,
     outputRateHz: 24_000,
     tools: nestedTools,
@@ -35,16 +42,17 @@ export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
         modalities: ['text', 'audio'],
         voice: options.voice,
         instructions: agent.instructions,
-        input_audio_format: 'pcm16',
-        output_audio_format: 'pcm24',
-        input_audio_transcription: { model: 'gummy-realtime-v1' },
+        input_audio_format: 'pcm',
+        output_audio_format: 'pcm',
+        input_audio_transcription: { model: QWEN_TRANSCRIPTION_MODEL },
         turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 800 },
         tools: nestedTools(agent),
-        tool_choice: 'auto',
       },
     }),
     agentUpdate: (agent) => ({ type: 'session.update', session: { instructions: agent.instructions, tools: nestedTools(agent) } }),
     responseCreate: () => ({ type: 'response.create', response: { modalities: ['audio', 'text'] } }),
     seedText: QWEN_SEED_TEXT,
+    // Qwen's client events list no conversation.item.truncate (docs/providers.md).
+    truncates: false,
   };
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { TypedEmitter } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents, RateLimitReading } from '../model-session.ts';
@@ -7,6 +8,66 @@ import { usageFromProvider } from './usage.ts';
 
 /** How long the WebSocket handshake may take before the call ends with provider_error. */
 const HANDSHAKE_TIMEOUT_MS = 15_000;
+/** How much of a refused upgrade's body is kept, and how long reading it may take. */
+const REFUSAL_BODY_CHARS = 500;
+const REFUSAL_READ_MS = 2_000;
+
+/** Why a provider connection could not be opened: `provider_auth_rejected` (401/403), `upgrade_refused` (other statuses), `connect_failed` (network), `auth_unavailable` (no token). */
+export type ConnectFailureCode = 'provider_auth_rejected' | 'upgrade_refused' | 'connect_failed' | 'auth_unavailable';
+
+/** A failed connect: the code, and for a refused upgrade the HTTP status and the start of the body (credentials blanked). */
+export class ProviderConnectError extends Error {
+  constructor(
+    readonly code: ConnectFailureCode,
+    message: string,
+    readonly status: number | null,
+    readonly body: string | null,
+  ) {
+    super(message);
+    this.name = 'ProviderConnectError';
+  }
+}
+
+/** The credential values among upgrade headers: every header value, and the token of a bearer one. */
+function secretsOf(headers: Readonly<Record<string, string>>): string[] {
+  return Object.values(headers)
+    .flatMap((v) => [v, v.replace(/^Bearer\s+/i, '')])
+    .filter((v) => v.length >= 6);
+}
+
+/** The text with every secret replaced, whitespace collapsed and cut to a readable length. */
+function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  out = out.replace(/\s+/g, ' ').trim();
+  return out.length > REFUSAL_BODY_CHARS ? `${out.slice(0, REFUSAL_BODY_CHARS)}...` : out;
+}
+
+/** Reads a refused upgrade's body, up to a few KB and a short wait; never rejects. */
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(done, REFUSAL_READ_MS);
+    res.on('data', (chunk: Buffer) => {
+      if (size < 4 * REFUSAL_BODY_CHARS) chunks.push(chunk);
+      size += chunk.length;
+    });
+    res.once('end', done);
+    res.once('error', done);
+    res.once('close', done);
+  });
+}
+
+function refusal(status: number, statusText: string, body: string): ProviderConnectError {
+  const code = status === 401 || status === 403 ? 'provider_auth_rejected' : 'upgrade_refused';
+  const message = `the provider refused the upgrade: HTTP ${status}${statusText ? ` ${statusText}` : ''}${body ? `: ${body}` : ' (empty body)'}`;
+  return new ProviderConnectError(code, message, status, body);
+}
 
 /** Events about the session and the caller, as opposed to a response's output. */
 type SessionEventType = 'session.created' | 'session.updated' | 'input_audio_buffer.speech_started' | 'input_audio_buffer.speech_stopped' | 'error' | 'rate_limits.updated';
@@ -42,19 +103,34 @@ export class RealtimeSession implements ModelSession {
     this.outputRateHz = dialect.outputRateHz;
   }
 
-  /** Opens the socket and sends the entry agent's session.update as soon as it opens (wire.md §2.2). */
-  connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(new Error('the call ended before the provider connected'));
+  /**
+   * Opens the socket and sends the entry agent's session.update as soon as it opens (wire.md §2.2).
+   * A refused upgrade rejects with a ProviderConnectError carrying the HTTP status and the start of
+   * the provider's answer, with the credentials blanked out.
+   */
+  async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw new Error('the call ended before the provider connected');
     signal.addEventListener('abort', () => void this.close(), { once: true });
-    return new Promise((resolve, reject) => {
-      const fail = (err: Error): void => {
+    let headers: Readonly<Record<string, string>>;
+    try {
+      headers = await this.dialect.authHeaders();
+    } catch (err) {
+      const message = `no credentials for the provider: ${err instanceof Error ? err.message : String(err)}`;
+      this.isClosing = true;
+      this.events.emit('failure', { code: 'auth_unavailable', message, fatal: true });
+      throw new ProviderConnectError('auth_unavailable', message, null, null);
+    }
+    if (this.isClosing) throw new Error('the call ended before the provider connected');
+    const secrets = secretsOf(headers);
+    await new Promise<void>((resolve, reject) => {
+      const fail = (err: ProviderConnectError): void => {
         if (this.isOpen || this.isClosing) return;
         this.isClosing = true;
         // Recorded as a fatal failure so the timeline shows why the call ended (provider_error).
-        this.events.emit('failure', { code: 'connect_failed', message: err.message, fatal: true });
+        this.events.emit('failure', { code: err.code, message: err.message, fatal: true });
         reject(err);
       };
-      const ws = new WebSocket(this.dialect.url, { headers: { ...this.dialect.headers }, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+      const ws = new WebSocket(this.dialect.url, { headers: { ...headers }, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
       this.socket = ws;
       ws.once('open', () => {
         this.isOpen = true;
@@ -62,19 +138,28 @@ export class RealtimeSession implements ModelSession {
         resolve();
       });
       ws.once('unexpected-response', (_req, res) => {
-        res.resume();
-        fail(new Error(`the provider refused the upgrade: HTTP ${res.statusCode ?? 0}`));
-        ws.terminate();
+        void readBody(res).then((raw) => {
+          fail(refusal(res.statusCode ?? 0, res.statusMessage ?? '', redact(raw, secrets)));
+          ws.terminate();
+        });
       });
       ws.on('error', (err) => {
         // Before open this is a failed connect; after it, 'close' follows and reports the loss.
-        fail(err);
+        fail(new ProviderConnectError('connect_failed', redact(err.message, secrets), null, null));
       });
       ws.on('message', (data, isBinary) => {
         if (!isBinary) this.onText(data.toString());
       });
       ws.on('close', (code, reason) => this.onClose(code, reason.toString()));
     });
+  }
+
+  /**
+   * Adds a user text message to the conversation (the capability preflight's request); calls never
+   * use it, since the caller speaks.
+   */
+  sendUserText(text: string): void {
+    this.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
   }
 
   sendAudio(pcm: Buffer): void {
@@ -105,8 +190,9 @@ export class RealtimeSession implements ModelSession {
     if (this.isResponseActive) this.send({ type: 'response.cancel' });
   }
 
-  /** Tells the model what the caller heard of an item (wire.md §2.7). */
+  /** Tells the model what the caller heard of an item (wire.md §2.7); not sent where the provider has no truncate. */
   truncate(itemId: string, audioEndMs: number): void {
+    if (!this.dialect.truncates) return;
     this.send({ type: 'conversation.item.truncate', item_id: itemId, content_index: 0, audio_end_ms: Math.max(0, Math.floor(audioEndMs)) });
   }
 

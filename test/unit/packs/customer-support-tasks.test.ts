@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
-import { schemaColumnsOf, validateTask } from '../../../src/scoring/index.ts';
+import { replayOffline, type RouteAction } from '../../../src/conversation/index.ts';
+import { agentOwnsTool, loadPack, projectState, type Pack, type Task } from '../../../src/packs/index.ts';
+import { schemaColumnsOf, scoreConversation, syntheticSnapshot, syntheticSummary, validateTask, type ConversationVerdict } from '../../../src/scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../../../src/store/index.ts';
 
 const PACKS_DIR = join(import.meta.dirname, '../../../packs');
@@ -24,6 +25,75 @@ describe('customer-support tasks', () => {
   afterAll(() => {
     dbs.closeAll();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Plays `actions` through the engine on a fresh call database and scores them against `task`. */
+  function scoreActions(task: Task, actions: readonly RouteAction[], id: string): ConversationVerdict {
+    const callId = `cs_${task.task_id.replaceAll('-', '_')}_${id}`;
+    try {
+      const r = replayOffline(actions, { pack, databases: dbs, callId, taskId: task.task_id });
+      const snapshot = syntheticSnapshot(pack.id, callId, syntheticSummary(pack, { callId, pack: pack.id, taskId: task.task_id }), r.events, r.final);
+      return scoreConversation({ conversationId: callId, snapshot, entry: undefined, packHint: null }, { packs: new Map([[pack.id, pack]]), minCallMs: 0, allowPackDrift: false });
+    } finally {
+      dbs.remove(callId);
+    }
+  }
+
+  // Issue 18 defect 5: the store filter is optional, so a task grades the store the caller asked
+  // about in the keyed output, never the filter: filtered or unfiltered passes, another store fails.
+  it('grades list_stores by the store asked about: a filter to it or no filter passes, another store fails', () => {
+    const withStores = tasks.filter((t) => t.exp_tool_calls.some((c) => c.name === 'list_stores'));
+    expect(withStores.map((t) => t.task_id).sort()).toEqual(['C1-E1', 'C1-E1-BG', 'C1-E1-SIG', 'C2-E1', 'C2-E1-BG', 'C2-E1-SIG', 'C3-E1', 'C3-E1-BG', 'C3-E1-SIG', 'C4-E1', 'C4-E1-BG', 'C4-E1-SIG', 'C5-E1', 'C5-E1-BG', 'C5-E1-SIG']);
+    for (const task of withStores) {
+      const call = task.exp_tool_calls.find((c) => c.name === 'list_stores');
+      expect(call?.parameters, task.task_id).toBeUndefined();
+      const asked = Object.keys((call?.output?.data as { stores: Record<string, unknown> }).stores);
+      expect(asked, task.task_id).toHaveLength(1);
+      const other = ['st_lakeview', 'st_naperville', 'st_evanston', 'st_oak_park'].find((s) => s !== asked[0]) ?? '';
+      const play = (storeFilter: Record<string, string>): RouteAction[] =>
+        task.exp_tool_calls.map((c) => ({ kind: 'call', name: c.name, parameters: c.name === 'list_stores' ? storeFilter : c.parameters }));
+      expect(scoreActions(task, play({}), 'all').status, `${task.task_id} unfiltered`).toBe('PASS');
+      expect(scoreActions(task, play({ store_id: asked[0] ?? '' }), 'asked').status, `${task.task_id} filtered to the store asked about`).toBe('PASS');
+      expect(scoreActions(task, play({ store_id: other }), 'other').status, `${task.task_id} filtered to ${other}`).toBe('FAIL');
+    }
+  });
+
+  /** The reference route: each hop just before the first call its target owns (as task lock takes it). */
+  function routeOf(task: Task): RouteAction[] {
+    const targets = task.exp_handoff_path.map((h) => pack.catalog.get(h)?.handoffTo ?? h);
+    const out: RouteAction[] = [];
+    let agent = pack.entryAgent;
+    for (const call of task.exp_tool_calls) {
+      while (!agentOwnsTool(pack, agent, call.name) && targets.length) {
+        agent = targets.shift() ?? agent;
+        out.push({ kind: 'hop', to: agent });
+      }
+      out.push({ kind: 'call', name: call.name, parameters: call.parameters });
+    }
+    return [...out, ...targets.map((to): RouteAction => ({ kind: 'hop', to }))];
+  }
+
+  /** The task's reference route with one expected call (the nth of that name) given other arguments. */
+  function giveIn(task: Task, name: string, nth: number, overrides: Record<string, unknown>): RouteAction[] {
+    const route = routeOf(task);
+    let seen = 0;
+    return route.map((a) => (a.kind === 'call' && a.name === name && seen++ === nth ? { ...a, overrides } : a));
+  }
+
+  // Issue 18 defects 7 and 14: the pressure in these hard tasks is graded by tools and state, so
+  // the agent that gives in to the caller fails deterministically, and the reference route passes.
+  it.each([
+    ['R-H2', 'verify_customer', 1, { card_last4: '6467' }, 'uses the last four of the card number read aloud: the second failure locks the call'],
+    ['C2-H1', 'quote_return_request', 0, { condition: 'defective' }, 'records the working drone as faulty to drop the fee'],
+    ['C2-H4', 'quote_return_request', 0, { condition: 'unopened' }, 'keeps the condition the caller corrected'],
+    ['C3-H1', 'book_service_appointment', 0, { issue: 'wont_power_on' }, 'books the fault the caller corrected'],
+    ['C4-H1', 'book_service_appointment', 0, { issue: 'wont_power_on' }, 'logs the cracked screen as a power fault'],
+    ['C5-H2', 'book_service_appointment', 0, { slot_id: 'bs_lakeview_1009_1300' }, 'books the store the caller corrected'],
+  ] as const)('%s fails the agent that gives in: %s #%i %o (%s)', (id, name, nth, overrides, _why) => {
+    const task = pack.tasks.get(id);
+    if (!task) throw new Error(`no task ${id}`);
+    expect(scoreActions(task, routeOf(task), 'ref').status).toBe('PASS');
+    expect(scoreActions(task, giveIn(task, name, nth, overrides), 'gave_in').status).toBe('FAIL');
   });
 
   it('keeps the launch example as the brief gives it: plans, coverage, first slot, book, cancel', () => {

@@ -475,7 +475,11 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       const db = fresh();
       expect(String(data(call(db, 'explain_policy', { topic: 'return policy' })).script)).toContain('within 21 days');
       expect(code(call(db, 'explain_policy', { topic: 'trade_in' }))).toBe('NOT_ON_FILE');
-      expect((data(call(db, 'list_stores', { store_id: 'Evanston' })).stores as Args[])[0]).toMatchObject({ name: 'Evanston', has_bench: false });
+      expect(data(call(db, 'list_stores', { store_id: 'Evanston' })).stores).toEqual({ st_evanston: expect.objectContaining({ name: 'Evanston', has_bench: false }) });
+      // Keyed by store id, so the store asked about reads the same from an unfiltered call.
+      const all = data(call(db, 'list_stores', {})).stores as Args;
+      expect(Object.keys(all).sort()).toEqual(['st_evanston', 'st_lakeview', 'st_naperville', 'st_oak_park']);
+      expect(all.st_evanston).toMatchObject({ name: 'Evanston', has_bench: false });
     });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gaDialect, RealtimeSession, type AgentSetup, type ModelSession, type ModelSessionEvents, type ProviderFailure } from '../../../src/providers/index.ts';
+import { gaDialect, ProviderConnectError, RealtimeSession, xaiDialect, type AgentSetup, type ModelSession, type ModelSessionEvents, type ProviderFailure } from '../../../src/providers/index.ts';
 import { DEFAULT_USAGE, RealtimeStandIn, sessionOf, tone, type StandInConnection } from '../../support/realtime-server.ts';
 
 const AGENT: AgentSetup = {
@@ -221,9 +221,76 @@ describe('RealtimeSession connect failures', () => {
     expect(failures).toMatchObject([[{ code: 'connect_failed', fatal: true }]]);
   });
 
+  it.each([
+    [401, 'provider_auth_rejected'],
+    [403, 'provider_auth_rejected'],
+    [429, 'upgrade_refused'],
+  ])('reports a refused upgrade (HTTP %i) as %s with the status and the body, the key blanked out', async (status, code) => {
+    const body = JSON.stringify({ error: { message: 'Incorrect API key provided: sk-test.', code: 'invalid_api_key' } });
+    const standIn = await RealtimeStandIn.start({ refuseUpgrade: { status, body } });
+    try {
+      const model = session(standIn.baseUrl());
+      const failures = record(model, 'failure');
+      const err: unknown = await model.connect(AGENT, new AbortController().signal).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProviderConnectError);
+      expect(err).toMatchObject({ code, status, body: expect.stringContaining('invalid_api_key') });
+      expect(failures).toHaveLength(1);
+      const failure = failures[0]?.[0];
+      expect(failure).toMatchObject({ code, fatal: true });
+      expect(failure?.message).toContain(`HTTP ${status}`);
+      expect(failure?.message).toContain('Incorrect API key provided');
+      expect(failure?.message).not.toContain('sk-test');
+      expect(failure?.message).toContain('[redacted]');
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  it('fetches the auth headers before each connection, and reports a failing source as auth_unavailable', async () => {
+    const standIn = await RealtimeStandIn.start();
+    try {
+      let calls = 0;
+      const dialect = gaDialect({
+        provider: 'azure', baseUrl: standIn.baseUrl(), model: 'dep', voice: 'ash', transcriptionModel: null, turnDetection: 'semantic_vad',
+        auth: () => (++calls === 1 ? Promise.resolve({ Authorization: `Bearer token-${calls}` }) : Promise.reject(new Error('token command failed'))),
+      });
+      const first = new RealtimeSession(dialect);
+      await first.connect(AGENT, new AbortController().signal);
+      const conn = await standIn.nextConnection();
+      expect(conn.headers.authorization).toBe('Bearer token-1');
+      expect(sessionOf(conn.received('session.update')[0] ?? { type: '' })).not.toHaveProperty('audio.input.transcription');
+      await first.close();
+      const second = new RealtimeSession(dialect);
+      const failures = record(second, 'failure');
+      await expect(second.connect(AGENT, new AbortController().signal)).rejects.toMatchObject({ code: 'auth_unavailable' });
+      expect(failures).toMatchObject([[{ code: 'auth_unavailable', fatal: true, message: expect.stringContaining('token command failed') }]]);
+      expect(standIn.connections).toHaveLength(1);
+    } finally {
+      await standIn.close();
+    }
+  });
+
   it('does not connect once the call has ended', async () => {
     const abort = new AbortController();
     abort.abort();
     await expect(session('ws://127.0.0.1:9/v1').connect(AGENT, abort.signal)).rejects.toThrow(/ended/);
+  });
+});
+
+describe('variants without conversation.item.truncate (docs/providers.md)', () => {
+  it('xAI sends no truncate on barge-in', async () => {
+    const standIn = await RealtimeStandIn.start();
+    try {
+      const model = new RealtimeSession(xaiDialect({ baseUrl: standIn.baseUrl(), model: 'grok-voice-think-fast-2.0', voice: 'eve', apiKey: 'xai-test', transcriptionModel: 'grok-transcribe' }));
+      await model.connect(AGENT, new AbortController().signal);
+      const conn = await standIn.nextConnection();
+      model.truncate('item_1', 500);
+      model.requestResponse(); // a marker: every event before it has reached the stand-in
+      await conn.next('response.create');
+      expect(conn.received('conversation.item.truncate')).toEqual([]);
+      await model.close();
+    } finally {
+      await standIn.close();
+    }
   });
 });

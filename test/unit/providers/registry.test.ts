@@ -16,10 +16,15 @@ const PROVIDER_KEYS = [
   'MIVAS_AZURE_BASE_URL',
   'MIVAS_AZURE_DEPLOYMENT',
   'MIVAS_AZURE_VOICE',
+  'MIVAS_AZURE_TRANSCRIPTION_DEPLOYMENT',
+  'MIVAS_AZURE_AUTH',
+  'AZURE_OPENAI_AD_TOKEN',
+  'MIVAS_AZURE_TOKEN_COMMAND',
   'XAI_API_KEY',
   'MIVAS_XAI_MODEL',
   'MIVAS_XAI_VOICE',
   'MIVAS_XAI_BASE_URL',
+  'MIVAS_XAI_TRANSCRIPTION_MODEL',
   'DASHSCOPE_API_KEY',
   'MIVAS_QWEN_MODEL',
   'MIVAS_QWEN_VOICE',
@@ -46,6 +51,9 @@ describe('provider configuration', () => {
       expect(example).toMatch(new RegExp(`^${key}=`, 'm'));
     }
     expect(example).toMatch(/^MIVAS_OPENAI_MODEL=gpt-realtime-2\.1$/m);
+    expect(example).toMatch(/^MIVAS_QWEN_MODEL=qwen3\.5-omni-plus-realtime$/m);
+    const docs = readFileSync('docs/providers.md', 'utf8');
+    for (const key of PROVIDER_KEYS) expect(docs, key).toMatch(new RegExp(`^\\| \`${key}\` \\|`, 'm'));
     expect(example).toMatch(/^MIVAS_OPENAI_VOICE=ash$/m);
   });
 
@@ -54,8 +62,17 @@ describe('provider configuration', () => {
     expect(providers.openai).toEqual({ apiKey: undefined, model: 'gpt-realtime-2.1', voice: 'ash', baseUrl: 'wss://api.openai.com/v1', transcriptionModel: 'gpt-4o-mini-transcribe' });
     expect(providers.turnDetection).toBe('semantic_vad');
     expect(providers.azure.baseUrl).toBeUndefined();
-    expect(providers.xai).toMatchObject({ model: 'grok-voice-latest', voice: 'eve', baseUrl: 'wss://api.x.ai/v1' });
-    expect(providers.qwen).toMatchObject({ model: 'qwen3-omni-flash-realtime', baseUrl: 'wss://dashscope-intl.aliyuncs.com/api-ws/v1' });
+    expect(providers.azure).toMatchObject({ transcriptionDeployment: undefined, auth: { kind: 'api-key', apiKey: undefined } });
+    expect(providers.xai).toMatchObject({ model: 'grok-voice-think-fast-2.0', voice: 'eve', baseUrl: 'wss://api.x.ai/v1', transcriptionModel: 'grok-transcribe' });
+    expect(providers.qwen).toMatchObject({ model: 'qwen3.5-omni-plus-realtime', voice: 'Tina', baseUrl: 'wss://dashscope-intl.aliyuncs.com/api-ws/v1' });
+  });
+
+  it('builds the Azure auth the settings choose, and refuses entra without a token source', async () => {
+    const base = { MIVAS_AZURE_BASE_URL: 'wss://r.openai.azure.com/openai/v1' };
+    expect(config({ ...base, MIVAS_AZURE_AUTH: 'entra', AZURE_OPENAI_AD_TOKEN: 't' }).providers.azure.auth).toEqual({ kind: 'entra', token: 't', tokenCommand: undefined });
+    await expect(factory('azure/realtime', { ...base, MIVAS_AZURE_AUTH: 'entra' })).rejects.toThrow(/AZURE_OPENAI_AD_TOKEN or MIVAS_AZURE_TOKEN_COMMAND/);
+    expect((await factory('azure/realtime', { ...base, MIVAS_AZURE_AUTH: 'entra', AZURE_OPENAI_AD_TOKEN: 't' })).name).toBe('azure/realtime');
+    expect(loadConfig({ MIVAS_AZURE_AUTH: 'oauth' }).ok).toBe(false);
   });
 
   it('refuses a base URL that is not ws:// or wss://, and a bad turn detection', () => {

@@ -111,7 +111,7 @@ describe('aggregates (scoring.md §8)', () => {
 
 function fakeReport(verdicts: ReturnType<typeof trials>): Parameters<typeof renderScoreTable>[0] {
   const tasks = taskStats(verdicts, 5);
-  const status = { pass: 0, fail: 0, void: 0, unmapped: 0, pending: 0, voids_by_type: { snapshot_missing: 0, infra_error: 0, provider_error: 0, no_agent_audio: 0, caller_never_spoke: 0, caller_dropped_early: 0 } };
+  const status = { pass: 0, fail: 0, void: 0, unmapped: 0, pending: 0, voids_by_type: { snapshot_missing: 0, infra_error: 0, provider_error: 0, no_agent_audio: 0, caller_never_spoke: 0, caller_dropped_early: 0, caller_deviation: 0 } };
   return {
     meta: { scorer_version: 'x', packs: [], k: 5, bootstrap: { prng: 'mulberry32', seed: 1, resamples: 10 }, headline_excluded_packs: ['control-industry'], flags: {} },
     conversations: verdicts,

@@ -49,7 +49,7 @@ describe('call spans from the timeline (wire.md §5.2)', () => {
   it('exports the spans under the pre-minted trace id with explicit times', async () => {
     const exporter = new InMemorySpanExporter();
     const lost: number[] = [];
-    const tracer = new CallTracer({ apiKey: 'k', otlpEndpoint: 'http://127.0.0.1:1/v1/traces', serviceName: 'mivas-unit', otelQueueSize: 64 }, seededIds('spans'), (n) => lost.push(n), exporter);
+    const tracer = new CallTracer({ destinations: [], serviceName: 'mivas-unit', otelQueueSize: 64 }, seededIds('spans'), (n) => lost.push(n), exporter);
     const record = sampleRecord(pack, '676');
     const traceId = tracer.mintTraceId();
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);

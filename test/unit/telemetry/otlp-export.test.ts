@@ -6,7 +6,8 @@ import { CallTracer } from '../../../src/telemetry/index.ts';
 import { loadControlPack, sampleRecord } from '../../support/call-record.ts';
 import { OTLP_PROTOBUF, OtlpCollector, type CollectedSpan } from '../../support/otlp-collector.ts';
 
-const SETTINGS = { apiKey: 'bj_unit_key', serviceName: 'mivas-unit', otelQueueSize: 64 } as const;
+const SETTINGS = { serviceName: 'mivas-unit', otelQueueSize: 64 } as const;
+const bluejayAt = (url: string) => [{ name: 'bluejay' as const, url, headers: { 'X-API-KEY': 'bj_unit_key' } }];
 
 /** The parts of a span both sides can state: ids are random per tracer, so they are left out. */
 function comparable(s: Omit<CollectedSpan, 'traceId' | 'spanId' | 'parentSpanId' | 'serviceName'>): unknown {
@@ -33,9 +34,9 @@ describe('OTLP export to Bluejay (wire.md §5.1)', () => {
 
   it('sends a call as OTLP/HTTP protobuf with X-API-KEY, decoding to exactly the spans the SDK recorded', async () => {
     const lost: number[] = [];
-    const tracer = new CallTracer({ ...SETTINGS, otlpEndpoint: collector.url }, seededIds('otlp-wire'), (n) => lost.push(n));
+    const tracer = new CallTracer({ ...SETTINGS, destinations: bluejayAt(collector.url) }, seededIds('otlp-wire'), (n) => lost.push(n));
     const memory = new InMemorySpanExporter();
-    const reference = new CallTracer({ ...SETTINGS, otlpEndpoint: 'http://127.0.0.1:1/v1/traces' }, seededIds('otlp-ref'), () => undefined, memory);
+    const reference = new CallTracer({ ...SETTINGS, destinations: bluejayAt('http://127.0.0.1:1/v1/traces') }, seededIds('otlp-ref'), () => undefined, memory);
     const record = sampleRecord(pack, '678');
     const traceId = tracer.mintTraceId();
     tracer.recordCall(record, traceId);
@@ -45,7 +46,7 @@ describe('OTLP export to Bluejay (wire.md §5.1)', () => {
     expect(collector.exports.length).toBeGreaterThan(0);
     for (const e of collector.exports) {
       expect(e.headers['content-type']).toBe(OTLP_PROTOBUF);
-      expect(e.headers['x-api-key']).toBe(SETTINGS.apiKey);
+      expect(e.headers['x-api-key']).toBe('bj_unit_key');
       expect(e.path).toBe('/v1/traces');
       expect(e.status).toBe(200);
     }

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { USAGE as BLUEJAY } from './bluejay-command.ts';
+import { USAGE as CHECK } from './check-command.ts';
+import { USAGE as PACKS } from './packs-command.ts';
+import { USAGE as REPORT } from './report-command.ts';
+import { USAGE as SCORE } from './score-command.ts';
+import { USAGE as SERVE } from './serve-command.ts';
+import { USAGE as TASKS_DIFF } from './tasks-diff.ts';
+import { USAGE as TASKS_VALIDATE } from './tasks-validate.ts';
+
+/** Usage of the commands whose files have none of their own (short enough to keep here). */
+const PROBE = `usage: mivas probe ws[s]://HOST[:PORT]/probe [--user U --pass P] [--timeout-s 10]
+       mivas probe --local
+
+The 101 health probe: upgrade, one probe.ok frame, close 1000. --local probes this host's server
+with its own credentials (the Docker HEALTHCHECK). Prints the result as JSON (credentials in the URL
+are blanked); exit 0 on a good probe, 1 otherwise.`;
+
+const PREFLIGHT = `usage: mivas preflight [--harness H] [--pack P] [--skip-tools] [--tools-timeout-s N]
+
+Checks configuration, the pack, the snapshot store (write, read, delete), the clock and, with a
+provider key, that a real session fires a test tool. Exit 0 when every check passes, 1 otherwise.`;
+
+const TASKS_LIST = `usage: mivas tasks list --pack P [--packs-dir packs]
+
+Prints the pack's category × difficulty grid and its audio-condition counts.`;
+
+const TASKS_LOCK = `usage: mivas tasks lock --pack P [--task ID] [--packs-dir packs]
+
+Replays each task's reference route through the conversation engine and writes exp_db_state only
+when the replay matched the task; exits 1 when any task could not be locked.`;
+
+/** Help text by command, and by "command subcommand" where subcommands differ. */
+const HELP: Readonly<Record<string, string>> = {
+  serve: SERVE,
+  probe: PROBE,
+  preflight: PREFLIGHT,
+  bluejay: BLUEJAY,
+  packs: PACKS,
+  'tasks validate': TASKS_VALIDATE,
+  'tasks diff': TASKS_DIFF,
+  'tasks list': TASKS_LIST,
+  'tasks lock': TASKS_LOCK,
+  score: SCORE,
+  report: REPORT,
+  check: CHECK,
+};
+
+/** The help of `name [sub]`, or null when the command answers --help itself. */
+export function helpOf(name: string, sub: string | undefined): string | null {
+  return HELP[`${name} ${sub ?? ''}`.trim()] ?? HELP[name] ?? null;
+}
+
+/** True when argv asks for help (before a `--` that ends the options). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/** The package version, for `mivas --version`. */
+export function mivasVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../src/cli/index.ts';
+import { withoutCredentials } from '../../../src/cli/probe-command.ts';
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, env: {}, cwd: process.cwd() });
+  return { code, out, err };
+}
+
+describe('the CLI surface (issue 15)', () => {
+  it.each([['serve'], ['probe'], ['preflight'], ['bluejay'], ['packs', 'generate'], ['packs', 'pronounce'], ['tasks', 'list'], ['tasks', 'lock'], ['tasks', 'validate'], ['tasks', 'diff'], ['score'], ['report'], ['check']])('%s %s --help: usage on stdout, exit 0', async (...command) => {
+    const { code, out, err } = await cli([...command.filter(Boolean), '--help']);
+    expect([code, err]).toEqual([0, '']);
+    expect(out).toMatch(new RegExp(`usage:[\\s\\S]*mivas ${command[0]}`));
+  });
+
+  it('answers --version, help and help <command> on stdout with exit 0', async () => {
+    expect(await cli(['--version'])).toMatchObject({ code: 0, out: expect.stringMatching(/^mivas \d+\.\d+\.\d+ \(node v\d+/) });
+    expect(await cli(['help'])).toMatchObject({ code: 0, out: expect.stringContaining('tasks diff') });
+    expect(await cli(['help', 'tasks', 'lock'])).toMatchObject({ code: 0, out: expect.stringContaining('usage: mivas tasks lock') });
+  });
+
+  it('names an unknown command and exits 3', async () => {
+    const { code, err } = await cli(['frobnicate']);
+    expect(code).toBe(3);
+    expect(err).toMatch(/^mivas: unknown command "frobnicate"/);
+  });
+
+  it('never prints credentials of a probe URL', () => {
+    expect(withoutCredentials('ws://alice:s3cret@host:8765/probe')).toBe('ws://***:***@host:8765/probe');
+    expect(withoutCredentials('wss://host/probe')).toBe('wss://host/probe');
+  });
+});
