@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, read
 import { appointments, guardians } from '../schema.ts';
 import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
-import { CARRIER_NAMES, policy, type Carrier } from './policy.ts';
+import { CARRIER_NAMES, LOCATION_IDS, policy, type Carrier } from './policy.ts';
 import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, providerName, qualifiedStaff, staffOf, verifiedPatient, visitTypesOf } from './records.ts';
 
 /** Reception and identity. */
@@ -14,26 +14,26 @@ const bookedAppointmentsOf = preparedQuery((db) =>
   db.select().from(appointments).where(and(eq(appointments.patient_id, param('patient')), eq(appointments.status, 'booked'))).prepare(),
 );
 
-/** Without location_id the tool is the directory (name and services); the details need the office. */
 const locationOut = z.object({
-  location_id: z.string(),
   name: z.string(),
+  address: z.string(),
+  floor: z.string(),
+  phone: z.string(),
+  weekday_hours: z.string(),
+  saturday_hours: z.string().nullable(),
+  parking: z.string(),
+  transit: z.string(),
   services: z.array(z.string()),
-  address: z.string().optional(),
-  floor: z.string().optional(),
-  phone: z.string().optional(),
-  weekday_hours: z.string().optional(),
-  saturday_hours: z.string().nullable().optional(),
-  parking: z.string().optional(),
-  transit: z.string().optional(),
 });
 
 export const listLocations = defineTool({
   name: 'list_locations',
   description:
-    'Use when: a caller asks about an office. With location_id: that office\'s address, floor, phone, hours, parking, transit and services. Without it: the directory of every office with its services only, for which office offers something. Returns: the offices as described. Do not use for: insurance questions or openings. Errors: none.',
-  input: z.object({ location_id: locationField.optional().describe('The office whose details the caller asks about; leave out for the directory.') }),
-  output: z.object({ locations: z.array(locationOut), details: z.boolean() }),
+    'Use when: a caller asks for an office address, floor, hours, parking, transit or which services an office offers. Returns: offices keyed by location_id, every office or only the one asked about, each with its facts and the visit types it offers. Do not use for: insurance questions or openings. Errors: none.',
+  input: z.object({ location_id: locationField.optional() }),
+  // Keyed by office, so a task grades the office the caller asked about whether the agent filtered
+  // to it or listed every office (issue 18 item 5): `{locations: {loc_white_plains: {parking}}}`.
+  output: z.object({ locations: z.partialRecord(z.enum(LOCATION_IDS), locationOut) }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { location_id: readLocation }),
@@ -42,23 +42,22 @@ export const listLocations = defineTool({
     const staff = staffOf(ctx.db);
     const offices = new Map(visitTypesOf(ctx.db).map((t) => [t, officesFor(ctx.db, t, qualifiedStaff(ctx.db, t, staff))]));
     return ok({
-      locations: rows.map((l) => {
-        const services = [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name);
-        if (!args.location_id) return { location_id: l.id, name: l.name, services };
-        return {
-          location_id: l.id,
-          name: l.name,
-          services,
-          address: l.address,
-          floor: l.floor,
-          phone: l.phone,
-          weekday_hours: l.weekday_hours,
-          saturday_hours: l.saturday_hours,
-          parking: l.parking,
-          transit: l.transit,
-        };
-      }),
-      details: args.location_id !== undefined,
+      locations: Object.fromEntries(
+        rows.map((l) => [
+          l.id,
+          {
+            name: l.name,
+            address: l.address,
+            floor: l.floor,
+            phone: l.phone,
+            weekday_hours: l.weekday_hours,
+            saturday_hours: l.saturday_hours,
+            parking: l.parking,
+            transit: l.transit,
+            services: [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name),
+          },
+        ]),
+      ),
     });
   },
 });

@@ -1,8 +1,8 @@
 /**
  * The healthcare suite keeps the rules issue 18 made explicit (packs/healthcare/README.md, "Task
  * audit decisions"): one rule for the patient overview, insurance on a new record as a pair,
- * office details read with the office, graded names spelled by the caller, and pressure in every
- * hard task.
+ * the office asked about graded in list_locations' output, graded names spelled by the caller,
+ * and pressure in every hard task.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -52,9 +52,13 @@ describe('healthcare task audit (issue 18)', () => {
     }
   });
 
-  it('reads office details with the office: every graded list_locations names the office', () => {
+  it('grades list_locations by the office asked about in its output, never by the optional filter', () => {
     for (const t of tasks) {
-      for (const c of t.exp_tool_calls.filter((x) => x.name === 'list_locations')) expect(params(c).location_id, t.task_id).toMatch(/^loc_/);
+      for (const c of t.exp_tool_calls.filter((x) => x.name === 'list_locations')) {
+        expect(c.parameters, t.task_id).toBeUndefined();
+        const offices = Object.keys((c.output?.data as { locations?: Record<string, unknown> } | undefined)?.locations ?? {});
+        expect(offices, t.task_id).toHaveLength(1);
+      }
     }
   });
 

@@ -258,17 +258,16 @@ describe('healthcare tools (Straus Dermatology)', () => {
       expect(dumpDatabase(db.sqlite)[table]).toEqual(once);
     });
 
-    it('list_locations: the directory names offices and services only; the details need the office', () => {
+    it('list_locations keys offices by id, so the office asked about reads the same filtered or not', () => {
       const db = fresh();
-      const directory = data(call(db, 'list_locations', {})) as { locations: Record<string, unknown>[]; details: boolean };
-      expect(directory.details).toBe(false);
-      expect(directory.locations.map((l) => l.location_id)).toEqual(['loc_park_ave', 'loc_cobble_hill', 'loc_white_plains', 'loc_stamford']);
-      for (const l of directory.locations) expect(Object.keys(l).sort()).toEqual(['location_id', 'name', 'services']);
-      const one = data(call(db, 'list_locations', { location_id: 'White Plains' })) as { locations: Record<string, unknown>[]; details: boolean };
-      expect(one.details).toBe(true);
-      expect(one.locations).toHaveLength(1);
-      expect(one.locations[0]).toMatchObject({ location_id: 'loc_white_plains', floor: 'Second floor' });
-      expect(String(one.locations[0]?.parking)).toContain('Free parking');
+      type Offices = { locations: Record<string, Record<string, unknown>> };
+      const every = data(call(db, 'list_locations', {})) as Offices;
+      expect(Object.keys(every.locations)).toEqual(['loc_park_ave', 'loc_cobble_hill', 'loc_white_plains', 'loc_stamford']);
+      const one = data(call(db, 'list_locations', { location_id: 'White Plains' })) as Offices;
+      expect(Object.keys(one.locations)).toEqual(['loc_white_plains']);
+      expect(one.locations.loc_white_plains).toEqual(every.locations.loc_white_plains);
+      expect(one.locations.loc_white_plains).toMatchObject({ floor: 'Second floor' });
+      expect(String(one.locations.loc_white_plains?.parking)).toContain('Free parking');
     });
 
     it('registers a new patient once per call and refuses an existing record', () => {
