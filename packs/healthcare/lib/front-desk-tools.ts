@@ -4,7 +4,7 @@ import { defineTool, normalizeFields, ok, param, pinSubject, preparedQuery, read
 import { appointments, guardians } from '../schema.ts';
 import { openChargesOf } from './billing-tools.ts';
 import { dateField, locationField, moneyDisplay, personNameField, readCode, readDate, readLocation, readName, readZip, zipField } from './fields.ts';
-import { CARRIER_NAMES, policy, type Carrier } from './policy.ts';
+import { CARRIER_NAMES, LOCATION_IDS, policy, type Carrier } from './policy.ts';
 import { findPatients, locationName, locationsOf, maskPhone, namesMatch, officesFor, providerName, qualifiedStaff, staffOf, verifiedPatient, visitTypesOf } from './records.ts';
 
 /** Reception and identity. */
@@ -15,7 +15,6 @@ const bookedAppointmentsOf = preparedQuery((db) =>
 );
 
 const locationOut = z.object({
-  location_id: z.string(),
   name: z.string(),
   address: z.string(),
   floor: z.string(),
@@ -30,9 +29,11 @@ const locationOut = z.object({
 export const listLocations = defineTool({
   name: 'list_locations',
   description:
-    'Use when: a caller asks for an office address, floor, hours, parking, transit or which services an office offers. Returns: each office (or the one asked about) with its facts and the visit types it offers. Do not use for: insurance questions or openings. Errors: none.',
+    'Use when: a caller asks for an office address, floor, hours, parking, transit or which services an office offers. Returns: offices keyed by location_id, every office or only the one asked about, each with its facts and the visit types it offers. Do not use for: insurance questions or openings. Errors: none.',
   input: z.object({ location_id: locationField.optional() }),
-  output: z.object({ locations: z.array(locationOut) }),
+  // Keyed by office, so a task grades the office the caller asked about whether the agent filtered
+  // to it or listed every office (issue 18 item 5): `{locations: {loc_white_plains: {parking}}}`.
+  output: z.object({ locations: z.partialRecord(z.enum(LOCATION_IDS), locationOut) }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { location_id: readLocation }),
@@ -41,18 +42,22 @@ export const listLocations = defineTool({
     const staff = staffOf(ctx.db);
     const offices = new Map(visitTypesOf(ctx.db).map((t) => [t, officesFor(ctx.db, t, qualifiedStaff(ctx.db, t, staff))]));
     return ok({
-      locations: rows.map((l) => ({
-        location_id: l.id,
-        name: l.name,
-        address: l.address,
-        floor: l.floor,
-        phone: l.phone,
-        weekday_hours: l.weekday_hours,
-        saturday_hours: l.saturday_hours,
-        parking: l.parking,
-        transit: l.transit,
-        services: [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name),
-      })),
+      locations: Object.fromEntries(
+        rows.map((l) => [
+          l.id,
+          {
+            name: l.name,
+            address: l.address,
+            floor: l.floor,
+            phone: l.phone,
+            weekday_hours: l.weekday_hours,
+            saturday_hours: l.saturday_hours,
+            parking: l.parking,
+            transit: l.transit,
+            services: [...offices].filter(([, at]) => at.includes(l.id)).map(([t]) => t.display_name),
+          },
+        ]),
+      ),
     });
   },
 });
@@ -126,7 +131,7 @@ const visitOut = z.object({
 export const getPatientOverview = defineTool({
   name: 'get_patient_overview',
   description:
-    'Use when: a verified caller asks what is on their record: home office, upcoming visits, insurance on file, balance, contact details on file. Returns: those facts, with ids for upcoming visits; nothing clinical. Do not use for: results, medications or charge details. Errors: NOT_VERIFIED.',
+    'Use when: a verified caller asks when or where an upcoming visit is, which office is theirs or their balance total, or before you move, cancel or text about an existing visit, to find it. Returns: home office, upcoming visits with their ids, insurance on file, the balance total and contact details on file; nothing clinical. Do not use for: results, medications, or questions about charges, payments or plans. Errors: NOT_VERIFIED.',
   input: z.object({}),
   output: z.object({
     first_name: z.string(),

@@ -78,7 +78,7 @@ describe('healthcare tasks', () => {
   it('keeps C1-E1 exactly as the brief gives it', () => {
     const t = pack.tasks.get('C1-E1');
     expect(t?.exp_handoff_path).toEqual(['transfer_to_coverage']);
-    expect(t?.exp_tool_calls).toEqual([{ name: 'check_plan_accepted', parameters: { carrier: 'aetna', location_id: 'loc_park_ave' }, output: { ok: true, data: { status: 'accepted' } } }]);
+    expect(t?.exp_tool_calls).toEqual([{ name: 'check_plan_accepted', why: { because: 'answers_caller' }, parameters: { carrier: 'aetna', location_id: 'loc_park_ave' }, output: { ok: true, data: { status: 'accepted' } } }]);
   });
 
   it('makes audio variants differ from their E1 only in the allowed fields', () => {

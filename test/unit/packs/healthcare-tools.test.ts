@@ -258,6 +258,18 @@ describe('healthcare tools (Straus Dermatology)', () => {
       expect(dumpDatabase(db.sqlite)[table]).toEqual(once);
     });
 
+    it('list_locations keys offices by id, so the office asked about reads the same filtered or not', () => {
+      const db = fresh();
+      type Offices = { locations: Record<string, Record<string, unknown>> };
+      const every = data(call(db, 'list_locations', {})) as Offices;
+      expect(Object.keys(every.locations)).toEqual(['loc_park_ave', 'loc_cobble_hill', 'loc_white_plains', 'loc_stamford']);
+      const one = data(call(db, 'list_locations', { location_id: 'White Plains' })) as Offices;
+      expect(Object.keys(one.locations)).toEqual(['loc_white_plains']);
+      expect(one.locations.loc_white_plains).toEqual(every.locations.loc_white_plains);
+      expect(one.locations.loc_white_plains).toMatchObject({ floor: 'Second floor' });
+      expect(String(one.locations.loc_white_plains?.parking)).toContain('Free parking');
+    });
+
     it('registers a new patient once per call and refuses an existing record', () => {
       const db = fresh();
       const args = { full_name: 'Ivy Lane', date_of_birth: '1990-01-01', mobile_phone: '(212) 555-0101', zip_code: '10001' };
