@@ -35,18 +35,23 @@ export function renderLeaderboard(tables: readonly LeaderboardTable[], k: number
   )}</section>`;
 }
 
-/** pass^k, pass@k and the extrapolated p^k as curves, with the k-of-n histogram. */
-export function renderCurves(m: GroupMetrics, k: number, title: string): SafeHtml {
+/**
+ * pass^k, pass@k and the extrapolated p^k as curves, with the k-of-n histogram. The curves stop
+ * at `kAllowed`, the largest k every task has trials for (beyond it a task would be left out);
+ * the table lists every k with the tasks left out.
+ */
+export function renderCurves(m: GroupMetrics, k: number, title: string, kAllowed = k): SafeHtml {
   const labels = ks(k);
+  const drawn = ks(Math.max(1, Math.min(k, kAllowed)));
   const series = [
-    { label: 'pass^k (unbiased)', values: labels.map((j) => m.pass_hat_k[j] ?? null) },
-    { label: 'pass@k', values: labels.map((j) => m.pass_at_k[j] ?? null) },
-    { label: m.p_k_extrapolated.label, values: labels.map((j) => m.p_k_extrapolated.values[j] ?? null), dashed: true },
+    { label: 'pass^k (unbiased)', values: drawn.map((j) => m.pass_hat_k[j] ?? null) },
+    { label: 'pass@k', values: drawn.map((j) => m.pass_at_k[j] ?? null) },
+    { label: m.p_k_extrapolated.label, values: drawn.map((j) => m.p_k_extrapolated.values[j] ?? null), dashed: true },
   ];
   const histLabels = m.histogram.counts.map((_, c) => `${c}/${m.histogram.n}`);
   const other = m.histogram.other.map((o) => `${o.task}: ${o.c}/${o.n}`);
-  return html`<section><h2>${title}</h2><div class="charts">${lineChart('pass^k and pass@k by k', labels.map((j) => `k=${j}`), series)}${barChart(`k-of-n histogram (tasks with n=${m.histogram.n})`, histLabels, m.histogram.counts)}</div>${
-    other.length ? html`<p>Tasks short of ${m.histogram.n} trials: ${other.join(', ')}</p>` : ''
+  return html`<section><h2>${title}</h2><div class="charts">${lineChart(`pass^k and pass@k by k (k ≤ ${drawn.length}, what the trials allow)`, drawn.map((j) => `k=${j}`), series)}${barChart(`k-of-n histogram (tasks with n=${m.histogram.n})`, histLabels, m.histogram.counts)}</div>${
+    other.length ? html`<p class="small">Tasks short of ${m.histogram.n} trials: ${other.length > 12 ? `${other.slice(0, 12).join(', ')} and ${other.length - 12} more` : other.join(', ')}</p>` : ''
   }${htmlTable(['k', 'pass^k', '95% CI', 'pass@k', '95% CI', m.p_k_extrapolated.label, 'tasks left out (n<k)'], labels.map((j) => [j, formatRate(m.pass_hat_k[j]), formatInterval(m.ci.pass_hat_k[j]), formatRate(m.pass_at_k[j]), formatInterval(m.ci.pass_at_k[j]), formatRate(m.p_k_extrapolated.values[j]), String(m.left_out[j]?.length ?? 0)]))}<p>Flip rate mean ${formatRate(m.flip.mean)}; mixed tasks ${formatRate(m.flip.mixed_share)}; pass^1 task mean ${formatRate(m.pass_hat_1_task_mean)} vs pooled pass@1 ${formatRate(m.pass_at_1)}.</p></section>`;
 }
 
