@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { ConfigError, EXIT, exitCodeOf } from '../core/index.ts';
 import type { Blueprint } from '../packs/index.ts';
-import { buildReportModel, compactWav, loadConversationEvidence, pageFileName, parseBlueprint, parseScoreFile, parseTaskInfo, renderSitePage, sitePages, type SnapshotReader, type TaskInfo } from '../report/index.ts';
+import { buildReportModel, compactWav, loadConversationEvidence, pageFileName, parseBlueprint, parseScoreFile, readPackFacts, renderSitePage, sitePages, type PackFiles, type SnapshotReader } from '../report/index.ts';
 import { directorySource, s3Source, type ConversationVerdict, type RunMeta, type ScoreReport } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
 import type { CliIO, Command } from './io.ts';
@@ -25,8 +25,6 @@ Audio (default link for a snapshot directory, compact for S3): link points each 
 at the recording in the snapshot directory (nothing copied; the site then needs that folder where
 it was); compact writes audio/<id>.wav as 8 kHz G.711 mu-law stereo, 16,000 bytes per second of
 call; copy writes the original WAV (64,000 bytes per second); none leaves recordings out.`;
-
-const PACK_ID = /^[a-z][a-z0-9-]*$/;
 
 /** What the export does with recordings (docs/ui.md, "Audio"). */
 export type AudioMode = 'link' | 'compact' | 'copy' | 'none';
@@ -93,25 +91,18 @@ export function readRunFile(dir: string): RunMeta[] {
   }
 }
 
-/** Each scored pack's blueprint from the packs folder (null when a pack is not there). */
-export function readBlueprints(report: ScoreReport | readonly ScoreReport[], packsDir: string): Map<string, Blueprint | null> {
-  const reports: readonly ScoreReport[] = Array.isArray(report) ? report : [report as ScoreReport];
-  const ids = new Set(reports.flatMap((r) => [...r.meta.packs.map((p) => p.id), ...r.conversations.map((c) => c.pack)]));
-  return new Map([...ids].map((id) => [id, PACK_ID.test(id) && existsSync(join(packsDir, id, 'blueprint.json')) ? parseBlueprint(readFileSync(join(packsDir, id, 'blueprint.json'))) : null]));
+/** Node file access to a packs folder, for `readPackFacts`. */
+export function packFiles(packsDir: string): PackFiles {
+  return {
+    read: (pack, path) => (existsSync(join(packsDir, pack, path)) ? readFileSync(join(packsDir, pack, path)) : null),
+    taskFiles: (pack) => (existsSync(join(packsDir, pack, 'tasks')) ? readdirSync(join(packsDir, pack, 'tasks')).sort() : []),
+  };
 }
 
-/** What each task of the scored packs measures and its caller script, by task slug (tasks the packs folder has). */
-export function readTaskInfos(blueprints: ReadonlyMap<string, Blueprint | null>, packsDir: string): Map<string, TaskInfo> {
-  const out = new Map<string, TaskInfo>();
-  for (const [pack, bp] of blueprints) {
-    const dir = join(packsDir, pack, 'tasks');
-    if (!PACK_ID.test(pack) || !existsSync(dir)) continue;
-    for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-      const info = parseTaskInfo(pack, readFileSync(join(dir, name)), bp);
-      if (info) out.set(info.slug, info);
-    }
-  }
-  return out;
+/** Each scored pack's blueprint and task facts from the packs folder. */
+export function readPackFactsOf(reports: readonly ScoreReport[], packsDir: string): ReturnType<typeof readPackFacts> {
+  const ids = new Set(reports.flatMap((r) => [...r.meta.packs.map((p) => p.id), ...r.conversations.map((c) => c.pack)]));
+  return readPackFacts(ids, packFiles(packsDir), (bytes) => parseBlueprint(bytes));
 }
 
 function hrefOf(path: string): string {
@@ -123,8 +114,8 @@ export async function writeReport(input: ReportExport): Promise<ReportWritten> {
   const folders = [input.scoresDir, ...(input.moreScoresDirs ?? [])].flatMap(scoresFolders);
   const reports = folders.map(readScores);
   const runMeta = new Map(folders.flatMap(readRunFile).map((r) => [r.run_id, r]));
-  const blueprints = readBlueprints(reports, input.packsDir);
-  const model = buildReportModel({ reports, runMeta, blueprints, taskInfo: readTaskInfos(blueprints, input.packsDir), before: input.beforeDir ? readScores(input.beforeDir) : null, origin: `stored scores: ${folders.join(', ')}` });
+  const { blueprints, taskInfo } = readPackFactsOf(reports, input.packsDir);
+  const model = buildReportModel({ reports, runMeta, blueprints, taskInfo, before: input.beforeDir ? readScores(input.beforeDir) : null, origin: `stored scores: ${folders.join(', ')}` });
   const mode: AudioMode = input.audio ?? (input.snapshotDir ? 'link' : 'compact');
   if (mode === 'link' && !input.snapshotDir) throw new ConfigError('USAGE', '--audio link needs a snapshot directory (an S3 store cannot be linked from a static page; use --audio compact)');
   mkdirSync(input.outDir, { recursive: true });

@@ -2,6 +2,7 @@ import type { BreakdownRow, GroupMetrics, LeaderboardTable, ScoreReport, TaskSta
 import { barChart, lineChart } from './charts.ts';
 import { formatHeadline, formatInterval, formatRate, formatVoids } from './format.ts';
 import { html, htmlTable, type SafeHtml } from './html.ts';
+import { headlineGroups } from './score-table.ts';
 
 function ks(k: number): string[] {
   return Array.from({ length: k }, (_, i) => String(i + 1));
@@ -13,8 +14,13 @@ export function renderHeader(report: ScoreReport): SafeHtml {
   const hs = report.aggregates.headline_status;
   const head = report.aggregates.headline;
   const k = report.meta.k;
+  const split = headlineGroups(report);
   return html`<header><h1>mivas scores</h1>
-<p class="headline">${head.tasks ? `${formatHeadline(head, hs.unmapped, hs.pending)} · pass^${k} ${formatRate(head.pass_hat_k[String(k)])} ${formatInterval(head.ci.pass_hat_k[String(k)])}` : 'No scored conversations outside control packs.'}</p>
+${
+    split.length > 1
+      ? html`<p class="headline">A headline per harness/model (${split.length}; never pooled):</p><ul>${split.map((g) => html`<li><b>${g.who}</b>: ${formatHeadline(g.metrics, 0, 0)} · pass^${k} ${formatRate(g.metrics.pass_hat_k[String(k)])} ${formatInterval(g.metrics.ci.pass_hat_k[String(k)])}</li>`)}</ul>`
+      : html`<p class="headline">${head.tasks ? `${formatHeadline(head, hs.unmapped, hs.pending)} · pass^${k} ${formatRate(head.pass_hat_k[String(k)])} ${formatInterval(head.ci.pass_hat_k[String(k)])}` : 'No scored conversations outside control packs.'}</p>`
+  }
 <p>${report.conversations.length} conversations: ${st.pass} pass, ${st.fail} fail, ${formatVoids(st.void, st.voids_by_type)}, ${st.unmapped} unmapped, ${st.pending} pending.</p>
 <p class="meta">scorer ${report.meta.scorer_version} · packs ${report.meta.packs.map((p) => `${p.id}@${p.pack_version}`).join(', ')} · k=${k} · bootstrap ${report.meta.bootstrap.prng} seed ${report.meta.bootstrap.seed}, B=${report.meta.bootstrap.resamples}${report.meta.stamp ? ` · ${report.meta.stamp}` : ''} · not in headline: ${report.meta.headline_excluded_packs.join(', ')}</p></header>`;
 }

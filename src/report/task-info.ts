@@ -111,3 +111,28 @@ export function parseTaskInfo(pack: string, bytes: Buffer | Uint8Array | string,
     variantOf: t.variant_of ?? null,
   };
 }
+
+/** File access for `readPackFacts` (injected: rendering code never touches the disk itself). */
+export interface PackFiles {
+  /** The bytes of `<pack>/<relative path>` under the packs folder, or null. */
+  read(pack: string, path: string): Buffer | Uint8Array | null;
+  /** File names in `<pack>/tasks`, or none. */
+  taskFiles(pack: string): readonly string[];
+}
+
+/** Each pack's blueprint and every task's facts (what it measures, caller script), for the pages. */
+export function readPackFacts(packIds: Iterable<string>, files: PackFiles, parseBlueprint: (bytes: Buffer | Uint8Array | null) => Blueprint | null): { blueprints: Map<string, Blueprint | null>; taskInfo: Map<string, TaskInfo> } {
+  const blueprints = new Map<string, Blueprint | null>();
+  const taskInfo = new Map<string, TaskInfo>();
+  for (const pack of [...new Set(packIds)].sort()) {
+    if (!/^[a-z][a-z0-9-]*$/.test(pack)) continue;
+    const bp = parseBlueprint(files.read(pack, 'blueprint.json'));
+    blueprints.set(pack, bp);
+    for (const name of files.taskFiles(pack).filter((f) => /^[A-Za-z0-9_.-]+\.json$/.test(f))) {
+      const bytes = files.read(pack, `tasks/${name}`);
+      const info = bytes ? parseTaskInfo(pack, bytes, bp) : null;
+      if (info) taskInfo.set(info.slug, info);
+    }
+  }
+  return { blueprints, taskInfo };
+}
