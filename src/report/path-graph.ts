@@ -83,7 +83,8 @@ function drawn(edges: readonly Edge[], pos: ReadonlyMap<string, Node>, cls: stri
     const d = edgePath(a, b, offset);
     const mx = (a.x + b.x + NODE_W) / 2;
     const my = (a.y + b.y + NODE_H) / 2 + offset * 3;
-    return [html`<path class="${cls}" d="${d}" marker-end="url(#arrow-${cls})"><title>${prefix}${i + 1}: ${e.from} → ${e.to}</title></path><text x="${mx}" y="${my}" font-size="11" class="${cls}-label">${prefix}${i + 1}</text>`];
+    const label = prefix ? html`<text x="${mx}" y="${my}" font-size="11" class="${cls}-label">${prefix}${i + 1}</text>` : '';
+    return [html`<path class="${cls}" d="${d}" marker-end="url(#arrow-${cls})"><title>${prefix ? `${prefix}${i + 1}: ` : ''}${e.from} → ${e.to}</title></path>${label}`];
   });
 }
 

@@ -55,22 +55,17 @@ function quoted(intent: string, verb: 'Open' | 'Close'): string | null {
   return new RegExp(`${verb} with exactly:\\s*"([^"]+)"`).exec(intent)?.[1] ?? null;
 }
 
-function argText(parameters: Readonly<Record<string, unknown>>): string {
-  const parts = Object.entries(parameters).map(([k, v]) => `${k} = ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  return parts.length ? ` with ${parts.join(', ')}` : '';
-}
-
 function list(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
-/** The sentence "what this task measures", built from the task's own expectations. */
+/** The sentence "what this task measures", built from the task's own expectations (arguments are in the table beside it). */
 export function measuresSentence(t: Pick<TaskInfo, 'hops' | 'route' | 'calls' | 'forbidden' | 'tables'>): string {
   const parts: string[] = [];
   if (t.hops.length) parts.push(t.route ? `routes ${t.route.join(' → ')} (${t.hops.join(', ')})` : `hands off by ${t.hops.join(', ')}`);
   else parts.push('stays with the entry agent (no handoff)');
-  parts.push(t.calls.length ? `calls ${list(t.calls.map((c) => `${c.name}${argText(c.parameters)}`))}` : 'makes no graded tool call');
-  if (t.tables.length) parts.push(`leaves ${list(t.tables)} exactly as expected`);
+  parts.push(t.calls.length ? `calls ${list([...new Set(t.calls.map((c) => c.name))])} with the caller's facts` : 'makes no graded tool call');
+  if (t.tables.length) parts.push(t.tables.length <= 3 ? `leaves ${list(t.tables)} exactly as expected` : `leaves the ${t.tables.length} checked tables exactly as expected`);
   const tail = t.forbidden.length ? `, never calling ${list(t.forbidden)}` : '';
   return `Whether the agent ${list(parts)}${tail}.`;
 }

@@ -80,15 +80,43 @@ function toolLabel(e: ToolEvent): string {
   return `seq ${e.seq} · ${seconds(e.at_ms)} · ${e.agent}: ${e.name} ${json(e.canonical_arguments ?? e.arguments)} → ${detail}`;
 }
 
-function markers(events: readonly TimelineEvent[], spanMs: number, media: MediaMap): SafeHtml[] {
+/**
+ * Rows for point markers so none hides another: a marker closer than `gapPct` of the span to the
+ * previous one in a row goes to the next row (markers keep their time; the lane grows).
+ */
+export function markerRows(positions: readonly number[], spanMs: number, gapPct = 1.4): number[] {
+  const lastInRow: number[] = [];
+  return positions.map((ms) => {
+    const at = (ms / spanMs) * 100;
+    let row = lastInRow.findIndex((last) => at - last >= gapPct);
+    if (row < 0) row = lastInRow.length;
+    lastInRow[row] = at;
+    return row;
+  });
+}
+
+const MARKER_ROW_PX = 14;
+
+function stacked(items: readonly { readonly at: number; readonly render: (style: string) => SafeHtml }[], spanMs: number): { html: SafeHtml[]; height: number } {
+  const order = items.map((it, i) => ({ it, i })).sort((a, b) => a.it.at - b.it.at);
+  const rows = markerRows(order.map((o) => o.it.at), spanMs);
+  const out = order.map((o, k) => o.it.render(`left:${pct(o.it.at, spanMs)};top:${2 + (rows[k] ?? 0) * MARKER_ROW_PX}px;height:12px`));
+  return { html: out, height: Math.max(24, 4 + (Math.max(-1, ...rows) + 1) * MARKER_ROW_PX) };
+}
+
+function markers(events: readonly TimelineEvent[], spanMs: number, media: MediaMap): { html: SafeHtml[]; height: number } {
+  return stacked(markerItems(events, media), spanMs);
+}
+
+function markerItems(events: readonly TimelineEvent[], media: MediaMap): { at: number; render: (style: string) => SafeHtml }[] {
   return events.flatMap((e) => {
     const at = Math.round(media.place(e.at_ms, 'agent'));
     if (e.type === 'tool' && e.kind !== 'handoff') {
-      return [html`<button type="button" class="ev tool ${e.kind} ${toolOutcome(e)}" id="tl-tool-${e.seq}" data-seq="${e.seq}" data-at-ms="${at}" style="left:${pct(at, spanMs)}" title="${toolLabel(e)}" aria-label="${toolLabel(e)}"></button>`];
+      return [{ at, render: (style: string) => html`<button type="button" class="ev tool ${e.kind} ${toolOutcome(e)}" id="tl-tool-${e.seq}" data-seq="${e.seq}" data-at-ms="${at}" style="${style}" title="${toolLabel(e)}" aria-label="${toolLabel(e)}"></button>` }];
     }
     if (e.type === 'handoff') {
       const label = `seq ${e.seq} · ${seconds(e.at_ms)} · handoff ${e.from} → ${e.to}`;
-      return [html`<button type="button" class="ev handoff" id="tl-handoff-${e.seq}" data-seq="${e.seq}" data-at-ms="${at}" style="left:${pct(at, spanMs)}" title="${label}" aria-label="${label}"></button>`];
+      return [{ at, render: (style: string) => html`<button type="button" class="ev handoff" id="tl-handoff-${e.seq}" data-seq="${e.seq}" data-at-ms="${at}" style="${style}" title="${label}" aria-label="${label}"></button>` }];
     }
     return [];
   });
@@ -127,15 +155,16 @@ export function errorEvents(events: readonly TimelineEvent[]): ErrorMark[] {
   });
 }
 
-function errorMarkers(events: readonly TimelineEvent[], spanMs: number, media: MediaMap): SafeHtml[] {
-  return errorEvents(events).map(({ event, label, severity }) => {
+function errorMarkers(events: readonly TimelineEvent[], spanMs: number, media: MediaMap): { html: SafeHtml[]; height: number } {
+  const items = errorEvents(events).map(({ event, label, severity }) => {
     const at = Math.round(media.place(event.at_ms, 'agent'));
-    return html`<button type="button" class="ev err ${severity}" id="tl-err-${event.seq}" data-seq="${event.seq}" data-at-ms="${at}" style="left:${pct(at, spanMs)}" title="${label}" aria-label="${label}"></button>`;
+    return { at, render: (style: string) => html`<button type="button" class="ev err ${severity}" id="tl-err-${event.seq}" data-seq="${event.seq}" data-at-ms="${at}" style="${style}" title="${label}" aria-label="${label}"></button>` };
   });
+  return stacked(items, spanMs);
 }
 
-function lane(label: string, content: readonly SafeHtml[], cls = ''): SafeHtml {
-  return html`<div class="lbl">${label}</div><div class="track ${cls}">${content}</div>`;
+function lane(label: string, content: readonly SafeHtml[], cls = '', height: number | null = null): SafeHtml {
+  return html`<div class="lbl">${label}</div><div class="track ${cls}"${height && height > 24 ? html` style="height:${height}px"` : ''}>${content}</div>`;
 }
 
 /**
@@ -161,10 +190,11 @@ export function renderTimeline(v: ConversationVerdict, ev: ConversationEvidence,
   const ticks = Array.from({ length: 6 }, (_, i) => (spanMs * i) / 5);
   const axis = ticks.map((t, i) => html`<span class="tick" style="${i === 5 ? 'right:0' : `left:${pct(t, spanMs)}`}">${seconds(t)}</span>`);
   const errors = errorMarkers(events, spanMs, media);
+  const tools = markers(events, spanMs, media);
   const fastNote = media.fast
     ? html`<p class="small fast-note"><b>Fast run:</b> the agent's audio was not paced, so the recording holds each side's utterances back to back and the timeline's clock is shorter. Each lane is laid on its own channel: speech where its utterance sits in the recording, tool calls, handoffs and errors after the agent utterance they follow. The axis is the recording's.</p>`
     : '';
-  return html`${fastNote}<div class="tl" id="timeline">${wave}${lane('caller speech', speech.filter((s) => s.side === 'caller').map(seg))}${lane('agent speech', speech.filter((s) => s.side === 'agent').map(seg))}${lane('specialist', bands.filter((b) => b.endMs > b.startMs || bands.length === 1).map(band))}${lane('handoffs, tools', markers(events, spanMs, media))}${lane(`errors (${errors.length})`, errors, 'errors')}${lane('time', axis, 'axis')}<div class="overlay"><div id="playhead"></div></div></div>
+  return html`${fastNote}<div class="tl" id="timeline">${wave}${lane('caller speech', speech.filter((s) => s.side === 'caller').map(seg))}${lane('agent speech', speech.filter((s) => s.side === 'agent').map(seg))}${lane('specialist', bands.filter((b) => b.endMs > b.startMs || bands.length === 1).map(band))}${lane('handoffs, tools', tools.html, '', tools.height)}${lane(`errors (${errors.html.length})`, errors.html, 'errors', errors.height)}${lane('time', axis, 'axis')}<div class="overlay"><div id="playhead"></div></div></div>
 <p class="legend small"><span>● tool call (green ok, red error, amber refused, grey session)</span><span>◆ handoff</span><span>▲ error lane: red error, amber warning</span><span>click any event, segment or the waveform to play from there</span></p>`;
 }
 

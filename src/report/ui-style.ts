@@ -19,7 +19,7 @@ tr.flip-prone td.task::after{content:" ⇄";color:#8250df}
 .track{position:relative;height:24px;background:#f6f8fa;border-radius:3px}.track>*{position:absolute;top:2px;height:20px;border:0;padding:0 3px;font-size:11px;overflow:hidden;white-space:nowrap;cursor:pointer;border-radius:3px;color:#fff;text-align:left}
 .track.wave{height:96px}.track.wave>canvas{top:0;left:0;width:100%;height:96px;padding:0;display:block}.track.axis{background:none}.track.axis>.tick{color:#57606a;cursor:default;padding:0}
 .seg.caller{background:#0969da}.seg.agent{background:#8250df}.band{color:#1f2328!important;top:0!important;height:24px!important;border-right:2px solid #fff!important;cursor:pointer}
-.ev{width:12px;min-width:12px;margin-left:-6px;border-radius:50%!important;padding:0!important}.ev.tool{background:#1a7f37}.ev.tool.error{background:#d1242f}.ev.tool.refused{background:#bf8700}.ev.handoff{background:#0969da;border-radius:2px!important;transform:rotate(45deg);width:11px;min-width:11px}
+.ev{width:12px;min-width:12px;height:12px!important;margin-left:-6px;border-radius:50%!important;padding:0!important}.ev.tool{background:#1a7f37}.ev.tool.error{background:#d1242f}.ev.tool.refused{background:#bf8700}.ev.handoff{background:#0969da;border-radius:2px!important;transform:rotate(45deg);width:10px;min-width:10px;height:10px!important}
 .ev.session{background:#57606a}#playhead{position:absolute;top:0;bottom:0;width:2px;background:#cf222e;left:0}
 tr[data-at-ms]{cursor:pointer}tr[data-at-ms]:hover{background:#f6f8fa}.t{white-space:nowrap;color:#0969da}
 .diff tr.diff-missing td.kind{color:#d1242f;font-weight:600}.diff tr.diff-extra td.kind{color:#9a6700;font-weight:600}.diff tr.diff-changed td.kind{color:#8250df;font-weight:600}.diff tr.allowed{opacity:.6}

@@ -41,7 +41,7 @@ export interface PairedComparison {
   readonly discordance: number | null;
   /** Smallest |difference| the exact test detects with 80% power at α 0.05, at the observed discordance; null when none can be. */
   readonly mdd: number | null;
-  /** The same when every discordant task favours one side (ψ = δ): no smaller difference is detectable at this n. */
+  /** The smallest MDD over every discordance ψ: no smaller difference is detectable at this n. */
   readonly mdd_floor: number | null;
   /** Tasks left out because one side has no scored trial (every trial void). */
   readonly not_comparable: readonly string[];
@@ -150,11 +150,22 @@ export function minimumDetectableDifference(tasks: number, psi: number, alpha = 
   return bisect((d) => mcnemarPower(tasks, psi, d, alpha) >= power, Math.min(1, psi));
 }
 
-/** The floor over every discordance: ψ = δ, so the test needs enough discordant tasks all one way. */
+/** The best power any discordance gives a difference δ (ψ from δ to 1, on a grid of 41 points). */
+export function bestPower(tasks: number, delta: number, alpha = PAIRED_ALPHA): number {
+  let best = 0;
+  for (let i = 0; i <= 40; i++) best = Math.max(best, mcnemarPower(tasks, delta + ((1 - delta) * i) / 40, delta, alpha));
+  return best;
+}
+
+/** The floor over every discordance: no difference smaller than this is detectable at this n, whatever share of tasks is discordant. */
 export function mddFloor(tasks: number, alpha = PAIRED_ALPHA, power = PAIRED_POWER): number | null {
   if (tasks < 1) return null;
-  return bisect((d) => mcnemarPower(tasks, d, d, alpha) >= power, 1);
+  const key = `${tasks}:${alpha}:${power}`;
+  if (!floorCache.has(key)) floorCache.set(key, bisect((d) => d > 0 && bestPower(tasks, d, alpha) >= power, 1));
+  return floorCache.get(key) ?? null;
 }
+
+const floorCache = new Map<string, number | null>();
 
 /** A percentile bootstrap interval of the mean of per-task differences (tasks resampled with replacement). */
 export function pairedBootstrap(differences: readonly number[], seed: number, resamples: number): Interval {

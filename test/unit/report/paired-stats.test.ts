@@ -38,14 +38,24 @@ describe('power and the minimum detectable difference', () => {
     expect(at360).toBeLessThan(0.095);
   });
 
-  it('with three tasks nothing is detectable, and the floor needs six one-sided discordant tasks', () => {
+  it('with five tasks or fewer nothing is detectable (six one-sided discordant tasks are the fewest that reach 0.05)', () => {
     expect(minimumDetectableDifference(3, 1)).toBeNull();
     expect(mddFloor(3)).toBeNull();
     expect(mddFloor(5)).toBeNull();
+    // Six tasks, all discordant: power is q^6 + (1 − q)^6 with q = (1 + δ)/2.
+    const six = minimumDetectableDifference(6, 1) as number;
+    const q = (1 + six) / 2;
+    expect(q ** 6 + (1 - q) ** 6).toBeCloseTo(0.8, 3);
+    expect(1 - binomialCdf(6, 5, 0.5)).toBeCloseTo(1 / 64, 12);
+  });
+
+  it('the floor is at or below the MDD at any discordance', () => {
     const floor = mddFloor(72) as number;
-    // ψ = δ: power is P(Binomial(72, δ) ≥ 6).
-    expect(1 - binomialCdf(72, 5, floor)).toBeGreaterThanOrEqual(0.8 - 1e-6);
-    expect(1 - binomialCdf(72, 5, floor - 0.005)).toBeLessThan(0.8);
+    for (const psi of [0.15, 0.3, 0.6, 1]) {
+      const mdd = minimumDetectableDifference(72, psi);
+      if (mdd !== null) expect(floor).toBeLessThanOrEqual(mdd + 1e-4);
+    }
+    expect(floor).toBeGreaterThan(0.05);
   });
 });
 

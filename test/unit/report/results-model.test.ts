@@ -219,7 +219,7 @@ describe('task facts and transcripts', () => {
 
   it('says what a task measures from its own expectations and reads its caller script', () => {
     const info = parseTaskInfo('healthcare', task, CLINIC_BLUEPRINT);
-    expect(info?.measures).toBe('Whether the agent routes reception → identity → scheduling (transfer_to_identity, transfer_to_scheduling), calls book_visit with date = 2026-10-07 and leaves visits exactly as expected, never calling cancel_visit.');
+    expect(info?.measures).toBe("Whether the agent routes reception → identity → scheduling (transfer_to_identity, transfer_to_scheduling), calls book_visit with the caller's facts and leaves visits exactly as expected, never calling cancel_visit.");
     expect([info?.title, info?.opening, info?.closing, info?.pins[0]?.say]).toEqual(['Book a new patient', 'Hi, I need a visit.', 'Thanks, bye.', 'January second, 1990']);
   });
 
