@@ -43,8 +43,8 @@ export function renderLeaderTable(model: ReportModel): SafeHtml {
   if (!model.leaders.length) return html`<p>No scored task trials.</p>`;
   const ks = new Set(model.leaders.map((r) => r.k));
   const mixed = ks.size > 1;
-  const k = mixed ? 'k' : String([...ks][0]);
-  const header = ['rank', 'run', 'pack', 'version', 'harness', 'model', 'tasks', 'scored', 'pass@1 [95% CI]', `pass^${k} [95% CI]`, `pass@${k} [95% CI]`, 'mean reward [95% CI]', 'voids by reason', 'est. cost / conv', 'median latency', 'median first audio', 'flip rate', 'flags', ''];
+  const k = mixed ? 'per group' : `k=${[...ks][0]}`;
+  const header = ['rank', 'run', 'pack', 'version', 'harness', 'model', 'tasks', 'scored', 'pass@1 [95% CI]', `pass^k, ${k} [95% CI]`, `pass@k, ${k} [95% CI]`, 'mean reward [95% CI]', 'voids by reason', 'est. cost / conv', 'median latency', 'median first audio', 'flip rate', 'flags', ''];
   return html`<div class="scroll"><table id="leaderboard" class="sortable"><thead><tr>${header.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${model.leaders.map((r) => leaderRow(r, mixed))}</tbody></table></div>
 <p class="small">Ranks are given only among runs on the same pack version, suite and task set, so two rows with rank 1 sit in different groups:</p><ul class="small rank-groups">${model.groups.map(groupNote)}</ul>
 <p class="muted small">pass^k is the unbiased estimator; intervals are a 95% bootstrap over tasks. Each row is one run with one harness and model: nothing is pooled across rows. Control packs are shown for the wiring smoke but never ranked. Click a header to sort.</p>`;
