@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../support/s3.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { HAS_CHROMIUM, launchChromium, recordRequests, runOnce, scrollWidth, shot, SKIP_REASON } from './browser-support.ts';
+import { HAS_CHROMIUM, launchChromium, mivas, recordRequests, runOnce, scrollWidth, shot, SKIP_REASON } from './browser-support.ts';
 
 const USER = 'ui-s3';
 const PASS = 'ui-s3-pass';
@@ -25,6 +25,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/ui over an S3 snapshot store${SKIP_REASON}`, ()
   let dataDir: string;
   let scripted: string;
   let noop: string;
+  let serverData: string;
   const auth = `Basic ${Buffer.from(`${USER}:${PASS}`).toString('base64')}`;
 
   beforeAll(async () => {
@@ -35,15 +36,18 @@ describe.skipIf(!HAS_CHROMIUM)(`/ui over an S3 snapshot store${SKIP_REASON}`, ()
     s3 = await startTestS3();
     const dir = join(dataDir, 'snapshots', PACK);
     for (const name of readdirSync(dir)) await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${PREFIX}/${PACK}/${name}`, Body: readFileSync(join(dir, name)) }));
-    // A fresh data dir: nothing stored on this pod's disk, so every run is scored on demand from S3.
-    server = await startTestServer({ ...s3.env, MIVAS_SNAPSHOT_PREFIX: PREFIX, CHIRP_USER: USER, CHIRP_PASS: PASS });
+    // The pod's data dir holds stored scores for the scripted run only (labelled); the noop run is scored on demand from S3.
+    serverData = mkdtempSync(join(tmpdir(), 'mivas-ui-s3-pod-'));
+    const stored = await mivas(['score', '--snapshots', join(dataDir, 'snapshots'), '--run', scripted, '--label', 'stored scripted', '--out', join(serverData, 'scores', scripted), '--fast', '--bootstrap', '300'], { MIVAS_DATA_DIR: dataDir });
+    expect(stored.code).toBe(0);
+    server = await startTestServer({ ...s3.env, MIVAS_SNAPSHOT_PREFIX: PREFIX, CHIRP_USER: USER, CHIRP_PASS: PASS }, {}, serverData);
     browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();
     await s3?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    for (const d of [dataDir, serverData]) if (d) rmSync(d, { recursive: true, force: true });
   });
 
   it('lists both runs of the prefix, behind the credentials', async () => {
@@ -52,7 +56,9 @@ describe.skipIf(!HAS_CHROMIUM)(`/ui over an S3 snapshot store${SKIP_REASON}`, ()
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(`s3://${s3.bucket}/${PREFIX}`);
     for (const run of [scripted, noop]) expect(page.body).toContain(`data-run="${run}"`);
-    expect(page.body.match(/<td>on demand<\/td>/g)).toHaveLength(2);
+    expect(page.body.match(/<td>on demand<\/td>/g)).toHaveLength(1);
+    expect(page.body.match(/<td>stored<\/td>/g)).toHaveLength(1);
+    expect(page.body).toContain('>stored scripted</a>');
     expect((await server.app.inject({ method: 'GET', url: '/ui/r/default/..%2Fx/index.html', headers: { authorization: auth } })).statusCode).toBe(404);
     expect((await server.app.inject({ method: 'GET', url: '/ui/r/default/run_000000000000/index.html', headers: { authorization: auth } })).statusCode).toBe(404);
   });
@@ -71,7 +77,8 @@ describe.skipIf(!HAS_CHROMIUM)(`/ui over an S3 snapshot store${SKIP_REASON}`, ()
     await page.waitForURL(/\/ui\/r\/fast\/run_[0-9a-f]{12}\+run_[0-9a-f]{12}\/compare\.html$/, { timeout: 60_000 });
     const ranks = page.locator('table.ranking tbody tr');
     expect(await ranks.count()).toBe(2);
-    expect(await ranks.nth(0).innerText()).toContain('scripted');
+    expect(await ranks.nth(0).innerText()).toContain('stored scripted');
+    expect(await page.locator('table.runs').innerText()).toContain('stored scripted');
     expect(await ranks.nth(0).locator('td.rank').innerText()).toBe('1');
     expect(await ranks.nth(1).locator('td.rank').innerText()).toBe('2');
     expect(await page.locator('section.pair td.a-only').getAttribute('data-count')).toBe(String(TASKS.length));
