@@ -27,7 +27,7 @@ tr[data-at-ms]{cursor:pointer}tr[data-at-ms]:hover{background:#f6f8fa}.t{white-s
 .graph svg{max-width:100%;height:auto}.legend span{margin-right:1em;font-size:12px}
 .ok{color:#1a7f37}.bad{color:#d1242f}.na{color:#8c959f}
 .layout{display:grid;grid-template-columns:minmax(0,1fr);gap:0}
-main{max-width:100%;overflow-x:hidden}.scroll{max-width:100%;overflow-x:auto}code{overflow-wrap:anywhere;word-break:break-word}td{overflow-wrap:anywhere}.panel{max-width:100%;overflow-x:auto}
+main{max-width:100%;overflow-x:hidden}.scroll{max-width:100%;overflow-x:auto}code{overflow-wrap:anywhere;word-break:break-word}td{overflow-wrap:anywhere}td.kind,td.rule,td.t,td.rank{overflow-wrap:normal;white-space:nowrap}.panel{max-width:100%;overflow-x:auto}
 .chart-legend{display:flex;flex-wrap:wrap;gap:.3em 1em;max-width:420px}.chart-legend span{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:420px}figure.chart svg{max-width:100%;height:auto}
 ul.headlines{margin:.3em 0;padding-left:1.2em}ul.headlines li{margin:.15em 0}.run-label{font-weight:600}
 table.arg-diff{margin:.2em 0}table.arg-diff td,table.arg-diff th{font-size:11px;padding:1px 5px}tr.arg-bad{background:#ffebe9}tr.arg-extra{color:#57606a}
