@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Blueprint } from '../src/packs/index.ts';
-import { buildReportModel, parseBlueprint, parseScoreFile, renderConversationPage, renderLeaderboardPage, renderTaskGridPage, renderTaskPage, type ConversationEvidence, type WaveformPeaks } from '../src/report/index.ts';
+import { buildReportModel, mediaMap, parseBlueprint, parseScoreFile, renderConversationPage, renderLeaderboardPage, renderTaskGridPage, renderTaskPage, type ConversationEvidence, type WaveformPeaks } from '../src/report/index.ts';
 import { BOOTSTRAP_PRNG, breakdowns, groupMetrics, headlineTasks, leaderboard, SCORER_VERSION, statusCounts, taskStats, type ConversationVerdict, type ScoreReport } from '../src/scoring/index.ts';
 import type { TimelineEvent } from '../src/snapshot/index.ts';
 import { ROOT } from './bench-context.ts';
@@ -129,7 +129,7 @@ export async function benchReportPages(options: { iterations?: number } = {}): P
   const model = buildReportModel(parsed.report);
   const modelBuildMs = performance.now() - buildStart;
   const rand = prng(7);
-  const evidence = new Map<string, ConversationEvidence>(report.conversations.map((v) => [v.conversation_id, { events: syntheticEvents(v.conversation_id, rand), summary: null, peaks: peaks(rand), audioHref: `audio/${v.conversation_id}.wav`, blueprint }]));
+  const evidence = new Map<string, ConversationEvidence>(report.conversations.map((v) => [v.conversation_id, { events: syntheticEvents(v.conversation_id, rand), summary: null, peaks: peaks(rand), audioHref: `audio/${v.conversation_id}.wav`, blueprint, media: mediaMap(null, null, null), caller: null }]));
   const times = { leaderboard: [] as number[], grid: [] as number[], task: [] as number[], conv: [] as number[] };
   const sizes: number[] = [];
   for (let i = 0; i < iterations; i++) {

@@ -5,16 +5,20 @@ import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
-import { renderScoreReport, renderScoreTable } from '../report/index.ts';
-import { conversationsCsv, directorySource, loadSnapshots, parseMapping, s3Source, scoreRun, scoresJson, type MappingEntry, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
+import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
+import { conversationsCsv, describeRuns, directorySource, loadSnapshots, NO_RUN_ID, parseMapping, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
 import { failWith, type CliIO, type Command } from './io.ts';
 
-export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID] [--mapping FILE]
+export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID]... [--all-runs]
+                   [--label TEXT | --label RUN_ID=TEXT]... [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
                    [--allow-pack-drift] [--stamp] [--packs-dir packs]
 
-Writes scores.json, conversations.csv and report.html to --out (default ./data/scores).
+Writes scores.json, run.json (each run's label and metadata), conversations.csv and report.html
+to --out (default ./data/scores). Several --run, or --all-runs (every run id in the snapshots),
+score each run on its own into <out>/<run_id>/ (figures are never pooled across runs) and print
+their comparison; mivas report --scores <out> renders them as one site.
 Exit: 0 all scored (and no FAIL under --gate), 1 --gate and a FAIL, 2 something not scored, 3 usage or input error.`;
 
 const flagsSchema = z
@@ -22,7 +26,9 @@ const flagsSchema = z
     snapshots: z.string().min(1),
     out: z.string().min(1).default('./data/scores'),
     pack: z.string().regex(/^[a-z][a-z0-9-]*$/).optional(),
-    run: z.string().regex(CALL_ID_PATTERN).optional(),
+    run: z.array(z.string().regex(CALL_ID_PATTERN)).default([]),
+    'all-runs': z.boolean().default(false),
+    label: z.array(z.string().min(1)).default([]),
     mapping: z.string().min(1).optional(),
     gate: z.boolean().default(false),
     k: z.coerce.number().int().min(1).max(10).default(5),
@@ -42,7 +48,7 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      snapshots: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' }, run: { type: 'string' }, mapping: { type: 'string' }, gate: { type: 'boolean' },
+      snapshots: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' }, run: { type: 'string', multiple: true }, 'all-runs': { type: 'boolean' }, label: { type: 'string', multiple: true }, mapping: { type: 'string' }, gate: { type: 'boolean' },
       k: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'min-call-s': { type: 'string' }, fast: { type: 'boolean' },
       'allow-pack-drift': { type: 'boolean' }, stamp: { type: 'boolean' }, 'packs-dir': { type: 'string' }, help: { type: 'boolean' },
     },
@@ -86,7 +92,45 @@ export function scoreExitCode(report: ScoreReport, gate: boolean): number {
 }
 
 function recordedFlags(flags: ScoreFlags, minCallS: number): Record<string, string | number | boolean | null> {
-  return { pack: flags.pack ?? null, run: flags.run ?? null, mapping: flags.mapping ? 'given' : null, gate: flags.gate, k: flags.k, seed: flags.seed, bootstrap: flags.bootstrap, min_call_s: minCallS, fast: flags.fast, allow_pack_drift: flags['allow-pack-drift'] };
+  return { pack: flags.pack ?? null, run: flags.run.length === 1 ? (flags.run[0] ?? null) : null, mapping: flags.mapping ? 'given' : null, gate: flags.gate, k: flags.k, seed: flags.seed, bootstrap: flags.bootstrap, min_call_s: minCallS, fast: flags.fast, allow_pack_drift: flags['allow-pack-drift'] };
+}
+
+/** Labels from `--label TEXT` (the one run) or `--label RUN_ID=TEXT`. */
+export function parseLabels(values: readonly string[], runIds: readonly string[]): Map<string, string> | string {
+  const out = new Map<string, string>();
+  for (const value of values) {
+    const m = /^([A-Za-z0-9_-]{1,64})=(.+)$/.exec(value);
+    if (m?.[1] && m[2] && (runIds.includes(m[1]) || runIds.length !== 1)) out.set(m[1], m[2].trim());
+    else if (runIds.length === 1) out.set(runIds[0] as string, value.trim());
+    else return `--label ${value}: name the run (--label RUN_ID=TEXT) when scoring several runs`;
+  }
+  return out;
+}
+
+/** The caller's kind, seed and model per conversation, from the `caller.json` records the store holds. */
+async function callerFacts(source: SnapshotSource, snapshots: readonly LoadedSnapshot[]): Promise<Map<string, CallerFacts>> {
+  const keys = new Set((await source.list()).filter((k) => k.endsWith('.caller.json')));
+  const out = new Map<string, CallerFacts>();
+  for (const s of snapshots) {
+    const key = callerRecordKey(s.pack, s.callId);
+    if (!keys.has(key)) continue;
+    const record = parseCallerRecord(await source.read(key));
+    if (record) out.set(s.callId, { kind: record.kind, seed: record.seed, model: record.model });
+  }
+  return out;
+}
+
+interface ScoredRun {
+  readonly report: ScoreReport;
+  readonly runs: RunMeta[];
+}
+
+function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): void {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'scores.json'), scoresJson(scored.report));
+  writeFileSync(join(out, 'run.json'), `${JSON.stringify({ runs: scored.runs }, null, 2)}\n`);
+  writeFileSync(join(out, 'conversations.csv'), conversationsCsv(scored.report.conversations));
+  writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: source.root }));
 }
 
 /** `mivas score`: snapshots + pack tasks → verdicts, aggregates, JSON, CSV, HTML and a terminal table. */
@@ -99,24 +143,49 @@ export const scoreCommand: Command = async (argv, io) => {
   const source = openSource(flags, io);
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
   const loaded = await loadSnapshots(source, flags.pack);
-  // --run keeps one run's conversations (the summary's run_id, from X-Mivas-Run-Id).
-  const snapshots = flags.run ? loaded.filter((s) => s.summary?.run_id === flags.run) : loaded;
+  const runOf = (s: LoadedSnapshot): string => s.summary?.run_id ?? NO_RUN_ID;
+  // --run keeps those runs' conversations (the summary's run_id, from X-Mivas-Run-Id); --all-runs every run found.
+  const selected = flags['all-runs'] ? [...new Set(loaded.map(runOf))].sort() : flags.run;
+  const snapshots = selected.length ? loaded.filter((s) => selected.includes(runOf(s))) : loaded;
   if (!snapshots.length && !mapping.size) {
-    return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${flags.run ? ` in run ${flags.run}` : ''}`);
+    return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${selected.length ? ` in run ${selected.join(', ')}` : ''}`);
+  }
+  const labels = parseLabels(flags.label, selected.length ? selected : [...new Set(snapshots.map(runOf))]);
+  if (typeof labels === 'string') {
+    io.stderr.write(`${labels}\n${USAGE}\n`);
+    return exitCodeOf('USAGE');
   }
   const packIds = new Set([...snapshots.map((s) => s.pack), ...[...mapping.values()].flatMap((m) => m.pack ?? []), ...(flags.pack ? [flags.pack] : [])]);
   const packs = await loadPacks(packIds, resolve(io.cwd, flags['packs-dir']));
   const minCallS = flags.fast ? 0 : flags['min-call-s'];
-  const report = scoreRun(snapshots, packs, mapping, {
-    k: flags.k, seed: flags.seed, resamples: flags.bootstrap, minCallMs: minCallS * 1000, allowPackDrift: flags['allow-pack-drift'], pack: flags.pack ?? null,
-    stamp: flags.stamp ? new Date().toISOString() : null, flags: recordedFlags(flags, minCallS),
-  });
+  const callers = await callerFacts(source, snapshots);
+  const score = (list: readonly LoadedSnapshot[], runMapping: ReadonlyMap<string, MappingEntry>, run: string | null): ScoredRun => {
+    const report = scoreRun(list, packs, runMapping, {
+      k: flags.k, seed: flags.seed, resamples: flags.bootstrap, minCallMs: minCallS * 1000, allowPackDrift: flags['allow-pack-drift'], pack: flags.pack ?? null,
+      stamp: flags.stamp ? new Date().toISOString() : null, flags: { ...recordedFlags(flags, minCallS), run, label: run ? (labels.get(run) ?? null) : null },
+    });
+    const suites = new Map(report.meta.packs.map((p) => [p.id, { pack_version: p.pack_version, task_set_hash: p.task_set_hash }]));
+    const runs = describeRuns(report.conversations, (id) => ({ ...(labels.has(id) ? { label: labels.get(id) as string } : {}), callers, suites, scorerVersion: report.meta.scorer_version, flags: report.meta.flags }));
+    return { report, runs };
+  };
   const out = resolve(io.cwd, flags.out);
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'scores.json'), scoresJson(report));
-  writeFileSync(join(out, 'conversations.csv'), conversationsCsv(report.conversations));
-  writeFileSync(join(out, 'report.html'), renderScoreReport(report, { snapshotRoot: source.root }));
-  io.stdout.write(renderScoreTable(report));
-  io.stdout.write(`wrote ${join(out, 'scores.json')}, conversations.csv, report.html\n`);
-  return scoreExitCode(report, flags.gate);
+  if (selected.length < 2) {
+    const scored = score(snapshots, mapping, selected[0] ?? null);
+    writeScores(out, scored, source);
+    io.stdout.write(renderScoreTable(scored.report));
+    io.stdout.write(`wrote ${join(out, 'scores.json')}, run.json, conversations.csv, report.html\n`);
+    return scoreExitCode(scored.report, flags.gate);
+  }
+  // Several runs: each scored on its own (its own headline, intervals and leaderboard), then compared.
+  const results = selected.map((run) => ({ run, scored: score(snapshots.filter((s) => runOf(s) === run), new Map(), run) }));
+  for (const { run, scored } of results) {
+    writeScores(join(out, run), scored, source);
+    io.stdout.write(`== run ${run}: ${scored.runs[0]?.label ?? run}\n${renderScoreTable(scored.report)}\n`);
+  }
+  writeFileSync(join(out, 'runs.json'), `${JSON.stringify({ runs: results.map((r) => ({ dir: r.run, ...(r.scored.runs[0] ?? { run_id: r.run }) })) }, null, 2)}\n`);
+  const model = buildReportModel({ reports: results.map((r) => r.scored.report), runMeta: new Map(results.flatMap((r) => r.scored.runs.map((m) => [m.run_id, m]))) });
+  io.stdout.write(renderComparisonText(model));
+  io.stdout.write(`wrote ${results.length} runs under ${out}/<run_id>/ and runs.json; mivas report --scores ${out} renders them together\n`);
+  const codes = results.map((r) => scoreExitCode(r.scored.report, flags.gate));
+  return codes.includes(EXIT.checkFailed) ? EXIT.checkFailed : codes.includes(EXIT.incomplete) ? EXIT.incomplete : EXIT.ok;
 };

@@ -1,19 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT } from '../core/index.ts';
-import { loadSnapshots, scoreRun, type ConversationVerdict } from '../scoring/index.ts';
+import { loadSnapshots, scoreRun, scoresJson, type ConversationVerdict, type ScoreOptions } from '../scoring/index.ts';
 import { failWith, type Command } from './io.ts';
 import { loadPacks, openSource } from './score-command.ts';
 
-export const USAGE = `usage: mivas tasks diff --snapshots <dir|s3://bucket/prefix> (--before-ref GIT_REF | --before-packs DIR) [--packs-dir packs] [--pack P] [--fail-on-flip]
+export const USAGE = `usage: mivas tasks diff --snapshots <dir|s3://bucket/prefix> (--before-ref GIT_REF | --before-packs DIR) [--packs-dir packs] [--pack P] [--fail-on-flip] [--out DIR]
 
 Re-scores stored snapshots under two versions of the task suites: the packs of a git ref (or the
 packs dir of another checkout) "before", and the current packs "after", both with this checkout's
 scorer, and lists every conversation whose verdict flips, with the reasons on each side. Pack drift is allowed on both sides (the point
-is to compare). Exit 0, or 1 with --fail-on-flip when anything flips; 3 on usage errors.`;
+is to compare). --out DIR also writes both scorings (DIR/before, DIR/after) and flips.json, for the
+verdict-flip view: mivas report --scores DIR/after --before DIR/before. Exit 0, or 1 with
+--fail-on-flip when anything flips; 3 on usage errors.`;
 
 /** One conversation whose verdict differs between the two suite versions. */
 export interface VerdictFlip {
@@ -54,7 +56,7 @@ function packsOfRef(cwd: string, ref: string, into: string): string {
 export const tasksDiffCommand: Command = async (argv, io) => {
   const { values } = parseArgs({
     args: [...argv],
-    options: { snapshots: { type: 'string' }, 'before-ref': { type: 'string' }, 'before-packs': { type: 'string' }, 'packs-dir': { type: 'string', default: 'packs' }, pack: { type: 'string' }, 'fail-on-flip': { type: 'boolean' }, help: { type: 'boolean' } },
+    options: { snapshots: { type: 'string' }, out: { type: 'string' }, 'before-ref': { type: 'string' }, 'before-packs': { type: 'string' }, 'packs-dir': { type: 'string', default: 'packs' }, pack: { type: 'string' }, 'fail-on-flip': { type: 'boolean' }, help: { type: 'boolean' } },
   });
   if (values.help) {
     io.stdout.write(`${USAGE}\n`);
@@ -67,15 +69,27 @@ export const tasksDiffCommand: Command = async (argv, io) => {
     const snapshots = await loadSnapshots(openSource({ snapshots: values.snapshots }, io), values.pack);
     if (!snapshots.length) return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas tasks diff: no snapshots under ${values.snapshots}`);
     const ids = new Set(snapshots.map((s) => s.pack));
-    const options = { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: true, pack: values.pack ?? null, stamp: null, flags: {} };
-    const before = scoreRun(snapshots, await loadPacks(ids, beforeDir), new Map(), options).conversations;
-    const after = scoreRun(snapshots, await loadPacks(ids, resolve(io.cwd, values['packs-dir'] ?? 'packs')), new Map(), options).conversations;
-    const flips = verdictFlips(before, after);
+    // With --out the scorings are kept for the pages, so their aggregates get the usual k and bootstrap.
+    const options: ScoreOptions = values.out
+      ? { k: 5, seed: 1729, resamples: 2000, minCallMs: 0, allowPackDrift: true, pack: values.pack ?? null, stamp: null, flags: { fast: true, allow_pack_drift: true } }
+      : { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: true, pack: values.pack ?? null, stamp: null, flags: {} };
+    const beforeReport = scoreRun(snapshots, await loadPacks(ids, beforeDir), new Map(), options);
+    const afterReport = scoreRun(snapshots, await loadPacks(ids, resolve(io.cwd, values['packs-dir'] ?? 'packs')), new Map(), options);
+    const flips = verdictFlips(beforeReport.conversations, afterReport.conversations);
+    if (values.out) {
+      const out = resolve(io.cwd, values.out);
+      for (const [name, report] of [['before', beforeReport], ['after', afterReport]] as const) {
+        mkdirSync(join(out, name), { recursive: true });
+        writeFileSync(join(out, name, 'scores.json'), scoresJson(report));
+      }
+      writeFileSync(join(out, 'flips.json'), `${JSON.stringify({ flips }, null, 2)}\n`);
+    }
     for (const f of flips) {
       io.stdout.write(`${f.conversationId} (${f.taskId ?? 'no task'}): ${f.before} → ${f.after}\n`);
       for (const r of f.reasons) io.stdout.write(`  ${r}\n`);
     }
-    io.stdout.write(`${flips.length} of ${after.length} conversations flip\n`);
+    io.stdout.write(`${flips.length} of ${afterReport.conversations.length} conversations flip\n`);
+    if (values.out) io.stdout.write(`wrote ${join(resolve(io.cwd, values.out), 'before')}, after/ and flips.json; view them with mivas report --scores ${join(values.out, 'after')} --before ${join(values.out, 'before')}\n`);
     return flips.length && values['fail-on-flip'] ? EXIT.checkFailed : EXIT.ok;
   } finally {
     rmSync(work, { recursive: true, force: true });

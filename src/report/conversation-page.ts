@@ -8,19 +8,28 @@ import { renderPathGraph } from './path-graph.ts';
 import { renderStateDiff } from './state-diff-view.ts';
 import { renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
 import { renderToolDiff } from './tool-diff-view.ts';
-import { failingGates, taskHref, taskSlug } from './ui-model.ts';
+import type { TaskInfo } from './task-info.ts';
+import { failingGates, taskHref, taskSlug, type Entry } from './ui-model.ts';
 import { PLAYER_SCRIPT } from './ui-scripts.ts';
 
-function header(v: ConversationVerdict): SafeHtml {
+/** What a conversation page shows from the rest of the site: its run and its task. */
+export interface ConversationContext {
+  readonly entry?: Entry | null;
+  readonly taskInfo?: TaskInfo | null;
+  readonly nav?: { readonly compare: boolean; readonly flips: boolean };
+}
+
+function header(v: ConversationVerdict, ctx: ConversationContext, ev: ConversationEvidence): SafeHtml {
   const why = v.status === 'VOID' ? `void: ${v.void_reason ?? ''}${v.void_detail.length ? ` (${v.void_detail.join('; ')})` : ''}` : v.status === 'UNMAPPED' ? `unmapped: ${v.unmapped_reason ?? ''}` : v.status === 'FAIL' ? `failed gates: ${failingGates(v).join(', ')}` : '';
   const task = v.task_id ? html`<a href="${taskHref(taskSlug(v.pack, v.task_id))}">${v.task_id}</a>` : '(no task)';
   return html`<h1><span class="st-${v.status.toLowerCase()}" id="status">${v.status}</span> ${v.conversation_id}</h1>
+${ctx.entry ? html`<p class="run-line">run <b>${ctx.entry.label}</b> <span class="muted small">${ctx.entry.run.run_id} · caller ${ev.caller?.kind ?? ctx.entry.run.caller.kind}${ev.caller?.seed !== undefined && ev.caller?.seed !== null ? ` seed ${ev.caller.seed}` : ''}</span></p>` : ''}${ctx.taskInfo ? html`<p class="small">${ctx.taskInfo.title}: ${ctx.taskInfo.measures}</p>` : ''}
 <p>task ${task}${v.trial_index ? ` · trial #${v.trial_index}` : ''} · pack ${v.pack}@${v.pack_version ?? '?'} · ${v.harness ?? '-'}/${v.model ?? '-'} · reward ${formatRate(v.reward)} · ${v.duration_s === null ? '' : `${v.duration_s.toFixed(1)} s · `}end ${v.end_reason ?? '—'}${v.pack_drift ? ' · pack drift' : ''}</p>
 ${why ? html`<p class="st-${v.status.toLowerCase()}"><b>${why}</b></p>` : ''}${v.fail_reasons.length ? html`<ul class="reasons">${v.fail_reasons.map((r) => html`<li>${r}</li>`)}</ul>` : ''}`;
 }
 
 function player(ev: ConversationEvidence): SafeHtml {
-  if (!ev.audioHref) return html`<p class="muted">No recording in the snapshot.</p>`;
+  if (!ev.audioHref) return html`<p class="muted">${ev.peaks ? 'The recording is not included in this export (--audio none).' : 'No recording in the snapshot.'}</p>${ev.peaks ? jsonScript('wave-data', ev.peaks) : ''}`;
   return html`<div class="player"><audio id="audio" controls preload="auto" src="${ev.audioHref}"></audio></div>${jsonScript('wave-data', ev.peaks)}`;
 }
 
@@ -55,17 +64,17 @@ function section(id: string, title: string, body: SafeHtml): SafeHtml {
 }
 
 /** One conversation's evidence: recording, timeline, tool, path and state diffs, transcript, smoke and cost. */
-export function renderConversationPage(v: ConversationVerdict, ev: ConversationEvidence): string {
+export function renderConversationPage(v: ConversationVerdict, ev: ConversationEvidence, ctx: ConversationContext = {}): string {
   const spanMs = timelineSpanMs(v, ev);
-  const body = html`${header(v)}${links(v, ev)}
+  const body = html`${header(v, ctx, ev)}${links(v, ev)}
 ${section('recording', 'Recording and timeline', html`${player(ev)}${renderTimeline(v, ev, spanMs)}`)}
-${section('tools', 'Tool calls: expected vs actual', renderToolDiff(v.tools, ev.events))}
+${section('tools', 'Tool calls: expected vs actual', renderToolDiff(v.tools, ev.events, ev.media))}
 ${section('handoff', 'Handoff path: expected vs actual', renderPathGraph(v.handoff, ev.blueprint))}
-${section('state', 'Database diff', renderStateDiff(v.state))}
-${section('transcript', 'Transcript', renderTranscript(v, ev.events))}
-${section('events', 'Events', renderEventList(ev.events))}
+${section('state', 'Database diff (tables that differ)', renderStateDiff(v.state))}
+${section('transcript', 'Transcript: both sides', renderTranscript(v, ev.events, ev.caller, ctx.taskInfo?.opening ?? null, ev.media))}
+${section('events', 'Events', renderEventList(ev.events, ev.media))}
 ${section('smoke', 'Smoke rubric', smoke(v, ev.summary))}
 ${section('usage', 'Usage and cost', usage(v, ev.summary))}`;
   // The span rides on <body> so the player maps clicks and the playhead on the same scale as the drawn timeline.
-  return renderPage({ title: `mivas ${v.status} ${v.conversation_id}`, kind: 'conversation', body, scripts: [PLAYER_SCRIPT], data: { 'duration-ms': Math.round(spanMs) } });
+  return renderPage({ title: `mivas ${v.status} ${v.conversation_id}`, kind: 'conversation', body, scripts: [PLAYER_SCRIPT], data: { 'duration-ms': Math.round(spanMs) }, ...(ctx.nav ? { nav: ctx.nav } : {}) });
 }

@@ -1,5 +1,8 @@
-import type { GroupMetrics, ScoreReport, TaskStats } from '../scoring/index.ts';
+import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type ScoreReport, type TaskStats } from '../scoring/index.ts';
+import { buildComparison } from './compare-page.ts';
 import { formatHeadline, formatInterval, formatRate } from './format.ts';
+import { rankingRule } from './leaderboard-page.ts';
+import type { ReportModel } from './ui-model.ts';
 
 function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
@@ -52,6 +55,18 @@ function problemLines(report: ScoreReport): string[] {
   });
 }
 
+/** The headline population split by harness and model (one group when a single harness/model was scored). */
+export function headlineGroups(report: ScoreReport): { who: string; metrics: GroupMetrics }[] {
+  const settings = { seed: report.meta.bootstrap.seed, resamples: report.meta.bootstrap.resamples, k: report.meta.k };
+  const groups = new Map<string, TaskStats[]>();
+  for (const t of report.tasks) {
+    if (HEADLINE_EXCLUDED_PACKS.has(t.pack)) continue;
+    const who = `${t.harness ?? '-'}/${t.model ?? '-'}`;
+    groups.set(who, [...(groups.get(who) ?? []), t]);
+  }
+  return [...groups.keys()].sort().map((who) => ({ who, metrics: groupMetrics(groups.get(who) ?? [], settings) }));
+}
+
 /** The terminal summary of a run: headline and per-pack lines with voids beside them, per-task rows, and why each FAIL failed. */
 export function renderScoreTable(report: ScoreReport): string {
   const k = report.meta.k;
@@ -59,8 +74,15 @@ export function renderScoreTable(report: ScoreReport): string {
   const out = [`${report.conversations.length} conversation(s): ${st.pass} pass, ${st.fail} fail, ${st.void} void, ${st.unmapped} unmapped, ${st.pending} pending`];
   const hs = report.aggregates.headline_status;
   const head = report.aggregates.headline;
-  out.push(head.tasks ? `headline: ${formatHeadline(head, hs.unmapped, hs.pending)} ${formatInterval(head.ci.pass_at_1)}` : 'headline: no scored conversations outside control packs');
-  if (head.tasks) out.push(passKLine(head, k));
+  const split = headlineGroups(report);
+  if (split.length > 1) {
+    // Never one number over several harnesses or models: a headline each.
+    out.push(`headline per harness/model (${split.length}; not pooled):`);
+    for (const g of split) out.push(`  ${g.who}: ${formatHeadline(g.metrics, 0, 0)} ${formatInterval(g.metrics.ci.pass_at_1)}`, passKLine(g.metrics, k).replace(/^/gm, '  '));
+  } else {
+    out.push(head.tasks ? `headline: ${formatHeadline(head, hs.unmapped, hs.pending)} ${formatInterval(head.ci.pass_at_1)}` : 'headline: no scored conversations outside control packs');
+    if (head.tasks) out.push(passKLine(head, k));
+  }
   for (const row of report.breakdowns.pack) {
     out.push(`pack ${row.value}${row.excluded_from_headline ? ' (control: scored, not in headline or leaderboard)' : ''}: ${formatHeadline(row.metrics, 0, 0)}`);
     out.push(passKLine(row.metrics, k));
@@ -68,5 +90,26 @@ export function renderScoreTable(report: ScoreReport): string {
   if (report.tasks.length) out.push('', ...taskRows(report.tasks, k));
   const problems = problemLines(report);
   if (problems.length) out.push('', 'not passed:', ...problems);
+  return `${out.join('\n')}\n`;
+}
+
+/** The terminal summary of several runs: each suite's ranking (with its rule) and every pair's paired test. */
+export function renderComparisonText(model: ReportModel): string {
+  const out: string[] = ['', 'runs compared (per run; nothing pooled across runs):'];
+  for (const suite of buildComparison(model)) {
+    out.push(`${suite.suiteLabel}:`);
+    for (const g of suite.groups) {
+      out.push(`  ${g.tasks} task(s), task set ${g.taskSetHash}: ${g.rows[0]?.isControl ? 'control pack, unranked' : rankingRule(g.k)}`);
+      const k = String(g.k);
+      out.push(...table([['rank', 'run', 'harness/model', 'pass@1', `pass^${k}`, 'mean reward'], ...g.rows.map((r) => [String(r.rank ?? '—'), r.entry.label, `${r.harness ?? '-'}/${r.model ?? '-'}`, `${formatRate(r.metrics.pass_at_1)} ${formatInterval(r.metrics.ci.pass_at_1)}`, formatRate(r.metrics.pass_hat_k[k]), formatRate(r.metrics.mean_reward)])]).map((l) => `    ${l}`));
+    }
+    for (const p of suite.pairs) {
+      const s = p.stats;
+      const mdd = s.mdd === null ? 'none at this discordance' : s.mdd.toFixed(3);
+      out.push(`  ${p.a.entry.label} vs ${p.b.entry.label}: ${s.table.a_only} task(s) only A passes, ${s.table.b_only} only B, of ${s.table.tasks}; exact McNemar p ${s.mcnemar_p < 0.001 ? '< 0.001' : s.mcnemar_p.toFixed(3)}; MDD ${mdd} (floor ${s.mdd_floor === null ? 'none' : s.mdd_floor.toFixed(3)})`);
+      for (const d of p.differing.slice(0, 10)) out.push(`    ${d.taskId}: ${d.winner === 'a' ? 'A' : 'B'} passes; ${d.winner === 'a' ? 'B' : 'A'} fails ${d.decidingGates.join('+') || 'void'}${d.reason ? `: ${d.reason}` : ''}`);
+      if (p.differing.length > 10) out.push(`    … and ${p.differing.length - 10} more`);
+    }
+  }
   return `${out.join('\n')}\n`;
 }

@@ -86,3 +86,20 @@ if(audio){audio.addEventListener('timeupdate',function(){show(audio.currentTime*
 window.addEventListener('resize',function(){show(audio?audio.currentTime*1000:0);});
 show(0);
 })();`;
+
+/** The store's run list: check runs to build the link to their comparison (`<base><id+id>/compare.html`). */
+export const RUN_PICKER_SCRIPT = `(function(){
+var picker=document.getElementById('picker');if(!picker)return;
+var base=picker.getAttribute('data-base')||'';var fast=document.getElementById('fast');var link=document.getElementById('compare-picked');var count=document.getElementById('picked');
+function prefix(){return fast&&fast.checked?base.replace(/default\\/$/,'fast/'):base;}
+function update(){
+  var ids=[].slice.call(document.querySelectorAll('input.pick')).filter(function(c){return c.checked;}).map(function(c){return c.value;});
+  count.textContent=ids.length+' picked';
+  if(ids.length>=2){link.setAttribute('href',prefix()+ids.join('+')+'/compare.html');link.removeAttribute('aria-disabled');}
+  else{link.setAttribute('href','#');link.setAttribute('aria-disabled','true');}
+  document.querySelectorAll('a.open-run').forEach(function(a){var id=a.closest('tr').getAttribute('data-run');a.setAttribute('href',prefix()+id+'/index.html');});
+}
+document.querySelectorAll('input.pick').forEach(function(c){c.addEventListener('change',update);});
+if(fast)fast.addEventListener('change',update);
+update();
+})();`;

@@ -19,11 +19,21 @@ tr.flip-prone td.task::after{content:" ⇄";color:#8250df}
 .track{position:relative;height:24px;background:#f6f8fa;border-radius:3px}.track>*{position:absolute;top:2px;height:20px;border:0;padding:0 3px;font-size:11px;overflow:hidden;white-space:nowrap;cursor:pointer;border-radius:3px;color:#fff;text-align:left}
 .track.wave{height:96px}.track.wave>canvas{top:0;left:0;width:100%;height:96px;padding:0;display:block}.track.axis{background:none}.track.axis>.tick{color:#57606a;cursor:default;padding:0}
 .seg.caller{background:#0969da}.seg.agent{background:#8250df}.band{color:#1f2328!important;top:0!important;height:24px!important;border-right:2px solid #fff!important;cursor:pointer}
-.ev{width:12px;min-width:12px;margin-left:-6px;border-radius:50%!important;padding:0!important}.ev.tool{background:#1a7f37}.ev.tool.error{background:#d1242f}.ev.tool.refused{background:#bf8700}.ev.handoff{background:#0969da;border-radius:2px!important;transform:rotate(45deg);width:11px;min-width:11px}
+.ev{width:12px;min-width:12px;height:12px!important;margin-left:-6px;border-radius:50%!important;padding:0!important}.ev.tool{background:#1a7f37}.ev.tool.error{background:#d1242f}.ev.tool.refused{background:#bf8700}.ev.handoff{background:#0969da;border-radius:2px!important;transform:rotate(45deg);width:10px;min-width:10px;height:10px!important}
 .ev.session{background:#57606a}#playhead{position:absolute;top:0;bottom:0;width:2px;background:#cf222e;left:0}
 tr[data-at-ms]{cursor:pointer}tr[data-at-ms]:hover{background:#f6f8fa}.t{white-space:nowrap;color:#0969da}
 .diff tr.diff-missing td.kind{color:#d1242f;font-weight:600}.diff tr.diff-extra td.kind{color:#9a6700;font-weight:600}.diff tr.diff-changed td.kind{color:#8250df;font-weight:600}.diff tr.allowed{opacity:.6}
 .exp{background:#dafbe1}.act{background:#ffebe9}.arg-fail{display:block}
 .graph svg{max-width:100%;height:auto}.legend span{margin-right:1em;font-size:12px}
 .ok{color:#1a7f37}.bad{color:#d1242f}.na{color:#8c959f}
-.layout{display:grid;grid-template-columns:minmax(0,1fr);gap:0}`;
+.layout{display:grid;grid-template-columns:minmax(0,1fr);gap:0}
+main{max-width:100%;overflow-x:hidden}.scroll{max-width:100%;overflow-x:auto}code{overflow-wrap:anywhere;word-break:break-word}td{overflow-wrap:anywhere}td.kind,td.rule,td.t,td.rank{overflow-wrap:normal;white-space:nowrap}.panel{max-width:100%;overflow-x:auto}
+.chart-legend{display:flex;flex-wrap:wrap;gap:.3em 1em;max-width:420px}.chart-legend span{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:420px}figure.chart svg{max-width:100%;height:auto}
+ul.headlines{margin:.3em 0;padding-left:1.2em}ul.headlines li{margin:.15em 0}.run-label{font-weight:600}
+table.arg-diff{margin:.2em 0}table.arg-diff td,table.arg-diff th{font-size:11px;padding:1px 5px}tr.arg-bad{background:#ffebe9}tr.arg-extra{color:#57606a}
+.paths-row{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}.paths-row .graph-svg{max-width:100%;overflow-x:auto}table.paths-side tr.diverges td{background:#ffebe9}table.paths-side tr.differs td{background:#fff8f0}
+.ev.err{background:#d1242f;border-radius:0!important;clip-path:polygon(50% 0,100% 100%,0 100%)}.ev.err.warn{background:#bf8700}.track.errors{background:#fff5f5}
+table.paired td{min-width:7em;text-align:center}table.paired td.a-only,table.paired td.b-only{background:#fff8c5}table.cells td{border:0;padding:0}table.cells a.cell,.task-runs a.cell{display:inline-block;width:24px;height:20px;line-height:20px;text-align:center;text-decoration:none;font-weight:700;color:#fff;border-radius:3px;margin:1px}th.task-col{min-width:9em}table.differing-tasks td:first-child{min-width:9em}.p{font-weight:600}
+tr.differing td.gate{min-width:12em}.method li{margin:.3em 0}.fast-note{background:#fff8c5;padding:4px 8px;border-radius:4px}
+table.pins td,table.traits td{font-size:12px}q.line{font-style:italic}.measures{font-size:15px}
+#picker{display:flex;gap:1em;align-items:center;flex-wrap:wrap}a[aria-disabled=true]{color:#8c959f;pointer-events:none}`;

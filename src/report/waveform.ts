@@ -8,7 +8,8 @@ export interface WaveformPeaks {
   readonly right: readonly number[];
 }
 
-interface WavLayout {
+/** Where a PCM16 WAV's samples are. */
+export interface WavLayout {
   readonly channels: number;
   readonly rateHz: number;
   readonly dataOffset: number;
@@ -16,7 +17,7 @@ interface WavLayout {
 }
 
 /** Finds the fmt and data chunks of a PCM16 RIFF/WAVE file; null when it is not one. */
-function wavLayout(bytes: Uint8Array): WavLayout | null {
+export function wavLayout(bytes: Uint8Array): WavLayout | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const tag = (at: number): string => String.fromCharCode(...bytes.subarray(at, at + 4));
   if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return null;
@@ -57,4 +58,41 @@ export function waveformPeaks(bytes: Uint8Array, buckets = 1200): WaveformPeaks 
   }
   const scale = (v: number): number => Math.round((v / 32768) * 100) / 100;
   return { durationMs: Math.round((frames / layout.rateHz) * 1000), rateHz: layout.rateHz, left: left.map(scale), right: right.map(scale) };
+}
+
+/**
+ * Stretches of sound per channel (caller left, agent right), in ms: 10 ms frames whose peak
+ * passes `threshold`, joined across gaps shorter than `minGapMs`. Used to place a fast run's
+ * utterances, which the recorder lays back to back.
+ */
+export function voicedRuns(bytes: Uint8Array, threshold = 200, minGapMs = 40): { readonly left: readonly (readonly [number, number])[]; readonly right: readonly (readonly [number, number])[] } | null {
+  const layout = wavLayout(bytes);
+  if (!layout) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const frameBytes = 2 * layout.channels;
+  const frames = Math.floor(layout.dataBytes / frameBytes);
+  const per = Math.max(1, Math.round(layout.rateHz / 100));
+  const runs = (channel: number): [number, number][] => {
+    const out: [number, number][] = [];
+    let on: number | null = null;
+    for (let f0 = 0; f0 < frames; f0 += per) {
+      let peak = 0;
+      for (let f = f0; f < Math.min(frames, f0 + per); f++) peak = Math.max(peak, Math.abs(view.getInt16(layout.dataOffset + f * frameBytes + 2 * channel, true)));
+      const ms = (f0 / layout.rateHz) * 1000;
+      if (peak > threshold && on === null) on = ms;
+      if (peak <= threshold && on !== null) {
+        out.push([on, ms]);
+        on = null;
+      }
+    }
+    if (on !== null) out.push([on, (frames / layout.rateHz) * 1000]);
+    const merged: [number, number][] = [];
+    for (const r of out) {
+      const last = merged[merged.length - 1];
+      if (last && r[0] - last[1] < minGapMs) last[1] = r[1];
+      else merged.push([r[0], r[1]]);
+    }
+    return merged;
+  };
+  return { left: runs(0), right: layout.channels > 1 ? runs(1) : runs(0) };
 }

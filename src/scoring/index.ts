@@ -13,6 +13,8 @@ export * from './estimators.ts';
 export * from './bootstrap.ts';
 export * from './aggregates.ts';
 export * from './leaderboard.ts';
+export * from './paired.ts';
+export * from './runs.ts';
 export * from './exports.ts';
 export * from './score-run.ts';
 export * from './offline-snapshot.ts';

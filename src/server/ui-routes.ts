@@ -1,10 +1,24 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { httpProblem } from '../core/index.ts';
-import type { Blueprint } from '../packs/index.ts';
-import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, renderSitePage, SAFE_ID, type ReportModel } from '../report/index.ts';
-import { snapshotKey } from '../snapshot/index.ts';
+import type { Config } from '../config.ts';
+import { httpProblem, sha256Parts } from '../core/index.ts';
+import { loadPack, type Pack } from '../packs/index.ts';
+import {
+  buildReportModel,
+  loadConversationEvidence,
+  parseBlueprint,
+  parsePageName,
+  parseScoreFile,
+  readPackFacts,
+  renderSitePage,
+  renderStoreRunsPage,
+  SAFE_ID,
+  type ReportModel,
+  type RunListing,
+} from '../report/index.ts';
+import { directorySource, groupKeys, loadSnapshot, NO_RUN_ID, s3Source, scoreRun, SCORER_VERSION, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
+import { createS3Client, snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
 
@@ -12,6 +26,14 @@ import { sendProblem } from './problem.ts';
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const AUDIO_FILE = /^([A-Za-z0-9_-]{1,64})\.wav$/;
 const PACK_ID = /^[a-z][a-z0-9-]*$/;
+/** A run set in a URL: run ids joined by `+` (at most 12). */
+const RUN_SET = /^[A-Za-z0-9_-]{1,64}(\+[A-Za-z0-9_-]{1,64}){0,11}$/;
+/** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
+const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
+type Profile = keyof typeof PROFILES;
+/** Bootstrap settings of on-demand scoring: the `mivas score` defaults, so the figures match the CLI's. */
+const ON_DEMAND = { k: 5, seed: 1729, resamples: 10_000 } as const;
+const MODEL_CACHE = 8;
 
 /** The newest folder under `<dataDir>/scores` that holds a scores.json (by its modification time). */
 export function latestScoresDir(dataDir: string): string | null {
@@ -25,10 +47,55 @@ export function latestScoresDir(dataDir: string): string | null {
   return candidates[0] ? resolve(candidates[0].file, '..') : null;
 }
 
+/** Every scores.json under a folder: itself, its sub-folders and theirs (`mivas score --all-runs` nests one level). */
+export function scoresFilesUnder(dir: string): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+  const out: string[] = [];
+  const walk = (at: string, depth: number): void => {
+    if (existsSync(join(at, 'scores.json'))) out.push(join(at, 'scores.json'));
+    if (depth >= 2) return;
+    for (const name of readdirSync(at).sort()) {
+      const sub = join(at, name);
+      if (name !== 'report' && statSync(sub).isDirectory()) walk(sub, depth + 1);
+    }
+  };
+  walk(dir, 0);
+  return out;
+}
+
 interface LoadedModel {
   readonly file: string;
   readonly mtimeMs: number;
   readonly model: ReportModel;
+}
+
+/** Node access to the packs folder for the pages' task facts and blueprints. */
+function packFacts(config: Config, packIds: Iterable<string>): ReturnType<typeof readPackFacts> {
+  const dir = resolve(config.packsDir);
+  return readPackFacts(
+    packIds,
+    {
+      read: (pack, path) => (existsSync(join(dir, pack, path)) ? readFileSync(join(dir, pack, path)) : null),
+      taskFiles: (pack) => (existsSync(join(dir, pack, 'tasks')) ? readdirSync(join(dir, pack, 'tasks')).sort() : []),
+    },
+    (bytes) => parseBlueprint(bytes),
+  );
+}
+
+function runFileOf(scoresFile: string): Map<string, RunMeta> {
+  const file = join(resolve(scoresFile, '..'), 'run.json');
+  if (!existsSync(file)) return new Map();
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { runs?: RunMeta[] };
+    return new Map((parsed.runs ?? []).filter((r) => typeof r?.run_id === 'string' && typeof r.label === 'string' && typeof r.caller?.kind === 'string').map((r) => [r.run_id, r]));
+  } catch {
+    return new Map();
+  }
+}
+
+function siteModel(config: Config, reports: readonly ScoreReport[], runMeta: ReadonlyMap<string, RunMeta>, origin: string): ReportModel {
+  const { blueprints, taskInfo } = packFacts(config, reports.flatMap((r) => r.conversations.map((c) => c.pack)));
+  return buildReportModel({ reports, runMeta, blueprints, taskInfo, origin });
 }
 
 /** Loads (and keeps, until the file changes) the model of the configured or newest scores. */
@@ -37,20 +104,170 @@ function modelLoader(ctx: AppContext): () => { model: ReportModel } | { problem:
   return () => {
     const dir = ctx.config.scoresDir ? resolve(ctx.config.scoresDir) : latestScoresDir(ctx.config.dataDir);
     const file = dir ? join(dir, 'scores.json') : null;
-    if (!file || !existsSync(file)) return { problem: `No scores found${dir ? ` in ${dir}` : ` under ${resolve(ctx.config.dataDir, 'scores')}`}. Run mivas run, or mivas score --out, and set MIVAS_SCORES_DIR.` };
+    if (!file || !existsSync(file)) return { problem: `No scores found${dir ? ` in ${dir}` : ` under ${resolve(ctx.config.dataDir, 'scores')}`}. Run mivas run, or mivas score --out, and set MIVAS_SCORES_DIR; or open runs.html for the runs in the snapshot store.` };
     const mtimeMs = statSync(file).mtimeMs;
     if (cached?.file === file && cached.mtimeMs === mtimeMs) return { model: cached.model };
     const parsed = parseScoreFile(readFileSync(file, 'utf8'));
     if (!parsed.ok) return { problem: parsed.problem };
-    cached = { file, mtimeMs, model: buildReportModel(parsed.report) };
+    cached = { file, mtimeMs, model: siteModel(ctx.config, [parsed.report], runFileOf(file), `stored scores: ${dir}`) };
     return { model: cached.model };
   };
 }
 
-function blueprintOf(ctx: AppContext, pack: string): Blueprint | null {
-  if (!PACK_ID.test(pack)) return null;
-  const file = resolve(ctx.config.packsDir, pack, 'blueprint.json');
-  return existsSync(file) ? parseBlueprint(readFileSync(file)) : null;
+/** The snapshot store the service writes to, as a listable source (a directory or an S3 prefix). */
+export function storeSource(config: Config): SnapshotSource {
+  const target = config.snapshots;
+  if (target.kind === 'directory') return directorySource(resolve(target.dir));
+  return s3Source(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
+}
+
+interface StoredCall {
+  readonly pack: string;
+  readonly callId: string;
+  readonly parts: ReadonlySet<SnapshotPart>;
+  readonly runId: string;
+  readonly harness: string | null;
+  readonly model: string | null;
+  readonly packVersion: string | null;
+  readonly startedAt: string | null;
+}
+
+interface StoredScores {
+  readonly file: string;
+  readonly mtimeMs: number;
+  readonly report: ScoreReport;
+  readonly runs: ReadonlyMap<string, RunMeta>;
+}
+
+/**
+ * The runs of the snapshot store: every conversation's summary read once (summaries are
+ * written last and never change), grouped by run id; and the stored scores that cover them.
+ */
+class StoreRuns {
+  private readonly summaries = new Map<string, StoredCall | null>();
+  private readonly scores = new Map<string, StoredScores>();
+
+  constructor(
+    readonly source: SnapshotSource,
+    private readonly config: Config,
+  ) {}
+
+  get root(): string {
+    return this.source.root;
+  }
+
+  /** Every conversation with a summary, by run id. */
+  async calls(): Promise<Map<string, StoredCall[]>> {
+    const groups = [...groupKeys(await this.source.list()).values()].filter((g) => g.parts.has('summary.json'));
+    const unread = groups.filter((g) => !this.summaries.has(`${g.pack}/${g.callId}`));
+    for (let i = 0; i < unread.length; i += 8) {
+      await Promise.all(
+        unread.slice(i, i + 8).map(async (g) => {
+          const bytes = await this.source.read(snapshotKey(g.pack, g.callId, 'summary.json'));
+          let parsed: ReturnType<typeof summarySchema.safeParse> | null = null;
+          try {
+            parsed = bytes ? summarySchema.safeParse(JSON.parse(bytes.toString('utf8'))) : null;
+          } catch {
+            parsed = null;
+          }
+          const s = parsed?.success ? parsed.data : null;
+          this.summaries.set(`${g.pack}/${g.callId}`, { pack: g.pack, callId: g.callId, parts: g.parts, runId: s?.run_id ?? NO_RUN_ID, harness: s?.harness ?? null, model: s?.model ?? null, packVersion: s?.pack_version ?? null, startedAt: s?.started_at ?? null });
+        }),
+      );
+    }
+    const byRun = new Map<string, StoredCall[]>();
+    for (const g of groups) {
+      const call = this.summaries.get(`${g.pack}/${g.callId}`);
+      if (call) byRun.set(call.runId, [...(byRun.get(call.runId) ?? []), { ...call, parts: g.parts }]);
+    }
+    return byRun;
+  }
+
+  /** Stored scorings under MIVAS_SCORES_DIR and `<data>/scores`, re-read when a file changes. */
+  storedScores(): StoredScores[] {
+    const roots = [...new Set([this.config.scoresDir ? resolve(this.config.scoresDir) : null, resolve(this.config.dataDir, 'scores')].filter((d): d is string => d !== null))];
+    const files = [...new Set(roots.flatMap(scoresFilesUnder))];
+    return files.flatMap((file) => {
+      const mtimeMs = statSync(file).mtimeMs;
+      const known = this.scores.get(file);
+      if (known?.mtimeMs === mtimeMs) return [known];
+      const parsed = parseScoreFile(readFileSync(file, 'utf8'));
+      if (!parsed.ok) return [];
+      const entry = { file, mtimeMs, report: parsed.report, runs: runFileOf(file) };
+      this.scores.set(file, entry);
+      return [entry];
+    });
+  }
+
+  /** A stored scoring that holds every conversation of the run (the run's verdicts only), or null. */
+  storedFor(runId: string, calls: readonly StoredCall[]): { report: ScoreReport; meta: RunMeta | null; file: string } | null {
+    const ids = new Set(calls.map((c) => c.callId));
+    for (const s of this.storedScores()) {
+      const mine = s.report.conversations.filter((v) => ids.has(v.conversation_id));
+      if (mine.length === ids.size && ids.size > 0) return { report: { ...s.report, conversations: mine }, meta: s.runs.get(runId) ?? null, file: s.file };
+    }
+    return null;
+  }
+
+  async listing(): Promise<RunListing[]> {
+    const byRun = await this.calls();
+    return [...byRun.entries()]
+      .map(([runId, calls]) => {
+        const stored = this.storedFor(runId, calls);
+        const distinct = (xs: (string | null)[]): string[] => [...new Set(xs.filter((x): x is string => x !== null))].sort();
+        const packs = distinct(calls.map((c) => c.pack)).map((id) => ({ id, pack_version: distinct(calls.filter((c) => c.pack === id).map((c) => c.packVersion)).join('+') || null }));
+        return { run_id: runId, label: stored?.meta?.label ?? null, packs, harnesses: distinct(calls.map((c) => c.harness)), models: distinct(calls.map((c) => c.model)), conversations: calls.length, started_at: distinct(calls.map((c) => c.startedAt))[0] ?? null, scores: stored ? ('stored' as const) : ('on demand' as const) };
+      })
+      .sort((a, b) => ((b.started_at ?? '') < (a.started_at ?? '') ? -1 : (b.started_at ?? '') > (a.started_at ?? '') ? 1 : a.run_id < b.run_id ? -1 : 1));
+  }
+
+  /** Scores one run from its snapshots, as `mivas score --run` would (each run on its own). */
+  async scoreOnDemand(runId: string, calls: readonly StoredCall[], profile: Profile, packs: Map<string, Pack>): Promise<ScoreReport> {
+    const snapshots = [];
+    for (let i = 0; i < calls.length; i += 8) snapshots.push(...(await Promise.all(calls.slice(i, i + 8).map((c) => loadSnapshot(this.source, c.pack, c.callId, c.parts)))));
+    for (const id of new Set(calls.map((c) => c.pack))) if (!packs.has(id)) packs.set(id, await loadPack(resolve(this.config.packsDir), id, resolve(this.config.migrationsDir)));
+    const p = PROFILES[profile];
+    const flags = { pack: null, run: runId, label: null, mapping: null, gate: false, k: ON_DEMAND.k, seed: ON_DEMAND.seed, bootstrap: ON_DEMAND.resamples, min_call_s: p.minCallMs / 1000, fast: p.fast, allow_pack_drift: false, on_demand: true };
+    return scoreRun(snapshots, packs, new Map(), { ...ON_DEMAND, minCallMs: p.minCallMs, allowPackDrift: false, pack: null, stamp: null, flags });
+  }
+}
+
+/** The model of a run set from the store: stored scores where they cover a run, else scored on demand; cached per content. */
+function runSetLoader(ctx: AppContext, store: StoreRuns): (profile: Profile, runIds: readonly string[]) => Promise<{ model: ReportModel } | { problem: string }> {
+  const cache = new Map<string, Promise<ReportModel>>();
+  const packs = new Map<string, Pack>();
+  return async (profile, runIds) => {
+    const byRun = await store.calls();
+    const missing = runIds.filter((id) => !byRun.has(id));
+    if (missing.length) return { problem: `No conversations of run ${missing.join(', ')} in ${store.root}.` };
+    const plan = runIds.map((id) => {
+      const calls = byRun.get(id) ?? [];
+      const stored = store.storedFor(id, calls);
+      return { id, calls, stored };
+    });
+    const key = sha256Parts([profile, ...plan.map((p) => `${p.id}:${p.stored ? p.stored.file : 'demand'}:${p.calls.map((c) => c.callId).sort().join(',')}`)]);
+    let pending = cache.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const reports: ScoreReport[] = [];
+        const runMeta = new Map<string, RunMeta>();
+        for (const p of plan) {
+          reports.push(p.stored ? p.stored.report : await store.scoreOnDemand(p.id, p.calls, profile, packs));
+          if (p.stored?.meta) runMeta.set(p.id, p.stored.meta);
+        }
+        const origin = plan.map((p) => `${p.id}: ${p.stored ? `stored scores ${p.stored.file}` : `scored on demand (scorer ${SCORER_VERSION}, ${profile === 'fast' ? '--fast' : 'default'} profile, B=${ON_DEMAND.resamples})`}`).join(' · ');
+        return siteModel(ctx.config, reports, runMeta, `snapshot store ${store.root} · ${origin}`);
+      })();
+      cache.set(key, pending);
+      pending.catch(() => cache.delete(key));
+      while (cache.size > MODEL_CACHE) cache.delete(cache.keys().next().value as string);
+    }
+    try {
+      return { model: await pending };
+    } catch (err) {
+      return { problem: `Could not score ${runIds.join(', ')}: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  };
 }
 
 function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -59,7 +276,7 @@ function sendHtml(reply: FastifyReply, status: number, body: string): FastifyRep
 
 function notFound(reply: FastifyReply, message: string): FastifyReply {
   const text = message.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
-  return sendHtml(reply, 404, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mivas: not found</title></head><body><p>${text}</p><p><a href="index.html">Leaderboard</a></p></body></html>\n`);
+  return sendHtml(reply, 404, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mivas: not found</title></head><body><p>${text}</p><p><a href="index.html">Leaderboard</a> · <a href="runs.html">Runs</a></p></body></html>\n`);
 }
 
 /** One byte range of a `Range: bytes=a-b` header, clamped to the body; null when absent or unusable. */
@@ -71,42 +288,78 @@ export function byteRange(header: string | undefined, size: number): { start: nu
   return start <= end && start < size ? { start, end } : null;
 }
 
-async function sendAudio(ctx: AppContext, model: ReportModel, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
+async function sendAudio(read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, model: ReportModel, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
   const id = AUDIO_FILE.exec(file)?.[1];
   const v = id && SAFE_ID.test(id) ? model.conversations.get(id) : undefined;
   // The key is built from the scored conversation's own pack and id: never a path from the request.
-  const bytes = v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? await ctx.sink.get(snapshotKey(v.pack, v.conversation_id, 'wav')) : null;
-  if (!bytes) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no recording for that conversation'));
+  const found = v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? await read(snapshotKey(v.pack, v.conversation_id, 'wav')) : null;
+  if (!found) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no recording for that conversation'));
+  const bytes = Buffer.from(found.buffer, found.byteOffset, found.byteLength);
   reply.header('content-type', 'audio/wav').header('accept-ranges', 'bytes').header('cache-control', 'no-store');
   const part = byteRange(range, bytes.length);
   if (!part) return reply.code(200).send(bytes);
   return reply.code(206).header('content-range', `bytes ${part.start}-${part.end}/${bytes.length}`).send(bytes.subarray(part.start, part.end + 1));
 }
 
+async function sendPage(reply: FastifyReply, model: ReportModel, name: string, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>): Promise<FastifyReply> {
+  const page = parsePageName(name);
+  if (!page) return notFound(reply, 'No such page.');
+  const evidence = async (id: string) => {
+    const v = model.conversations.get(id);
+    if (!v) throw new Error('conversation vanished from the model');
+    return loadConversationEvidence(read, v, model.blueprints.get(v.pack) ?? null);
+  };
+  const body = await renderSitePage(model, page, evidence);
+  return body === null ? notFound(reply, 'No such task or conversation in these scores.') : sendHtml(reply, 200, body);
+}
+
 /**
  * The results UI under `/ui` (docs/ui.md), registered inside the credentialed context. Pages are
  * the same files `mivas report` writes, so every link is relative and works in both places.
+ * `/ui/<page>` shows the stored scores (`MIVAS_SCORES_DIR` or the newest); `/ui/runs.html` lists
+ * the runs of the snapshot store; `/ui/r/<profile>/<run+run…>/<page>` is the site of chosen runs,
+ * from their stored scores or scored on demand.
  */
 export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const load = modelLoader(ctx);
+  const store = new StoreRuns(storeSource(ctx.config), ctx.config);
+  const runSet = runSetLoader(ctx, store);
+  const storeRead = (key: string) => store.source.read(key);
+  const storePage = async (reply: FastifyReply, base: string): Promise<FastifyReply> => {
+    try {
+      return sendHtml(reply, 200, renderStoreRunsPage(store.root, await store.listing(), base));
+    } catch (err) {
+      return sendHtml(reply, 200, renderStoreRunsPage(store.root, [], base, `The snapshot store could not be listed: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  };
   app.get('/ui', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get('/ui/', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => {
     const loaded = load();
     if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
-    return sendAudio(ctx, loaded.model, request.params.file, request.headers.range, reply);
+    return sendAudio((key) => ctx.sink.get(key), loaded.model, request.params.file, request.headers.range, reply);
   });
   app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => {
-    const page = parsePageName(request.params.page);
-    if (!page) return notFound(reply, 'No such page.');
+    if (request.params.page === 'runs.html') return storePage(reply, 'r/default/');
     const loaded = load();
     if ('problem' in loaded) return notFound(reply, loaded.problem);
-    const evidence = async (id: string) => {
-      const v = loaded.model.conversations.get(id);
-      if (!v) throw new Error('conversation vanished from the model');
-      return loadConversationEvidence((key) => ctx.sink.get(key), v, blueprintOf(ctx, v.pack));
-    };
-    const body = await renderSitePage(loaded.model, page, evidence);
-    return body === null ? notFound(reply, 'No such task or conversation in these scores.') : sendHtml(reply, 200, body);
+    return sendPage(reply, loaded.model, request.params.page, (key) => ctx.sink.get(key));
+  });
+  const runSetOf = (profile: string, runs: string): { profile: Profile; ids: string[] } | null => (profile in PROFILES && RUN_SET.test(runs) ? { profile: profile as Profile, ids: [...new Set(runs.split('+'))] } : null);
+  app.get<{ Params: { profile: string; runs: string } }>('/ui/r/:profile/:runs', async (request, reply) => reply.redirect(`/ui/r/${encodeURIComponent(request.params.profile)}/${encodeURIComponent(request.params.runs)}/index.html`));
+  app.get<{ Params: { profile: string; runs: string; file: string } }>('/ui/r/:profile/:runs/audio/:file', async (request, reply) => {
+    const set = runSetOf(request.params.profile, request.params.runs);
+    if (!set) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no such run set'));
+    const loaded = await runSet(set.profile, set.ids);
+    if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
+    return sendAudio(storeRead, loaded.model, request.params.file, request.headers.range, reply);
+  });
+  app.get<{ Params: { profile: string; runs: string; page: string } }>('/ui/r/:profile/:runs/:page', async (request, reply) => {
+    const set = runSetOf(request.params.profile, request.params.runs);
+    if (!set) return notFound(reply, 'No such run set: /ui/r/<default|fast>/<run_id>[+<run_id>…]/<page>.');
+    if (request.params.page === 'runs.html') return storePage(reply, '../../default/');
+    const loaded = await runSet(set.profile, set.ids);
+    if ('problem' in loaded) return notFound(reply, loaded.problem);
+    return sendPage(reply, loaded.model, request.params.page, storeRead);
   });
 }

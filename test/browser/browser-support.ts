@@ -76,3 +76,22 @@ export function recordRequests(page: Page): string[] {
   page.on('request', (r) => urls.push(r.url()));
   return urls;
 }
+
+/** One `mivas run --fast` of a pack with a harness; returns its run id (printed first). */
+export async function runOnce(dataDir: string, pack: string, harness: string, tasks: readonly string[], trials: number): Promise<string> {
+  const env = { MIVAS_DATA_DIR: dataDir, MIVAS_NOOP_WAIT_S: '1' };
+  const result = await mivas(['run', '--pack', pack, '--harness', harness, '--trials', String(trials), '--fast', ...tasks.flatMap((t) => ['--task', t])], env);
+  const runId = /^(run_[0-9a-f]{12}):/m.exec(result.out)?.[1];
+  if (!runId || result.code > 2) throw new Error(`${harness} run failed (${result.code}): ${result.err}`);
+  return runId;
+}
+
+/** The widest the page scrolls horizontally (to check nothing overflows the viewport). */
+export async function scrollWidth(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth);
+}
+
+/** Takes a full-page screenshot into test-output/screenshots. */
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}

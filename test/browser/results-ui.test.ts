@@ -20,9 +20,9 @@ async function walkToFailedConversation(page: Page, startUrl: string, prefix: st
   // Sorting: pass@1 descending puts scripted (1.0) above noop (0.0), ascending the reverse.
   const pass1 = page.locator('#leaderboard thead th', { hasText: 'pass@1' });
   await pass1.click();
-  expect(await rows.nth(0).locator('td').nth(3).innerText()).toBe('scripted');
+  expect(await rows.nth(0).locator('td').nth(4).innerText()).toBe('scripted');
   await pass1.click();
-  expect(await rows.nth(0).locator('td').nth(3).innerText()).toBe('noop');
+  expect(await rows.nth(0).locator('td').nth(4).innerText()).toBe('noop');
   await shot(page, `${prefix}-leaderboard`);
 
   await rows.nth(0).locator('a.to-grid').click();
@@ -32,7 +32,7 @@ async function walkToFailedConversation(page: Page, startUrl: string, prefix: st
   expect(await page.locator('#grid tbody tr').count()).toBe(4);
   expect(await visible.locator('a.cell.fail').count()).toBe(1);
   await shot(page, `${prefix}-tasks`);
-  await page.selectOption('#filters select[name=harness]', '');
+  await page.selectOption('#filters select[name=entry]', '');
   await page.selectOption('#filters select[name=gate]', 'tools');
   await expect.poll(() => visible.count()).toBe(1);
 
