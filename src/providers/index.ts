@@ -5,3 +5,4 @@ export * from './noop.ts';
 export * from './registry.ts';
 export * from './pricing.ts';
 export * from './realtime/index.ts';
+export * from './cascaded/index.ts';

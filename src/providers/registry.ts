@@ -5,6 +5,7 @@ import type { HarnessFactory } from './model-session.ts';
 import { noopHarness } from './noop.ts';
 import { azureRealtimeHarness, openaiRealtimeHarness, qwenOmniRealtimeHarness, xaiGrokVoiceHarness } from './realtime/index.ts';
 import { scriptedHarness } from './scripted.ts';
+import { cascadedHarness } from './cascaded/index.ts';
 
 /** What harness factories may need. */
 export interface HarnessDeps {
@@ -16,7 +17,7 @@ export interface HarnessDeps {
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded'] as const;
 
 /**
  * Maps a harness name to its factory (the only place a name meets a class). A provider harness
@@ -37,6 +38,8 @@ export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFa
       return xaiGrokVoiceHarness(deps.providers);
     case 'qwen/omni-realtime':
       return qwenOmniRealtimeHarness(deps.providers);
+    case 'cascaded':
+      return cascadedHarness(deps.providers, deps.clock);
     default:
       throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
   }
