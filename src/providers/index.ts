@@ -6,3 +6,5 @@ export * from './registry.ts';
 export * from './pricing.ts';
 export * from './realtime/index.ts';
 export * from './cascaded/index.ts';
+export * from './stream-history.ts';
+export * from './gemini/index.ts';

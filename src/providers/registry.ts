@@ -6,6 +6,7 @@ import { noopHarness } from './noop.ts';
 import { azureRealtimeHarness, openaiRealtimeHarness, qwenOmniRealtimeHarness, xaiGrokVoiceHarness } from './realtime/index.ts';
 import { scriptedHarness } from './scripted.ts';
 import { cascadedHarness } from './cascaded/index.ts';
+import { geminiLiveHarness } from './gemini/index.ts';
 
 /** What harness factories may need. */
 export interface HarnessDeps {
@@ -17,7 +18,7 @@ export interface HarnessDeps {
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live'] as const;
 
 /**
  * Maps a harness name to its factory (the only place a name meets a class). A provider harness
@@ -40,6 +41,8 @@ export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFa
       return qwenOmniRealtimeHarness(deps.providers);
     case 'cascaded':
       return cascadedHarness(deps.providers, deps.clock);
+    case 'google/gemini-live':
+      return geminiLiveHarness(deps.providers);
     default:
       throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
   }

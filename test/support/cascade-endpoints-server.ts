@@ -170,7 +170,7 @@ export class CascadeStandIn {
     if (req.url !== '/v1/audio/transcriptions' || req.method !== 'POST') return void res.writeHead(404).end();
     const raw = await readBody(req);
     // Parsed with the platform's own multipart reader, as a real server would.
-    const form = await new Request('http://stand-in/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: raw }).formData();
+    const form = await new Request('http://stand-in/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
     const fields: Record<string, string> = {};
     let wav = Buffer.alloc(0);
     for (const [key, value] of form.entries()) {

@@ -90,6 +90,7 @@ describe('createHarnessFactory', () => {
     ['xai/grok-voice', {}, 'XAI_API_KEY'],
     ['qwen/omni-realtime', {}, 'DASHSCOPE_API_KEY'],
     ['cascaded', {}, 'MIVAS_CASCADE_STT_BASE_URL'],
+    ['google/gemini-live', {}, 'GEMINI_API_KEY'],
     ['cascaded', { MIVAS_CASCADE_STT_BASE_URL: 'http://s/v1', MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1', MIVAS_CASCADE_LLM_BASE_URL: 'http://l/v1' }, 'MIVAS_CASCADE_LLM_MODEL'],
   ])('%s without %s fails with a ConfigError naming the variable', async (harness, env, variable) => {
     const attempt = factory(harness, env);
@@ -108,6 +109,7 @@ describe('createHarnessFactory', () => {
       MIVAS_CASCADE_LLM_BASE_URL: 'http://l/v1',
       MIVAS_CASCADE_LLM_MODEL: 'm',
       MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1',
+      GEMINI_API_KEY: 'g',
     };
     for (const name of HARNESS_NAMES) expect((await factory(name, env)).name).toBe(name);
     await expect(factory('gemini/live', env)).rejects.toThrow(/unknown harness/);
