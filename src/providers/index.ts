@@ -8,3 +8,4 @@ export * from './realtime/index.ts';
 export * from './cascaded/index.ts';
 export * from './stream-history.ts';
 export * from './gemini/index.ts';
+export * from './nova/index.ts';
