@@ -25,6 +25,8 @@ export const GEMINI_USAGE = {
 };
 
 export class GeminiConnection {
+  /** Call ids are unique across every connection, as the Live API's are. */
+  private static calls = 0;
   readonly received: GeminiClientMessage[] = [];
   readonly closed: Promise<number>;
   private readonly cursors = new Map<string, number>();
@@ -106,7 +108,7 @@ export class GeminiConnection {
 
   /** A toolCall; `id: null` leaves the id out, as the Live API has been seen to. */
   callTools(calls: readonly { readonly name: string; readonly args?: unknown; readonly id?: string | null }[]): void {
-    this.send({ toolCall: { functionCalls: calls.map((c, i) => ({ ...(c.id === null ? {} : { id: c.id ?? `fc_${Date.now()}_${i}` }), name: c.name, args: c.args ?? {} })) } });
+    this.send({ toolCall: { functionCalls: calls.map((c) => ({ ...(c.id === null ? {} : { id: c.id ?? `fc_${++GeminiConnection.calls}` }), name: c.name, args: c.args ?? {} })) } });
   }
 
   /** The functionResponses of the next toolResponse. */
