@@ -133,3 +133,28 @@ describe('cascaded barge-in: speech stops and the history keeps only what was pl
     expect(next.body.messages.at(-1)).toEqual({ role: 'user', content: 'Sorry, can you repeat that?' });
   });
 });
+
+describe('cascaded with MIVAS_CASCADE_RESET_HISTORY=1: a handoff starts the next specialist from the caller’s last words', () => {
+  it('sends the scheduler only its system message and the caller’s latest utterance', async () => {
+    const standIn = await CascadeStandIn.start({ ttsMs: () => 100 });
+    standIn.stt.handler = () => 'I want to book a visit for Wednesday.';
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: 'control-industry', MIVAS_FAST: '1', ...standIn.env({ MIVAS_CASCADE_RESET_HISTORY: '1' }) }, { synth });
+    try {
+      const client = await RawChirpClient.connect(server.wsUrl, { 'X-Simulation-Result-Id': 'cascade_reset' });
+      (await standIn.chat.next()).respond({ text: 'Hello, Maple Lane Repairs.' });
+      await client.waitForType('speech.completed');
+      client.say(toneSpeech('I want to book a visit', 16_000), 640);
+      (await standIn.chat.next()).respond({ calls: [{ name: 'transfer_to_scheduler', args: {} }] });
+      const scheduler = await standIn.chat.next();
+      expect(scheduler.request.body.messages.map((m) => m.role)).toEqual(['system', 'user']);
+      expect(scheduler.request.body.messages[1]?.content).toBe('I want to book a visit for Wednesday.');
+      expect(String(scheduler.request.body.messages[0]?.content)).toContain('YOUR ROLE: Scheduler');
+      scheduler.respond({ text: 'Goodbye.', calls: [{ name: 'end_call', args: { reason: 'caller_done' } }] });
+      await server.ctx.registry.get('cascade_reset')?.finished();
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  }, 30_000);
+});

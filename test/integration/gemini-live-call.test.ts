@@ -160,3 +160,38 @@ describe('google/gemini-live: a stream lost at the handoff ends the call with a 
     }
   }, 40_000);
 });
+
+describe('google/gemini-live: goAway moves the session to a resumed stream', () => {
+  it('reopens with the last resumable handle, closes the old stream and keeps the conversation going', async () => {
+    const standIn = await GeminiLiveStandIn.start();
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
+    try {
+      const caller = dialCall({ url: server.wsUrl, callId: 'gemini_goaway', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const first = await standIn.nextConnection();
+      await first.next('text');
+      first.send({ sessionResumptionUpdate: { newHandle: 'handle-1', resumable: true } });
+      first.send({ sessionResumptionUpdate: { newHandle: 'handle-not-resumable', resumable: false } });
+      first.send({ goAway: { timeLeft: '10s' } });
+      const resumed = await standIn.nextConnection();
+      const setup = setupOf(resumed.received[0] ?? (await resumed.next('setup')));
+      expect(setup.sessionResumption).toEqual({ handle: 'handle-1' });
+      expect(setup.historyConfig).toBeUndefined();
+      expect(await first.closed).toBe(1000);
+      // The resumed stream carries the call: the greeting, the caller's audio, the goodbye.
+      resumed.speak(tone(300, 24_000), GREETING);
+      await resumed.waitForCallerSpeech();
+      resumed.speak(tone(200, 24_000), 'Goodbye.', { turnComplete: false });
+      resumed.callTools([{ name: 'end_call', args: { reason: 'caller_done' } }]);
+      await resumed.toolResponses();
+      resumed.turnComplete();
+      const report = await caller;
+      expect(report.closeCode).toBe(1000);
+      const { summary } = await readSnapshot(server, 'gemini_goaway');
+      expect(summary.end_reason).toBe('agent_end_call');
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  }, 40_000);
+});
