@@ -137,6 +137,34 @@ export const envSchema = z.object({
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
+  MIVAS_CASCADE_STT_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CASCADE_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
+  MIVAS_CASCADE_STT_API_KEY: optionalText,
+  MIVAS_CASCADE_STT_STREAM: bool.default(false),
+  MIVAS_CASCADE_LLM_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CASCADE_LLM_MODEL: optionalText,
+  MIVAS_CASCADE_LLM_API_KEY: optionalText,
+  MIVAS_CASCADE_TTS_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_CASCADE_TTS_MODEL: z.string().min(1).default('gpt-4o-mini-tts'),
+  MIVAS_CASCADE_TTS_VOICE: z.string().min(1).default('alloy'),
+  MIVAS_CASCADE_TTS_API_KEY: optionalText,
+  MIVAS_CASCADE_TTS_RATE_HZ: z.coerce.number().int().min(8_000).max(48_000).default(24_000),
+  MIVAS_CASCADE_VAD_THRESHOLD_DBFS: z.coerce.number().max(0).default(-35),
+  MIVAS_CASCADE_VAD_START_MS: z.coerce.number().int().min(20).default(100),
+  MIVAS_CASCADE_ENDPOINT_MS: z.coerce.number().int().min(100).default(500),
+  MIVAS_CASCADE_CHIRP_TURNS: bool.default(true),
+  MIVAS_CASCADE_RESET_HISTORY: bool.default(false),
+  MIVAS_CASCADE_MAX_TOOL_STEPS: z.coerce.number().int().positive().default(16),
+  GEMINI_API_KEY: optionalText,
+  MIVAS_GEMINI_MODEL: z.string().min(1).default('gemini-3.1-flash-live-preview'),
+  MIVAS_GEMINI_VOICE: z.string().min(1).default('Puck'),
+  MIVAS_GEMINI_BASE_URL: wsUrl.default('wss://generativelanguage.googleapis.com'),
+  MIVAS_GEMINI_SILENCE_MS: z.coerce.number().int().min(100).default(500),
+  MIVAS_NOVA_MODEL: z.string().min(1).default('amazon.nova-2-sonic-v1:0'),
+  MIVAS_NOVA_REGION: z.string().min(1).default('us-east-1'),
+  MIVAS_NOVA_VOICE: z.string().min(1).default('matthew'),
+  MIVAS_NOVA_ENDPOINT: optionalText.pipe(httpUrl.optional()),
+  MIVAS_NOVA_ENDPOINTING: z.enum(['HIGH', 'MEDIUM', 'LOW']).default('MEDIUM'),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -173,6 +201,32 @@ export interface ProviderSettings {
   readonly qwen: RealtimeProviderSettings & { readonly workspace: string | undefined };
   /** GA turn detection (OpenAI and Azure): semantic_vad or server_vad, both with interrupt_response. */
   readonly turnDetection: 'semantic_vad' | 'server_vad';
+  /** The cascaded STT → LLM → TTS harness (docs/providers.md, "Cascaded"). */
+  readonly cascaded: CascadedSettings;
+  /** Gemini Live (BidiGenerateContent over WebSocket). */
+  readonly gemini: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly silenceMs: number };
+  /** Amazon Nova Sonic on Bedrock; credentials come from the AWS SDK's default chain. */
+  readonly nova: { readonly model: string; readonly region: string; readonly voice: string; readonly endpoint: string | undefined; readonly endpointing: 'HIGH' | 'MEDIUM' | 'LOW' };
+}
+
+/** One OpenAI-compatible endpoint of the cascade: its base URL (…/v1), model and optional key. */
+export interface CascadeEndpoint {
+  readonly baseUrl: string | undefined;
+  readonly model: string | undefined;
+  readonly apiKey: string | undefined;
+}
+
+/** Settings of the cascaded harness: three endpoints, the VAD and the graph's history policy. */
+export interface CascadedSettings {
+  readonly stt: CascadeEndpoint & { readonly stream: boolean };
+  readonly llm: CascadeEndpoint;
+  readonly tts: CascadeEndpoint & { readonly voice: string; readonly rateHz: number };
+  readonly vad: { readonly thresholdDbfs: number; readonly startMs: number; readonly endpointMs: number };
+  /** The caller's CHIRP speech.started/completed also take turns (besides the VAD). */
+  readonly chirpTurns: boolean;
+  /** A handoff clears the chat history (Pipecat-style) instead of carrying it over (LiveKit-style). */
+  readonly resetHistory: boolean;
+  readonly maxToolSteps: number;
 }
 
 /** One place spans are exported to (OTLP/HTTP protobuf). */
@@ -417,6 +471,17 @@ function providerSettings(env: Env): ProviderSettings {
     xai: { apiKey: env.XAI_API_KEY, model: env.MIVAS_XAI_MODEL, voice: env.MIVAS_XAI_VOICE, baseUrl: env.MIVAS_XAI_BASE_URL, transcriptionModel: env.MIVAS_XAI_TRANSCRIPTION_MODEL },
     qwen: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_MODEL, voice: env.MIVAS_QWEN_VOICE, baseUrl: env.MIVAS_QWEN_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
     turnDetection: env.MIVAS_TURN_DETECTION,
+    cascaded: {
+      stt: { baseUrl: env.MIVAS_CASCADE_STT_BASE_URL, model: env.MIVAS_CASCADE_STT_MODEL, apiKey: env.MIVAS_CASCADE_STT_API_KEY, stream: env.MIVAS_CASCADE_STT_STREAM },
+      llm: { baseUrl: env.MIVAS_CASCADE_LLM_BASE_URL, model: env.MIVAS_CASCADE_LLM_MODEL, apiKey: env.MIVAS_CASCADE_LLM_API_KEY },
+      tts: { baseUrl: env.MIVAS_CASCADE_TTS_BASE_URL, model: env.MIVAS_CASCADE_TTS_MODEL, apiKey: env.MIVAS_CASCADE_TTS_API_KEY, voice: env.MIVAS_CASCADE_TTS_VOICE, rateHz: env.MIVAS_CASCADE_TTS_RATE_HZ },
+      vad: { thresholdDbfs: env.MIVAS_CASCADE_VAD_THRESHOLD_DBFS, startMs: env.MIVAS_CASCADE_VAD_START_MS, endpointMs: env.MIVAS_CASCADE_ENDPOINT_MS },
+      chirpTurns: env.MIVAS_CASCADE_CHIRP_TURNS,
+      resetHistory: env.MIVAS_CASCADE_RESET_HISTORY,
+      maxToolSteps: env.MIVAS_CASCADE_MAX_TOOL_STEPS,
+    },
+    gemini: { apiKey: env.GEMINI_API_KEY, model: env.MIVAS_GEMINI_MODEL, voice: env.MIVAS_GEMINI_VOICE, baseUrl: env.MIVAS_GEMINI_BASE_URL, silenceMs: env.MIVAS_GEMINI_SILENCE_MS },
+    nova: { model: env.MIVAS_NOVA_MODEL, region: env.MIVAS_NOVA_REGION, voice: env.MIVAS_NOVA_VOICE, endpoint: env.MIVAS_NOVA_ENDPOINT, endpointing: env.MIVAS_NOVA_ENDPOINTING },
   };
 }
 

@@ -98,12 +98,19 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
     truncated: false,
     trace_id: record.traceId,
     ...(record.pacing ? { pacing: { intervals: record.pacing.intervals, off_over_5ms: record.pacing.offOver5Ms, max_off_ms: Math.round(record.pacing.maxOffMs * 10) / 10 } } : {}),
+    ...turnLatencyOf(record.events),
     counts: {
       tool_calls: record.events.filter((e) => e.type === 'tool').length,
       handoffs: record.events.filter((e) => e.type === 'handoff').length,
       rows_written: rowsWritten,
     },
   });
+}
+
+/** The per-turn latency split of the harnesses that report one (absent otherwise). */
+function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_latency'> {
+  const turns = events.flatMap((e) => (e.type === 'turn.latency' ? [{ endpoint_ms: e.endpoint_ms, stt_ms: e.stt_ms, llm_first_token_ms: e.llm_first_token_ms, tts_first_byte_ms: e.tts_first_byte_ms, total_ms: e.total_ms }] : []));
+  return turns.length ? { turn_latency: turns } : {};
 }
 
 /** The five snapshot parts as bytes, ready for the outbox. */

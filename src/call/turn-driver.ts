@@ -105,6 +105,9 @@ export class TurnDriver {
       ev.on('callerSpeechStarted', () => this.onBargeIn()),
       ev.on('callerSpeechStopped', () => this.firstAudio.triggered()),
       ev.on('failure', (failure) => this.onFailure(failure)),
+      ev.on('turnLatency', (l) =>
+        this.timeline.add({ type: 'turn.latency', endpoint_ms: ms1(l.endpointMs), stt_ms: ms1(l.sttMs), llm_first_token_ms: ms1(l.llmFirstTokenMs), tts_first_byte_ms: ms1(l.ttsFirstByteMs), total_ms: ms1(l.totalMs) }),
+      ),
     );
   }
 
@@ -167,6 +170,11 @@ export class TurnDriver {
     this.timeline.add({ type: 'provider.error', code: failure.code, message: failure.message.slice(0, 500), fatal: failure.fatal });
     if (failure.fatal) this.host.fail(failure);
   }
+}
+
+/** Milliseconds to one decimal (null stays null). */
+function ms1<T extends number | null>(v: T): T {
+  return (v === null ? null : Math.round(v * 10) / 10) as T;
 }
 
 /** The model's argument text as JSON; text that does not parse is passed on raw (the executor refuses it). */

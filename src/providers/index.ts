@@ -5,3 +5,7 @@ export * from './noop.ts';
 export * from './registry.ts';
 export * from './pricing.ts';
 export * from './realtime/index.ts';
+export * from './cascaded/index.ts';
+export * from './stream-history.ts';
+export * from './gemini/index.ts';
+export * from './nova/index.ts';

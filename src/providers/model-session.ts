@@ -26,6 +26,24 @@ export interface RateLimitReading {
   readonly remaining: number;
 }
 
+/**
+ * One caller turn's latency split, in milliseconds on the harness's clock (cascaded harness):
+ * from the end of the caller's speech (the endpoint) to the first agent audio, and its parts.
+ * A part that never happened (no speech followed, a barge-in cut it) is null.
+ */
+export interface TurnLatency {
+  /** Silence the endpointing waited before it closed the turn (0 when CHIRP's speech.completed closed it). */
+  readonly endpointMs: number;
+  /** Endpoint → transcript. */
+  readonly sttMs: number;
+  /** Chat request → its first streamed token (text or tool call), of the turn's first completion. */
+  readonly llmFirstTokenMs: number | null;
+  /** Speech request → its first audio byte, of the turn's first spoken sentence. */
+  readonly ttsFirstByteMs: number | null;
+  /** Endpoint → first agent audio handed to the call. */
+  readonly totalMs: number | null;
+}
+
 /** Events every harness emits, normalised across providers (style: events typed by name). */
 export type ModelSessionEvents = {
   /** The session is configured (first session.updated): buffered caller audio may flow. */
@@ -48,6 +66,8 @@ export type ModelSessionEvents = {
   itemInjected: [role: 'user', text: string];
   /** The provider's rate limits changed (realtime `rate_limits.updated`); limits it reports no remainder for are left out. */
   rateLimits: [limits: readonly RateLimitReading[]];
+  /** A caller turn's latency split (harnesses that measure one: cascaded). */
+  turnLatency: [latency: TurnLatency];
 };
 
 /**

@@ -5,6 +5,9 @@ import type { HarnessFactory } from './model-session.ts';
 import { noopHarness } from './noop.ts';
 import { azureRealtimeHarness, openaiRealtimeHarness, qwenOmniRealtimeHarness, xaiGrokVoiceHarness } from './realtime/index.ts';
 import { scriptedHarness } from './scripted.ts';
+import { cascadedHarness } from './cascaded/index.ts';
+import { geminiLiveHarness } from './gemini/index.ts';
+import { novaSonicHarness } from './nova/index.ts';
 
 /** What harness factories may need. */
 export interface HarnessDeps {
@@ -16,7 +19,7 @@ export interface HarnessDeps {
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic'] as const;
 
 /**
  * Maps a harness name to its factory (the only place a name meets a class). A provider harness
@@ -37,6 +40,12 @@ export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFa
       return xaiGrokVoiceHarness(deps.providers);
     case 'qwen/omni-realtime':
       return qwenOmniRealtimeHarness(deps.providers);
+    case 'cascaded':
+      return cascadedHarness(deps.providers, deps.clock);
+    case 'google/gemini-live':
+      return geminiLiveHarness(deps.providers);
+    case 'aws/nova-sonic':
+      return novaSonicHarness(deps.providers, deps.clock);
     default:
       throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
   }

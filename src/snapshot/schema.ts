@@ -68,6 +68,17 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('response.first_audio'), response_id: z.string().nullable(), ttft_ms: z.number().nonnegative() }).strict(),
   z.object({ ...base, type: z.literal('provider.error'), code: z.string(), message: z.string(), fatal: z.boolean() }).strict(),
   z.object({ ...base, type: z.literal('item.injected'), role: z.literal('user'), text: z.string() }).strict(),
+  z
+    .object({
+      ...base,
+      type: z.literal('turn.latency'),
+      endpoint_ms: z.number().nonnegative(),
+      stt_ms: z.number().nonnegative(),
+      llm_first_token_ms: z.number().nonnegative().nullable(),
+      tts_first_byte_ms: z.number().nonnegative().nullable(),
+      total_ms: z.number().nonnegative().nullable(),
+    })
+    .strict(),
   z.object({ ...base, type: z.literal('response.done'), response_id: z.string().nullable(), status: z.string(), usage: z.record(z.string(), z.number()).nullable() }).strict(),
 ]);
 export type TimelineEvent = z.infer<typeof timelineEventSchema>;
@@ -144,6 +155,20 @@ export const summarySchema = z
     pacing: z
       .object({ intervals: z.number().int().nonnegative(), off_over_5ms: z.number().int().nonnegative(), max_off_ms: z.number().nonnegative() })
       .strict()
+      .optional(),
+    /** Per caller turn, end of caller speech → first agent audio and its parts (harnesses that measure it: cascaded). */
+    turn_latency: z
+      .array(
+        z
+          .object({
+            endpoint_ms: z.number().nonnegative(),
+            stt_ms: z.number().nonnegative(),
+            llm_first_token_ms: z.number().nonnegative().nullable(),
+            tts_first_byte_ms: z.number().nonnegative().nullable(),
+            total_ms: z.number().nonnegative().nullable(),
+          })
+          .strict(),
+      )
       .optional(),
     counts: z
       .object({ tool_calls: z.number().int().nonnegative(), handoffs: z.number().int().nonnegative(), rows_written: z.number().int().nonnegative() })

@@ -89,6 +89,9 @@ describe('createHarnessFactory', () => {
     ['azure/realtime', { MIVAS_AZURE_BASE_URL: 'wss://r.openai.azure.com/openai/v1' }, 'AZURE_OPENAI_API_KEY'],
     ['xai/grok-voice', {}, 'XAI_API_KEY'],
     ['qwen/omni-realtime', {}, 'DASHSCOPE_API_KEY'],
+    ['cascaded', {}, 'MIVAS_CASCADE_STT_BASE_URL'],
+    ['google/gemini-live', {}, 'GEMINI_API_KEY'],
+    ['cascaded', { MIVAS_CASCADE_STT_BASE_URL: 'http://s/v1', MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1', MIVAS_CASCADE_LLM_BASE_URL: 'http://l/v1' }, 'MIVAS_CASCADE_LLM_MODEL'],
   ])('%s without %s fails with a ConfigError naming the variable', async (harness, env, variable) => {
     const attempt = factory(harness, env);
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
@@ -96,7 +99,18 @@ describe('createHarnessFactory', () => {
   });
 
   it('builds every known harness when its settings are present', async () => {
-    const env = { OPENAI_API_KEY: 'a', AZURE_OPENAI_API_KEY: 'b', MIVAS_AZURE_BASE_URL: 'wss://r/openai/v1', XAI_API_KEY: 'c', DASHSCOPE_API_KEY: 'd' };
+    const env = {
+      OPENAI_API_KEY: 'a',
+      AZURE_OPENAI_API_KEY: 'b',
+      MIVAS_AZURE_BASE_URL: 'wss://r/openai/v1',
+      XAI_API_KEY: 'c',
+      DASHSCOPE_API_KEY: 'd',
+      MIVAS_CASCADE_STT_BASE_URL: 'http://s/v1',
+      MIVAS_CASCADE_LLM_BASE_URL: 'http://l/v1',
+      MIVAS_CASCADE_LLM_MODEL: 'm',
+      MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1',
+      GEMINI_API_KEY: 'g',
+    };
     for (const name of HARNESS_NAMES) expect((await factory(name, env)).name).toBe(name);
     await expect(factory('gemini/live', env)).rejects.toThrow(/unknown harness/);
   });

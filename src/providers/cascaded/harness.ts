@@ -1,0 +1,33 @@
+import type { ProviderSettings } from '../../config.ts';
+import { ConfigError, type Clock } from '../../core/index.ts';
+import type { HarnessFactory } from '../model-session.ts';
+import { CascadedSession, type CascadedTargets } from './cascaded-session.ts';
+import { chatTools } from './endpoints.ts';
+
+function required(value: string | undefined, variable: string): string {
+  if (value === undefined || value.trim() === '') {
+    throw new ConfigError('PROVIDER_SETTING_MISSING', `harness cascaded needs ${variable}; set it in the environment (see .env.example and docs/providers.md)`);
+  }
+  return value;
+}
+
+/** The three endpoints of the cascade from settings; a missing base URL or chat model throws a ConfigError (exit 3 at boot). */
+export function cascadedTargets(settings: ProviderSettings): CascadedTargets {
+  const c = settings.cascaded;
+  return {
+    stt: { baseUrl: required(c.stt.baseUrl, 'MIVAS_CASCADE_STT_BASE_URL'), model: required(c.stt.model, 'MIVAS_CASCADE_STT_MODEL'), apiKey: c.stt.apiKey, stream: c.stt.stream },
+    llm: { baseUrl: required(c.llm.baseUrl, 'MIVAS_CASCADE_LLM_BASE_URL'), model: required(c.llm.model, 'MIVAS_CASCADE_LLM_MODEL'), apiKey: c.llm.apiKey },
+    tts: { baseUrl: required(c.tts.baseUrl, 'MIVAS_CASCADE_TTS_BASE_URL'), model: required(c.tts.model, 'MIVAS_CASCADE_TTS_MODEL'), apiKey: c.tts.apiKey, voice: c.tts.voice, rateHz: c.tts.rateHz },
+  };
+}
+
+/** `cascaded`: STT → LLM → TTS on OpenAI-compatible endpoints, the graph hosted natively (DESIGN.md §19). */
+export function cascadedHarness(settings: ProviderSettings, clock: Clock): HarnessFactory {
+  const targets = cascadedTargets(settings);
+  return {
+    name: 'cascaded',
+    refuse: () => null,
+    create: () => new CascadedSession(targets, settings.cascaded, { clock }),
+    offeredTools: (agent) => chatTools(agent.tools),
+  };
+}

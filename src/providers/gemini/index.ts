@@ -1,0 +1,3 @@
+export * from './wire.ts';
+export * from './gemini-session.ts';
+export * from './harness.ts';

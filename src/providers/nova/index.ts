@@ -1,0 +1,3 @@
+export * from './transport.ts';
+export * from './nova-session.ts';
+export * from './harness.ts';

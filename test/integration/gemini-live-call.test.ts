@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSpeechSynth } from '../../src/audio/index.ts';
+import { dialCall, type CallerReport } from '../../src/caller/index.ts';
+import { GEMINI_OPENING_CUE } from '../../src/providers/index.ts';
+import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
+import { GeminiLiveStandIn, type GeminiClientMessage, type GeminiConnection } from '../support/gemini-live-server.ts';
+import { eventsOf, OPENING_LINE, readSnapshot } from '../support/realtime-call.ts';
+import { tone } from '../support/realtime-server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const CALL_ID = 'gemini_full_call';
+const GREETING = 'Thanks for calling Maple Lane Repairs.';
+const FAREWELL = 'You are booked for Wednesday, October seventh. Goodbye.';
+/** The longest silence the caller may hear at the handoff against a prompt stand-in (docs/providers.md). */
+const HANDOFF_GAP_BOUND_MS = 1_000;
+
+function setupOf(m: GeminiClientMessage | undefined): Record<string, unknown> {
+  return (m?.setup ?? {}) as Record<string, unknown>;
+}
+
+function toolNames(setup: Record<string, unknown>): string[] {
+  const tools = setup.tools as { functionDeclarations: { name: string }[] }[];
+  return tools.flatMap((t) => t.functionDeclarations.map((f) => f.name));
+}
+
+describe('google/gemini-live: a control-industry call, one stream per specialist (issue 19 acceptance 1, 2)', () => {
+  let standIn: GeminiLiveStandIn;
+  let server: TestServer;
+  let report: CallerReport;
+  let reception: GeminiConnection;
+  let scheduler: GeminiConnection;
+  let seed: GeminiClientMessage;
+  let cue: GeminiClientMessage;
+  let bookResponse: { id?: string; name: string; response: Record<string, unknown> }[];
+  let summary: Summary;
+  let events: readonly TimelineEvent[];
+
+  beforeAll(async () => {
+    standIn = await GeminiLiveStandIn.start();
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
+    const caller = dialCall({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
+    reception = await standIn.nextConnection();
+    await reception.next('text');
+    reception.speak(tone(800, 24_000), GREETING);
+    await reception.waitForCallerSpeech();
+    reception.callerSaid(OPENING_LINE);
+    // The Live API has been seen to send calls without an id: the harness makes one up.
+    reception.callTools([{ name: 'transfer_to_scheduler', args: {}, id: null }]);
+    scheduler = await standIn.nextConnection();
+    seed = await scheduler.next('clientContent');
+    cue = await scheduler.next('text');
+    scheduler.callTools([{ name: 'book_appointment', args: { date: '2026-10-07' }, id: 'fc_book' }]);
+    bookResponse = await scheduler.toolResponses();
+    scheduler.speak(tone(600, 24_000, 550), FAREWELL, { turnComplete: false });
+    scheduler.callTools([{ name: 'end_call', args: { reason: 'caller_done' }, id: 'fc_end' }]);
+    await scheduler.toolResponses();
+    scheduler.turnComplete();
+    report = await caller;
+    ({ summary, events } = await readSnapshot(server, CALL_ID));
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await standIn?.close();
+  });
+
+  it('opens the entry stream with the setup the Live API documents, then cues the greeting', () => {
+    expect(reception.url).toBe('/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=gm-test-key');
+    const setup = setupOf(reception.received[0]);
+    expect(setup).toMatchObject({
+      model: 'models/gemini-3.1-flash-live-preview',
+      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Puck' } } } },
+      realtimeInputConfig: { automaticActivityDetection: { startOfSpeechSensitivity: 'START_SENSITIVITY_HIGH', endOfSpeechSensitivity: 'END_SENSITIVITY_HIGH', silenceDurationMs: 500 } },
+      inputAudioTranscription: {},
+      outputAudioTranscription: {},
+      sessionResumption: {},
+      contextWindowCompression: { slidingWindow: {} },
+    });
+    expect(setup.historyConfig).toBeUndefined();
+    expect(toolNames(setup)).toEqual(['transfer_to_scheduler', 'end_call']);
+    expect(JSON.stringify(setup.systemInstruction)).toContain('Maple Lane Repairs');
+    expect(reception.of('text')[0]).toEqual({ realtimeInput: { text: GEMINI_OPENING_CUE } });
+    const audio = reception.of('audio')[0]?.realtimeInput as { audio: { mimeType: string } } | undefined;
+    expect(audio?.audio.mimeType).toBe('audio/pcm;rate=16000');
+  });
+
+  it('opens a new stream for the scheduler with its own instructions and tools, seeded as initial history', () => {
+    const setup = setupOf(scheduler.received[0]);
+    expect(toolNames(setup)).toEqual(['check_date', 'book_appointment', 'end_call']);
+    expect(JSON.stringify(setup.systemInstruction)).toContain('YOUR ROLE: Scheduler');
+    expect(setup.historyConfig).toEqual({ initialHistoryInClientContent: true });
+    const turns = (seed.clientContent as { turns: { role: string; parts: { text: string }[] }[]; turnComplete: boolean }).turns;
+    expect((seed.clientContent as { turnComplete: boolean }).turnComplete).toBe(true);
+    expect(turns.map((t) => t.role)).toEqual(['model', 'user', 'model']);
+    expect(turns[0]?.parts[0]?.text).toBe(GREETING);
+    expect(turns[1]?.parts[0]?.text).toBe(OPENING_LINE);
+    expect(turns[2]?.parts[0]?.text).toContain('reception called transfer_to_scheduler with {}; it returned {"assistant":"scheduler"}');
+    // Text only: no audio is ever replayed into a seed.
+    expect(JSON.stringify(seed)).not.toContain('inlineData');
+    expect(String((cue.realtimeInput as { text: string }).text)).toContain('transferred from reception to you, scheduler');
+  });
+
+  it('never answers the handoff on the old stream, and closes it', async () => {
+    expect(reception.of('toolResponse')).toEqual([]);
+    expect(await reception.closed).toBe(1000);
+    const hop = eventsOf(events, 'tool').find((e) => e.name === 'transfer_to_scheduler');
+    expect(hop?.tool_call_id).toMatch(/^gemini_call_/);
+  });
+
+  it('answers the booking by id in one toolResponse and the write lands', () => {
+    expect(bookResponse).toEqual([{ id: 'fc_book', name: 'book_appointment', response: expect.objectContaining({ ok: true }) }]);
+    expect(eventsOf(events, 'tool').find((e) => e.name === 'book_appointment')?.executed).toBe(true);
+    expect(summary.counts.rows_written).toBeGreaterThan(0);
+  });
+
+  it('keeps the caller’s silence at the handoff under the stated bound', () => {
+    const handoff = eventsOf(events, 'handoff')[0];
+    const nextSpeech = eventsOf(events, 'speech.started').find((e) => e.side === 'agent' && e.seq > (handoff?.seq ?? Infinity));
+    expect(nextSpeech).toBeDefined();
+    expect((nextSpeech?.at_ms ?? Infinity) - (handoff?.at_ms ?? 0)).toBeLessThanOrEqual(HANDOFF_GAP_BOUND_MS);
+  });
+
+  it('ends after the farewell with transcripts and usage', () => {
+    expect(report.closeCode).toBe(1000);
+    expect(summary.end_reason).toBe('agent_end_call');
+    expect(summary.void_reason).toBeNull();
+    expect(summary.harness).toBe('google/gemini-live');
+    expect(eventsOf(events, 'transcript').map((t) => [t.side, t.text])).toEqual([
+      ['agent', GREETING],
+      ['caller', OPENING_LINE],
+      ['agent', FAREWELL],
+    ]);
+    expect(summary.usage.input_audio_tokens).toBeGreaterThan(0);
+    expect(summary.usage.output_audio_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('google/gemini-live: a stream lost at the handoff ends the call with a typed void', () => {
+  it('records handoff_stream_lost and ends with provider_error', async () => {
+    const standIn = await GeminiLiveStandIn.start();
+    standIn.refuse.add(2);
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
+    try {
+      const caller = dialCall({ url: server.wsUrl, callId: 'gemini_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const reception = await standIn.nextConnection();
+      await reception.next('text');
+      reception.speak(tone(300, 24_000), GREETING);
+      await reception.waitForCallerSpeech();
+      reception.callTools([{ name: 'transfer_to_scheduler', args: {} }]);
+      const report = await caller;
+      expect(report.closeCode).toBe(1011);
+      const { summary, events } = await readSnapshot(server, 'gemini_lost');
+      expect(summary.end_reason).toBe('provider_error');
+      expect(summary.void_reason).toBe('provider_error');
+      expect(eventsOf(events, 'provider.error')).toMatchObject([{ code: 'handoff_stream_lost', fatal: true }]);
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  }, 40_000);
+});
+
+describe('google/gemini-live: goAway moves the session to a resumed stream', () => {
+  it('reopens with the last resumable handle, closes the old stream and keeps the conversation going', async () => {
+    const standIn = await GeminiLiveStandIn.start();
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
+    try {
+      const caller = dialCall({ url: server.wsUrl, callId: 'gemini_goaway', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const first = await standIn.nextConnection();
+      await first.next('text');
+      first.send({ sessionResumptionUpdate: { newHandle: 'handle-1', resumable: true } });
+      first.send({ sessionResumptionUpdate: { newHandle: 'handle-not-resumable', resumable: false } });
+      first.send({ goAway: { timeLeft: '10s' } });
+      const resumed = await standIn.nextConnection();
+      const setup = setupOf(resumed.received[0] ?? (await resumed.next('setup')));
+      expect(setup.sessionResumption).toEqual({ handle: 'handle-1' });
+      expect(setup.historyConfig).toBeUndefined();
+      expect(await first.closed).toBe(1000);
+      // The resumed stream carries the call: the greeting, the caller's audio, the goodbye.
+      resumed.speak(tone(300, 24_000), GREETING);
+      await resumed.waitForCallerSpeech();
+      resumed.speak(tone(200, 24_000), 'Goodbye.', { turnComplete: false });
+      resumed.callTools([{ name: 'end_call', args: { reason: 'caller_done' } }]);
+      await resumed.toolResponses();
+      resumed.turnComplete();
+      const report = await caller;
+      expect(report.closeCode).toBe(1000);
+      const { summary } = await readSnapshot(server, 'gemini_goaway');
+      expect(summary.end_reason).toBe('agent_end_call');
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  }, 40_000);
+});

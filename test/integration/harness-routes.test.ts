@@ -1,0 +1,196 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
+import { dialCall, openingLineOf } from '../../src/caller/index.ts';
+import type { Task } from '../../src/packs/index.ts';
+import { CASCADE_OPENING_CUE, GEMINI_OPENING_CUE, NOVA_OPENING_CUE } from '../../src/providers/index.ts';
+import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
+import { CascadeStandIn } from '../support/cascade-endpoints-server.ts';
+import { GeminiLiveStandIn } from '../support/gemini-live-server.ts';
+import { NovaBedrockStandIn } from '../support/nova-bedrock-server.ts';
+import { tone } from '../support/realtime-server.ts';
+import { RoutePlayer, routeTasks } from '../support/route-player.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+/**
+ * The healthcare scripted-equivalent route through each new harness's stand-in (issue 19
+ * acceptance 4): for three tasks, the stand-in model makes exactly the task's reference hops and
+ * calls (arguments as the scripted harness resolves them, carried fields from the outputs the
+ * harness relayed back), and the scorer must PASS every call. For the new-stream harnesses, every
+ * seed of a later specialist must hold every tool result returned before it (acceptance 2).
+ */
+
+const PACK = 'healthcare';
+const GREETING = 'Hello, thank you for calling. How can I help you today?';
+const GOODBYE = 'Thank you for calling. Goodbye.';
+
+interface Seed {
+  readonly text: string;
+  readonly outputsBefore: readonly string[];
+}
+
+async function scoreAll(server: TestServer, callIds: readonly string[]): Promise<Record<string, { status: string; reward: number | null }>> {
+  await server.ctx.outbox.flush();
+  const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), PACK);
+  const scored = scoreRun(snapshots, new Map([[PACK, server.ctx.pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack: PACK, stamp: null, flags: {} });
+  return Object.fromEntries(callIds.map((id) => {
+    const v = scored.conversations.find((c) => c.conversation_id === id);
+    return [id, { status: v?.status ?? 'missing', reward: v?.reward ?? null }];
+  }));
+}
+
+function dial(server: TestServer, synth: SpeechSynth, task: Task, callId: string): ReturnType<typeof dialCall> {
+  return dialCall({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_harness_routes', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
+}
+
+function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {
+  expect(seeds.length).toBeGreaterThan(0);
+  for (const seed of seeds) for (const output of seed.outputsBefore) expect(seed.text).toContain(output);
+}
+
+describe('healthcare reference routes through the new harnesses (issue 19 acceptance 2, 4)', () => {
+  it('cascaded: three tasks PASS', async () => {
+    const standIn = await CascadeStandIn.start({ ttsMs: () => 200 });
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env() }, { synth });
+    try {
+      const tasks = routeTasks(server.ctx.pack);
+      expect(tasks).toHaveLength(3);
+      const ids: string[] = [];
+      for (const task of tasks) {
+        const player = new RoutePlayer(server.ctx.pack, task);
+        standIn.stt.handler = () => openingLineOf(task.intent);
+        standIn.chat.handler = (req) => {
+          const messages = req.body.messages;
+          const last = messages.at(-1);
+          if (last?.role === 'user' && last.content === CASCADE_OPENING_CUE) return { text: GREETING };
+          if (last?.role === 'tool') {
+            const name = messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.id === last.tool_call_id)?.function.name ?? '';
+            player.record(name, String(last.content));
+          }
+          const move = player.move();
+          if (move.kind === 'end') return { text: GOODBYE, calls: [{ name: 'end_call', args: { reason: 'caller_done' } }] };
+          return { calls: [{ name: move.name, args: move.args }] };
+        };
+        const callId = `cascade_${task.task_id.replaceAll('-', '_')}`;
+        const report = await dial(server, synth, task, callId);
+        expect(report.timedOut).toBe(false);
+        ids.push(callId);
+      }
+      const verdicts = await scoreAll(server, ids);
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  }, 90_000);
+
+  it('google/gemini-live: three tasks PASS, every seed holding the earlier tool results', async () => {
+    const standIn = await GeminiLiveStandIn.start();
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env() }, { synth });
+    const seeds: Seed[] = [];
+    try {
+      const ids: string[] = [];
+      for (const task of routeTasks(server.ctx.pack)) {
+        const player = new RoutePlayer(server.ctx.pack, task);
+        const callId = `gemini_${task.task_id.replaceAll('-', '_')}`;
+        const caller = dial(server, synth, task, callId);
+        let conn = await standIn.nextConnection();
+        await conn.next('text');
+        expect(conn.of('text')[0]).toEqual({ realtimeInput: { text: GEMINI_OPENING_CUE } });
+        conn.speak(tone(300, 24_000), GREETING);
+        await conn.waitForCallerSpeech();
+        conn.callerSaid(openingLineOf(task.intent));
+        for (;;) {
+          const move = player.move();
+          if (move.kind === 'end') {
+            conn.speak(tone(300, 24_000), GOODBYE, { turnComplete: false });
+            conn.callTools([{ name: 'end_call', args: { reason: 'caller_done' } }]);
+            await conn.toolResponses();
+            conn.turnComplete();
+            break;
+          }
+          conn.callTools([{ name: move.name, args: move.args }]);
+          if (move.hop) {
+            conn = await standIn.nextConnection();
+            const seed = (await conn.next('clientContent')).clientContent as { turns: { parts: { text: string }[] }[] };
+            seeds.push({ text: seed.turns.flatMap((t) => t.parts.map((p) => p.text)).join('\n'), outputsBefore: player.outputs.map((o) => o.output) });
+            await conn.next('text');
+          } else {
+            const [answer] = await conn.toolResponses();
+            player.record(move.name, JSON.stringify(answer?.response));
+          }
+        }
+        const report = await caller;
+        expect(report.timedOut).toBe(false);
+        ids.push(callId);
+      }
+      const verdicts = await scoreAll(server, ids);
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expectSeedsHoldEarlierResults(seeds);
+      expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  }, 90_000);
+
+  it('aws/nova-sonic: three tasks PASS, every seed holding the earlier tool results', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'AKIDSTANDIN';
+    process.env.AWS_SECRET_ACCESS_KEY = 'standin-secret';
+    const standIn = await NovaBedrockStandIn.start();
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env() }, { synth });
+    const seeds: Seed[] = [];
+    try {
+      const ids: string[] = [];
+      let toolUse = 0;
+      for (const task of routeTasks(server.ctx.pack)) {
+        const player = new RoutePlayer(server.ctx.pack, task);
+        const callId = `nova_${task.task_id.replaceAll('-', '_')}`;
+        const caller = dial(server, synth, task, callId);
+        let conn = await standIn.nextConnection();
+        const first = conn;
+        await conn.waitFor(() => first.textBlocks('USER').includes(NOVA_OPENING_CUE), 'the opening cue');
+        conn.speak(tone(300, 24_000), GREETING);
+        await conn.waitForCallerSpeech();
+        conn.callerSaid(openingLineOf(task.intent));
+        for (;;) {
+          const move = player.move();
+          const id = `tu_${++toolUse}`;
+          if (move.kind === 'end') {
+            conn.useTool(id, 'end_call', { reason: 'caller_done' });
+            await conn.toolResult(id);
+            conn.speak(tone(300, 24_000), GOODBYE);
+            break;
+          }
+          conn.useTool(id, move.name, move.args);
+          if (move.hop) {
+            conn = await standIn.nextConnection();
+            const next = conn;
+            await next.waitFor(() => next.textBlocks('USER').some((t) => t.includes('transferred from')), 'the handoff cue');
+            seeds.push({ text: [...next.textBlocks('USER'), ...next.textBlocks('ASSISTANT')].join('\n'), outputsBefore: player.outputs.map((o) => o.output) });
+          } else {
+            player.record(move.name, await conn.toolResult(id));
+          }
+        }
+        const report = await caller;
+        expect(report.timedOut).toBe(false);
+        ids.push(callId);
+      }
+      const verdicts = await scoreAll(server, ids);
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expectSeedsHoldEarlierResults(seeds);
+      expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+    } finally {
+      await server.close();
+      await standIn.close();
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    }
+  }, 90_000);
+});

@@ -1,0 +1,238 @@
+import { createServer, type Http2Server, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { EventStreamCodec, type Message } from '@smithy/core/event-streams';
+import { fromUtf8, toUtf8 } from '@smithy/core/serde';
+import { isAudible } from './realtime-server.ts';
+
+/**
+ * A local stand-in for Bedrock's InvokeModelWithBidirectionalStream, spoken to by the real AWS SDK
+ * (`@aws-sdk/client-bedrock-runtime`) over cleartext HTTP/2: `POST /model/<id>/invoke-with-bidirectional-stream`,
+ * both directions framed by the AWS event-stream codec (`@smithy/core/event-streams`). The SDK signs
+ * each input message, so an input frame is an envelope (`:date`, `:chunk-signature`) around the
+ * real one: a `chunk` event whose JSON payload is `{"bytes": "<base64 of the Nova event JSON>"}`.
+ * Output frames are `chunk` events of the same shape. One stream per session; tests drive each.
+ */
+
+export type NovaClientEvent = { readonly name: string; readonly body: Readonly<Record<string, unknown>> };
+
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** The Nova event names of every input chunk in a decoded frame (envelopes unwrapped). */
+function unwrap(message: Message): Message[] {
+  if (message.headers[':chunk-signature']) return message.body.length ? unwrap(codec.decode(message.body)) : [];
+  return [message];
+}
+
+export class NovaStreamConnection {
+  readonly received: NovaClientEvent[] = [];
+  readonly ended: Promise<void>;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  private readonly cursors = new Map<string, number>();
+  private readonly waiters: { check: () => boolean; resolve: () => void; reject: (e: Error) => void; what: string }[] = [];
+  private isEnded = false;
+  private counter = 0;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    path: string,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ) {
+    this.path = path;
+    this.headers = headers;
+    stream.respond({ ':status': 200, 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'standin-request' });
+    // HTTP/2 data frames do not line up with event-stream messages: each message starts with its
+    // total length (a big-endian uint32 prelude), so bytes are gathered until a whole one is in.
+    let pending = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      const frames: Message[] = [];
+      while (pending.length >= 4 && pending.length >= pending.readUInt32BE(0)) {
+        const length = pending.readUInt32BE(0);
+        frames.push(codec.decode(pending.subarray(0, length)));
+        pending = pending.subarray(length);
+      }
+      for (const frame of frames) {
+        for (const m of unwrap(frame)) {
+          if (m.headers[':event-type']?.value !== 'chunk') continue;
+          const payload = JSON.parse(toUtf8(m.body)) as { bytes: string };
+          const event = JSON.parse(Buffer.from(payload.bytes, 'base64').toString('utf8')) as { event: Record<string, Record<string, unknown>> };
+          for (const [name, body] of Object.entries(event.event)) this.received.push({ name, body });
+        }
+      }
+      this.settle();
+    });
+    this.ended = new Promise((resolve) => {
+      const done = (): void => {
+        this.isEnded = true;
+        resolve();
+        this.settle();
+      };
+      // The client ended its side (after sessionEnd): the stream's output side ends too.
+      stream.on('end', () => {
+        if (!stream.closed && !stream.writableEnded) stream.end();
+        done();
+      });
+      stream.on('close', done);
+    });
+  }
+
+  of(name: string): NovaClientEvent[] {
+    return this.received.filter((e) => e.name === name);
+  }
+
+  async next(name: string, predicate: (e: NovaClientEvent) => boolean = () => true): Promise<NovaClientEvent> {
+    const taken = this.cursors.get(name) ?? 0;
+    const find = (): number => this.of(name).findIndex((e, i) => i >= taken && predicate(e));
+    await this.waitFor(() => find() >= 0, `a ${name}`);
+    const index = find();
+    this.cursors.set(name, index + 1);
+    return this.of(name)[index] ?? { name, body: {} };
+  }
+
+  waitFor(check: () => boolean, what = 'condition'): Promise<void> {
+    if (check()) return Promise.resolve();
+    if (this.isEnded) return Promise.reject(new Error(`nova stand-in stream ended before ${what}`));
+    return new Promise((resolve, reject) => this.waiters.push({ check, resolve, reject, what }));
+  }
+
+  /** Resolves at the first audible caller audio. */
+  waitForCallerSpeech(): Promise<void> {
+    return this.waitFor(() => this.of('audioInput').some((e) => isAudible(Buffer.from(String(e.body.content), 'base64'))), 'caller speech');
+  }
+
+  /** The text of the TEXT blocks of a role, in order, joined per block. */
+  textBlocks(role: string): string[] {
+    const open = new Map<string, string>();
+    const out: { name: string; text: string }[] = [];
+    for (const e of this.received) {
+      if (e.name === 'contentStart' && e.body.type === 'TEXT' && e.body.role === role) {
+        open.set(String(e.body.contentName), '');
+        out.push({ name: String(e.body.contentName), text: '' });
+      } else if (e.name === 'textInput' && open.has(String(e.body.contentName))) {
+        const entry = out.find((o) => o.name === e.body.contentName);
+        if (entry) entry.text += String(e.body.content);
+      }
+    }
+    return out.map((o) => o.text);
+  }
+
+  send(name: string, body: Record<string, unknown>): void {
+    if (this.isEnded) return;
+    const payload = JSON.stringify({ bytes: Buffer.from(JSON.stringify({ event: { [name]: body } })).toString('base64') });
+    this.stream.write(
+      codec.encode({
+        headers: { ':event-type': { type: 'string', value: 'chunk' }, ':message-type': { type: 'string', value: 'event' }, ':content-type': { type: 'string', value: 'application/json' } },
+        body: fromUtf8(payload),
+      }),
+    );
+  }
+
+  /** A FINAL USER transcript block (what the model's ASR heard the caller say). */
+  callerSaid(text: string): void {
+    this.send('contentStart', { type: 'TEXT', role: 'USER', contentId: `c${++this.counter}`, additionalModelFields: '{"generationStage":"FINAL"}' });
+    this.send('textOutput', { role: 'USER', content: text });
+    this.send('contentEnd', { type: 'TEXT', stopReason: 'END_TURN' });
+  }
+
+  /** The model speaks: SPECULATIVE text, the AUDIO block in chunks, the FINAL text, usage. */
+  speak(pcm: Buffer, text: string): void {
+    this.send('completionStart', { sessionId: 's', promptName: 'p', completionId: `cmp${++this.counter}` });
+    this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"SPECULATIVE"}' });
+    this.send('textOutput', { role: 'ASSISTANT', content: text });
+    this.send('contentEnd', { type: 'TEXT', stopReason: 'PARTIAL_TURN' });
+    this.send('contentStart', { type: 'AUDIO', role: 'ASSISTANT', contentId: `a${this.counter}` });
+    for (let i = 0; i < pcm.length; i += 9_600) this.send('audioOutput', { content: pcm.subarray(i, i + 9_600).toString('base64') });
+    this.usage();
+    this.send('contentEnd', { type: 'AUDIO', stopReason: 'END_TURN' });
+    this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' });
+    this.send('textOutput', { role: 'ASSISTANT', content: text });
+    this.send('contentEnd', { type: 'TEXT', stopReason: 'END_TURN' });
+  }
+
+  /** A TOOL block with one toolUse. */
+  useTool(toolUseId: string, toolName: string, args: unknown): void {
+    this.send('contentStart', { type: 'TOOL', role: 'TOOL', contentId: `t${++this.counter}` });
+    this.send('toolUse', { toolUseId, toolName, content: JSON.stringify(args) });
+    this.send('contentEnd', { type: 'TOOL', stopReason: 'TOOL_USE' });
+  }
+
+  usage(): void {
+    this.send('usageEvent', { totalInputTokens: 100, totalOutputTokens: 50, details: { delta: { input: { speechTokens: 60, textTokens: 40 }, output: { speechTokens: 45, textTokens: 5 } } } });
+  }
+
+  /** The toolResult the harness sent for a toolUseId. */
+  async toolResult(toolUseId: string): Promise<string> {
+    const start = await this.next('contentStart', (e) => e.body.type === 'TOOL' && (e.body.toolResultInputConfiguration as { toolUseId?: string } | undefined)?.toolUseId === toolUseId);
+    const result = await this.next('toolResult', (e) => e.body.contentName === start.body.contentName);
+    return String(result.body.content);
+  }
+
+  private settle(): void {
+    for (const w of [...this.waiters]) {
+      if (w.check()) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve();
+      } else if (this.isEnded) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.reject(new Error(`nova stand-in stream ended before ${w.what}`));
+      }
+    }
+  }
+}
+
+export class NovaBedrockStandIn {
+  readonly connections: NovaStreamConnection[] = [];
+  private readonly arrivals: ((c: NovaStreamConnection) => void)[] = [];
+  private taken = 0;
+  /** Stream numbers (1-based) answered with HTTP 503 instead of a stream. */
+  readonly refuse = new Set<number>();
+  private attempts = 0;
+  private readonly sessions = new Set<ServerHttp2Session>();
+
+  private constructor(
+    private readonly server: Http2Server,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<NovaBedrockStandIn> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const standIn = new NovaBedrockStandIn(server, (server.address() as AddressInfo).port);
+    server.on('session', (session) => {
+      standIn.sessions.add(session);
+      session.on('close', () => standIn.sessions.delete(session));
+    });
+    server.on('stream', (stream, headers) => {
+      const path = String(headers[':path'] ?? '');
+      if (!/^\/model\/[^/]+\/invoke-with-bidirectional-stream$/.test(path)) {
+        stream.respond({ ':status': 404 });
+        return void stream.end();
+      }
+      if (standIn.refuse.has(++standIn.attempts)) {
+        stream.respond({ ':status': 503, 'content-type': 'application/json', 'x-amzn-errortype': 'ServiceUnavailableException' });
+        return void stream.end(JSON.stringify({ message: 'stand-in refused the stream' }));
+      }
+      const conn = new NovaStreamConnection(stream, path, headers);
+      standIn.connections.push(conn);
+      standIn.arrivals.shift()?.(conn);
+    });
+    return standIn;
+  }
+
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    return { MIVAS_HARNESS: 'aws/nova-sonic', MIVAS_NOVA_ENDPOINT: `http://127.0.0.1:${this.port}`, MIVAS_NOVA_REGION: 'us-east-1', ...extra };
+  }
+
+  nextConnection(): Promise<NovaStreamConnection> {
+    const ready = this.connections[this.taken];
+    this.taken++;
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve) => this.arrivals.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    for (const session of this.sessions) session.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

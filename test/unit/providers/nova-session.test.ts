@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/index.ts';
+import { NOVA_OPENING_CUE, NOVA_RENEW_AFTER_MS, NovaSonicSession, type NovaDuplex, type NovaEvent } from '../../../src/providers/index.ts';
+
+/** A transport double: records what each stream was sent and lets the test push model events. */
+function fakeTransport(): { open: (model: string) => NovaDuplex; streams: { sent: NovaEvent[]; push: (e: NovaEvent) => void; ended: boolean }[] } {
+  const streams: { sent: NovaEvent[]; push: (e: NovaEvent) => void; ended: boolean }[] = [];
+  const open = (): NovaDuplex => {
+    const queue: NovaEvent[] = [];
+    let wake: (() => void) | null = null;
+    const record = { sent: [] as NovaEvent[], ended: false, push: (e: NovaEvent) => { queue.push(e); wake?.(); } };
+    streams.push(record);
+    return {
+      send: (e) => record.sent.push(e),
+      end: () => {
+        record.ended = true;
+        wake?.();
+      },
+      output: (async function* () {
+        for (;;) {
+          const next = queue.shift();
+          if (next) {
+            yield next;
+            continue;
+          }
+          if (record.ended) return;
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+      })(),
+    };
+  };
+  return { open, streams };
+}
+
+const AGENT = { name: 'reception', instructions: 'Be brief.', tools: [{ name: 'end_call', description: 'End.', parameters: { type: 'object', properties: {} } }] };
+
+function names(events: readonly NovaEvent[]): string[] {
+  return events.map((e) => Object.keys(e.event)[0] ?? '');
+}
+
+function texts(events: readonly NovaEvent[]): string[] {
+  return events.flatMap((e) => ('textInput' in e.event ? [String((e.event.textInput as { content: string }).content)] : []));
+}
+
+describe('NovaSonicSession behind an injected transport', () => {
+  it('nudges the greeting, then before the 8-minute limit moves to a fresh stream seeded with the history', async () => {
+    const clock = new ManualClock();
+    const t = fakeTransport();
+    const session = new NovaSonicSession({ model: 'amazon.nova-2-sonic-v1:0', voice: 'matthew', endpointing: 'MEDIUM', transport: t.open, clock });
+    const transcripts: string[] = [];
+    session.events.on('transcript', (side, text) => transcripts.push(`${side}: ${text}`));
+    await session.connect(AGENT, new AbortController().signal);
+    session.requestResponse();
+    const first = t.streams[0];
+    expect(texts(first?.sent ?? [])).toContain(NOVA_OPENING_CUE);
+    first?.push({ event: { contentStart: { type: 'AUDIO', role: 'ASSISTANT' } } });
+    first?.push({ event: { audioOutput: { content: Buffer.alloc(4_800).toString('base64') } } });
+    first?.push({ event: { contentEnd: { type: 'AUDIO', stopReason: 'END_TURN' } } });
+    first?.push({ event: { contentStart: { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' } } });
+    first?.push({ event: { textOutput: { role: 'ASSISTANT', content: 'Hello there.' } } });
+    first?.push({ event: { contentEnd: { type: 'TEXT', stopReason: 'END_TURN' } } });
+    first?.push({ event: { contentStart: { type: 'TEXT', role: 'USER', additionalModelFields: '{"generationStage":"FINAL"}' } } });
+    first?.push({ event: { textOutput: { role: 'USER', content: 'I need help.' } } });
+    first?.push({ event: { contentEnd: { type: 'TEXT', stopReason: 'END_TURN' } } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(transcripts).toEqual(['agent: Hello there.', 'caller: I need help.']);
+    clock.advance(NOVA_RENEW_AFTER_MS);
+    expect(t.streams).toHaveLength(2);
+    const second = t.streams[1]?.sent ?? [];
+    expect(names(second).slice(0, 2)).toEqual(['sessionStart', 'promptStart']);
+    // The seed opens with a USER turn and holds both sides; no nudge follows a renewal.
+    expect(texts(second)).toEqual(['Be brief.', '(The call began.)', 'Hello there.', 'I need help.']);
+    expect(first?.ended).toBe(true);
+    expect(names(first?.sent ?? []).slice(-3)).toEqual(['contentEnd', 'promptEnd', 'sessionEnd']);
+    await session.close();
+  });
+});
