@@ -57,7 +57,8 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   if (values.help) return '';
   const { help: _help, ...rest } = values;
   const parsed = flagsSchema.safeParse(rest);
-  return parsed.success ? parsed.data : parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n');
+  // A flag that is missing is named plainly; a malformed one says what was wrong with it.
+  return parsed.success ? parsed.data : parsed.error.issues.map((i) => (rest[String(i.path[0]) as keyof typeof rest] === undefined ? `--${i.path.join('.')} is required` : `--${i.path.join('.')}: ${i.message}`)).join('\n');
 }
 
 /** The snapshot store a `--snapshots` value names: a directory, or `s3://bucket/prefix`. */

@@ -134,7 +134,10 @@ function checkEntries(dir: string, problems: string[]): void {
 /** Loads and cross-checks packs/<id>; throws a PackError listing every problem with file and field. */
 export async function loadPack(packsDir: string, id: string, migrationsRoot = resolve(packsDir, '..', 'migrations')): Promise<Pack> {
   const dir = resolve(packsDir, id);
-  if (!existsSync(join(dir, 'blueprint.json'))) throw new PackError('PACK_NOT_FOUND', `pack "${id}" not found under ${packsDir}`);
+  if (!existsSync(join(dir, 'blueprint.json'))) {
+    const known = existsSync(packsDir) ? listPackIds(packsDir) : [];
+    throw new PackError('PACK_NOT_FOUND', `pack "${id}" not found under ${packsDir}${known.length ? `; the packs there: ${known.join(', ')}` : ''}`);
+  }
   const problems: string[] = [];
   checkEntries(dir, problems);
   const blueprintParse = blueprintSchema.safeParse(readJson(join(dir, 'blueprint.json'), problems));

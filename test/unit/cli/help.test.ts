@@ -28,6 +28,15 @@ describe('the CLI surface (issue 15)', () => {
     expect(err).toMatch(/^mivas: unknown command "frobnicate"/);
   });
 
+  it('names what is wrong: an unknown pack lists the packs there, a missing flag is called required', async () => {
+    const pack = await cli(['tasks', 'list', '--pack', 'nope']);
+    expect(pack.code).toBe(3);
+    expect(pack.err).toMatch(/pack "nope" not found under .*; the packs there: control-industry, customer-support, healthcare, legal/);
+    const score = await cli(['score']);
+    expect(score.code).toBe(3);
+    expect(score.err).toMatch(/^--snapshots is required$/m);
+  });
+
   it('never prints credentials of a probe URL', () => {
     expect(withoutCredentials('ws://alice:s3cret@host:8765/probe')).toBe('ws://***:***@host:8765/probe');
     expect(withoutCredentials('wss://host/probe')).toBe('wss://host/probe');
