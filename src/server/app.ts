@@ -25,6 +25,8 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
     capacity: ctx.registry.maxCalls,
     snapshot_backlog: backlog.count,
     snapshot_oldest_pending_s: Math.round(backlog.oldestMs / 1000),
+    snapshot_unspooled: backlog.unspooled,
+    snapshot_spool_failures: backlog.spoolFailures,
   };
 }
 

@@ -80,7 +80,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: ctx.harness.name, estimateCost: ctx.estimateCost, observer: callObserver(ctx.ops, log) },
+    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, recordingsDir: ctx.recordingsDir, harness: ctx.harness.name, estimateCost: ctx.estimateCost, observer: callObserver(ctx.ops, log) },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
     countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,
