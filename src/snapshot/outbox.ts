@@ -243,19 +243,20 @@ export class SnapshotOutbox {
     }
   }
 
+  /** Moves a file part into the spool: a rename, or (another file system) a copy and a removal. */
   private async moveFile(from: string, to: string): Promise<void> {
+    const renamed = await this.files.rename(from, to).then(
+      () => true,
+      () => false,
+    );
+    if (renamed) return;
     try {
-      await this.files.rename(from, to);
+      await this.files.copyFile(from, to);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-      try {
-        await this.files.copyFile(from, to);
-      } catch (copyErr) {
-        await this.files.rm(to).catch(() => undefined);
-        throw copyErr;
-      }
-      await this.files.rm(from);
+      await this.files.rm(to).catch(() => undefined);
+      throw err;
     }
+    await this.files.rm(from);
   }
 
   private enqueue(pack: string, callId: string, held: Map<SnapshotPart, SnapshotBody> | null, spoolAttempts = 0, sinceMs = this.clock.nowMs()): PendingSet | null {

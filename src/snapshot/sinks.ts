@@ -16,7 +16,11 @@ export interface SnapshotSink {
   locate(key: string): string;
 }
 
-const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
+/** True when the file is there (any failure to reach it counts as absent, as existsSync does). */
+const present = (file: string): Promise<boolean> => access(file).then(
+  () => true,
+  () => false,
+);
 
 /** The embedded default: snapshots copied into a local directory (write to temp, then rename; all asynchronous). */
 export function directorySink(dir: string): SnapshotSink {
@@ -34,11 +38,15 @@ export function directorySink(dir: string): SnapshotSink {
         throw err;
       }
     },
-    exists: (key) => access(join(dir, key)).then(
-      () => true,
-      (err: unknown) => (isMissing(err) ? false : Promise.reject(err)),
-    ),
-    get: (key) => readFile(join(dir, key)).catch((err: unknown) => (isMissing(err) ? null : Promise.reject(err))),
+    exists: (key) => present(join(dir, key)),
+    async get(key) {
+      try {
+        return await readFile(join(dir, key));
+      } catch (err) {
+        if (!(await present(join(dir, key)))) return null;
+        throw err;
+      }
+    },
     locate: (key) => join(dir, key),
   };
 }
