@@ -3,14 +3,15 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 /**
  * A loopback TCP proxy in front of a real server (s3rver) that can stall: while stalled it accepts
  * connections, reads what they send and never answers, as a store whose front end is up and its
- * back end hung does. Connections opened during a stall stay hung after it ends; new ones are
- * forwarded again. Loopback only.
+ * back end hung does. A stall also freezes the connections already open (kept-alive sockets get no
+ * answer either). Connections hung by a stall stay hung after it ends; new ones are forwarded
+ * again. Loopback only.
  */
 export class StallProxy {
   private stalled = false;
   private stalledTotal = 0;
   private readonly held = new Set<Socket>();
-  private readonly piped = new Set<Socket>();
+  private readonly pairs = new Map<Socket, Socket>();
 
   private constructor(
     private readonly server: Server,
@@ -35,6 +36,14 @@ export class StallProxy {
 
   stall(): void {
     this.stalled = true;
+    for (const [client, upstream] of this.pairs) {
+      this.pairs.delete(client);
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      upstream.removeAllListeners('close');
+      upstream.destroy();
+      this.hold(client);
+    }
   }
 
   /** Forwards new connections again. */
@@ -53,28 +62,31 @@ export class StallProxy {
   }
 
   async close(): Promise<void> {
-    for (const s of [...this.held, ...this.piped]) s.destroy();
+    for (const s of [...this.held, ...this.pairs.keys(), ...this.pairs.values()]) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private accept(client: Socket, targetPort: number | null): void {
     client.on('error', () => undefined);
-    if (this.stalled || targetPort === null) {
-      this.held.add(client);
-      this.stalledTotal++;
-      client.on('data', () => undefined);
-      client.once('close', () => this.held.delete(client));
-      return;
-    }
+    if (this.stalled || targetPort === null) return this.hold(client);
     const upstream = connect(targetPort, '127.0.0.1');
     upstream.on('error', () => client.destroy());
-    for (const s of [client, upstream]) {
-      this.piped.add(s);
-      s.once('close', () => this.piped.delete(s));
-    }
-    client.once('close', () => upstream.destroy());
+    this.pairs.set(client, upstream);
+    client.once('close', () => {
+      this.pairs.delete(client);
+      upstream.destroy();
+    });
     upstream.once('close', () => client.destroy());
     client.pipe(upstream);
     upstream.pipe(client);
+  }
+
+  /** Reads what the client sends and never answers. */
+  private hold(client: Socket): void {
+    this.held.add(client);
+    this.stalledTotal++;
+    client.on('data', () => undefined);
+    client.resume();
+    client.once('close', () => this.held.delete(client));
   }
 }
