@@ -48,13 +48,16 @@ export interface ServerProcessOptions {
   readonly onLine?: (line: string) => void;
   /** Open-file limit of the child (`prlimit --nofile`). */
   readonly fileLimit?: number;
+  /** Pin the child to core 0 (default true; on a machine shared with other work, pinning can starve it). */
+  readonly pin?: boolean;
 }
 
 /** Starts `mivas serve` and waits until /health answers. */
 export async function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const serve = [...SERVE_NODE_FLAGS, join(ROOT, 'bin/mivas.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'];
-  const [cmd, args] = options.fileLimit ? pinned(0, 'prlimit', [`--nofile=${options.fileLimit}:${options.fileLimit}`, '--', process.execPath, ...serve]) : pinned(0, process.execPath, serve);
+  const wrap = (command: string, argv: string[]): [string, string[]] => (options.pin === false ? [command, argv] : pinned(0, command, argv));
+  const [cmd, args] = options.fileLimit ? wrap('prlimit', [`--nofile=${options.fileLimit}:${options.fileLimit}`, '--', process.execPath, ...serve]) : wrap(process.execPath, serve);
   const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, MIVAS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', options.onLine ? 'pipe' : 'ignore', 'inherit'] });
   if (options.onLine && child.stdout) {
     let rest = '';

@@ -111,6 +111,12 @@ async function slowHttp(job: SlowHttp): Promise<Record<string, unknown>> {
   return { opened: sockets.length, refused, closedByServer: closed.length, statuses, closeP50Ms: Math.round(closed[Math.floor(closed.length / 2)] ?? -1), closeMaxMs: Math.round(closed.at(-1) ?? -1) };
 }
 
-const job = JSON.parse(process.argv[2] ?? '{}') as Job;
+const job = JSON.parse(process.argv[2] ?? '{}') as Job & { readonly waitForGo?: boolean };
+if (job.waitForGo) {
+  // Started ahead of the fault (its start-up costs CPU): say so, then wait for a line on stdin.
+  console.log('ready');
+  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
+  process.stdin.pause();
+}
 const figures = job.mode === 'slow-http' ? await slowHttp(job) : await flood(job);
 console.log(JSON.stringify(figures));

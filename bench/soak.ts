@@ -10,6 +10,7 @@
  *                                     issue 14 (bench/soak-faults.ts): flood, s3stall, diskfull,
  *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades
  */
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/progress.ts';
@@ -206,13 +207,14 @@ const kill9: Scenario = async (dates) => {
     const stopped = await second.stop();
     const leftDbs = filesIn(join(tmp.dir, 'calls')).filter((f) => f.endsWith('.db'));
     const journals = filesIn(join(tmp.dir, 'calls')).filter((f) => f.endsWith('.db-journal'));
-    const orphanedJournals = filesIn(join(tmp.dir, 'calls', 'orphaned')).filter((f) => f.endsWith('.db-journal'));
+    const orphaned = filesIn(join(tmp.dir, 'calls', 'orphaned'));
+    const orphanedJournals = orphaned.filter((f) => f.endsWith('.db-journal'));
     return [
       check('10 finished calls were spooled while S3 was down', spooled.ok, `${spooled.count} summaries in the spool`),
       check('after restart every spooled snapshot uploaded, once, with all 5 parts', uploaded && JSON.stringify(keys) === JSON.stringify(s3Keys([...finished, 'kill_after'])), `${keys.length} keys`),
       check('the spool is empty after the upload', filesIn(join(tmp.dir, 'spool', PACK)).length === 0, ''),
       check('the 5 calls live at kill -9 left no snapshot (documented loss)', live.every((id) => !keys.some((k) => k.includes(`/${id}.`))), ''),
-      check('their per-call databases stay on disk (documented)', live.every((id) => leftDbs.includes(`${id}.db`)), leftDbs.join(', ')),
+      check('their per-call databases are set aside in calls/orphaned at the restart (documented)', live.every((id) => orphaned.some((f) => f.endsWith(`_${id}.db`))) && !live.some((id) => leftDbs.includes(`${id}.db`)), `${orphaned.filter((f) => f.endsWith('.db')).length} set aside`),
       check('no .db-journal is left beside the databases (a killed call’s is set aside with its .db)', journals.length === 0, `${journals.length} left in calls/, ${orphanedJournals.length} set aside`),
       check('the restarted server serves new calls and exits 0', stopped === 0, `exit ${String(stopped)}`),
     ];
@@ -286,6 +288,7 @@ async function main(): Promise<number> {
   rows.push([rejections.length ? 'FAIL' : 'PASS', 'process', 'no unhandled promise rejection', String(rejections.length), '']);
   if (rejections.length) failed++;
   console.log(`\n${renderTable(['result', 'scenario', 'check', 'detail', 's'], rows)}`);
+  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} (${cpus().length} cores)`);
   console.log(failed ? `\n${failed} check(s) failed` : '\nall soak checks passed');
   return failed ? 1 : 0;
 }
