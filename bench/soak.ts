@@ -5,7 +5,7 @@
  * and s3rver where S3 is the point. Unpaced (`MIVAS_FAST=1`) wherever pacing is not the point.
  * Loopback only; every wait is bounded.
  *
- *   npm run soak                      every scenario (about 12 minutes; the S3 outage alone is 60 s)
+ *   npm run soak                      every scenario (about 5 minutes; the S3 outage alone is 60 s)
  *   npm run soak -- --only drop,rows  some: s3, drop, vanish, sigterm, kill9, rows, and the faults of
  *                                     issue 14 (bench/soak-faults.ts): flood, s3stall, diskfull,
  *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades
