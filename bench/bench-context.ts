@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,11 +42,31 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** How a `mivas serve` child is started beyond its environment. */
+export interface ServerProcessOptions {
+  /** Each line the child writes to stdout (its pino log; set MIVAS_LOG_LEVEL to see more than warnings). */
+  readonly onLine?: (line: string) => void;
+  /** Open-file limit of the child (`prlimit --nofile`). */
+  readonly fileLimit?: number;
+  /** Pin the child to core 0 (default true; on a machine shared with other work, pinning can starve it). */
+  readonly pin?: boolean;
+}
+
 /** Starts `mivas serve` and waits until /health answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const [cmd, args] = pinned(0, process.execPath, [...SERVE_NODE_FLAGS, join(ROOT, 'bin/mivas.js'), 'serve', '--port', String(port), '--host', '127.0.0.1']);
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, MIVAS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const serve = [...SERVE_NODE_FLAGS, join(ROOT, 'bin/mivas.js'), 'serve', '--port', String(port), '--host', '127.0.0.1'];
+  const wrap = (command: string, argv: string[]): [string, string[]] => (options.pin === false ? [command, argv] : pinned(0, command, argv));
+  const [cmd, args] = options.fileLimit ? wrap('prlimit', [`--nofile=${options.fileLimit}:${options.fileLimit}`, '--', process.execPath, ...serve]) : wrap(process.execPath, serve);
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, MIVAS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', options.onLine ? 'pipe' : 'ignore', 'inherit'] });
+  if (options.onLine && child.stdout) {
+    let rest = '';
+    child.stdout.on('data', (c: Buffer) => {
+      const lines = (rest + c.toString()).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line) options.onLine?.(line);
+    });
+  }
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (Date.now() > deadline) throw new Error('mivas serve did not become healthy within 60 s');
@@ -63,6 +83,17 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Peak resident memory of a process so far (VmHWM), in MB; null when it cannot be read. */
+export function peakRssMb(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs a command pinned to core 1 (the load core) and parses its last stdout line as JSON; `label` names it in errors. */

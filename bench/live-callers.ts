@@ -43,6 +43,8 @@ export interface CallerOptions {
   readonly replyDelayMs: number;
   /** Unpaced: the caller sends its speech at once and no hold audio (`--fast` style). */
   readonly fast?: boolean;
+  /** Extra upgrade headers (credentials, a task id). */
+  readonly headers?: Record<string, string>;
 }
 
 /** One local CHIRP caller. */
@@ -74,7 +76,7 @@ export class LoadCaller {
     private readonly speechPcm: Buffer,
   ) {
     if (!/^ws:\/\/127\.0\.0\.1:\d+\//.test(options.url)) throw new Error('callers only dial 127.0.0.1');
-    this.ws = new WebSocket(options.url, { headers: { 'X-Simulation-Result-Id': callId, 'X-Mivas-Run-Id': options.runId }, perMessageDeflate: false });
+    this.ws = new WebSocket(options.url, { headers: { 'X-Simulation-Result-Id': callId, 'X-Mivas-Run-Id': options.runId, ...options.headers }, perMessageDeflate: false });
     this.ws.on('unexpected-response', (_req, res) => {
       this.refusedStatus = res.statusCode ?? 0;
       res.resume();
@@ -137,6 +139,19 @@ export class LoadCaller {
   /** Sends raw frames at once (fast callers, fault scenarios). */
   sendNow(frames: readonly (Buffer | string)[]): void {
     for (const f of frames) if (this.ws.readyState === WebSocket.OPEN) this.ws.send(f, { binary: typeof f !== 'string' });
+  }
+
+  /** Resolves on the pong of a ping sent now: the server has read every frame sent before it (false if the socket closed first). */
+  roundTrip(timeoutMs = 30_000): Promise<boolean> {
+    if (this.ws.readyState !== WebSocket.OPEN) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.ws.once('pong', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.ws.ping();
+    });
   }
 
   /** True while the socket is open. */

@@ -118,9 +118,11 @@ export async function controlPack(): Promise<{ pack: Pack; openDates: string[] }
     const tool = pack.catalog.get('check_date');
     if (!tool) throw new Error('control pack has no check_date');
     const openDates: string[] = [];
+    // One scratch database: check_date only reads (a call id is used once, so it is created once).
+    const database = dbs.create('dates');
     for (let day = 1; day <= 60; day++) {
       const date = pack.clock.addDays(pack.clock.today(), day);
-      const out = executeTool({ pack, callId: 'dates', database: dbs.create('dates'), nowMs: () => 0 }, 'scheduler', tool, { date }).output;
+      const out = executeTool({ pack, callId: 'dates', database, nowMs: () => 0 }, 'scheduler', tool, { date }).output;
       if (out.ok && (out.data as { status?: string }).status === 'open') openDates.push(date);
     }
     dbs.closeAll();

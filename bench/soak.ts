@@ -6,8 +6,11 @@
  * Loopback only; every wait is bounded.
  *
  *   npm run soak                      every scenario (about 5 minutes; the S3 outage alone is 60 s)
- *   npm run soak -- --only drop,rows  some: s3, drop, vanish, sigterm, kill9, rows
+ *   npm run soak -- --only drop,rows  some: s3, drop, vanish, sigterm, kill9, rows, and the faults of
+ *                                     issue 14 (bench/soak-faults.ts): flood, s3stall, diskfull,
+ *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades
  */
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/index.ts';
@@ -15,6 +18,7 @@ import { startTestS3, useStaticS3Credentials, type TestS3 } from '../test/suppor
 import { startTestServer } from '../test/support/server.ts';
 import { startServerProcess, tempDir } from './bench-context.ts';
 import type { LoadCaller } from './live-callers.ts';
+import { FAULT_SCENARIOS } from './soak-faults.ts';
 import { bookingScript, check, controlPack, filesIn, providerEnv, readDirectorySnapshot, sleep, snapshotFacts, SoakRig, tally, uploadCounter, waitUntil, type Check } from './soak-support.ts';
 
 const PACK = 'control-industry';
@@ -202,12 +206,16 @@ const kill9: Scenario = async (dates) => {
     const keys = await s3.listKeys(`mivas/${PACK}/`);
     const stopped = await second.stop();
     const leftDbs = filesIn(join(tmp.dir, 'calls')).filter((f) => f.endsWith('.db'));
+    const journals = filesIn(join(tmp.dir, 'calls')).filter((f) => f.endsWith('.db-journal'));
+    const orphaned = filesIn(join(tmp.dir, 'calls', 'orphaned'));
+    const orphanedJournals = orphaned.filter((f) => f.endsWith('.db-journal'));
     return [
       check('10 finished calls were spooled while S3 was down', spooled.ok, `${spooled.count} summaries in the spool`),
       check('after restart every spooled snapshot uploaded, once, with all 5 parts', uploaded && JSON.stringify(keys) === JSON.stringify(s3Keys([...finished, 'kill_after'])), `${keys.length} keys`),
       check('the spool is empty after the upload', filesIn(join(tmp.dir, 'spool', PACK)).length === 0, ''),
       check('the 5 calls live at kill -9 left no snapshot (documented loss)', live.every((id) => !keys.some((k) => k.includes(`/${id}.`))), ''),
-      check('their per-call databases stay on disk (documented)', live.every((id) => leftDbs.includes(`${id}.db`)), leftDbs.join(', ')),
+      check('their per-call databases are set aside in calls/orphaned at the restart (documented)', live.every((id) => orphaned.some((f) => f.endsWith(`_${id}.db`))) && !live.some((id) => leftDbs.includes(`${id}.db`)), `${orphaned.filter((f) => f.endsWith('.db')).length} set aside`),
+      check('no .db-journal is left beside the databases (a killed call’s is set aside with its .db)', journals.length === 0, `${journals.length} left in calls/, ${orphanedJournals.length} set aside`),
       check('the restarted server serves new calls and exits 0', stopped === 0, `exit ${String(stopped)}`),
     ];
   } finally {
@@ -250,6 +258,7 @@ const SCENARIOS: Record<string, { title: string; run: Scenario }> = {
   sigterm: { title: 'SIGTERM with 20 live calls', run: sigterm },
   kill9: { title: 'kill -9 mid-call, restart on the same data dir', run: kill9 },
   rows: { title: '100 concurrent calls writing distinct rows', run: distinctRows },
+  ...FAULT_SCENARIOS,
 };
 
 async function main(): Promise<number> {
@@ -273,12 +282,13 @@ async function main(): Promise<number> {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     for (const c of checks) {
       if (!c.ok) failed++;
-      rows.push([c.ok ? 'PASS' : 'FAIL', name, c.name, c.detail.slice(0, 60), seconds]);
+      rows.push([c.ok ? 'PASS' : 'FAIL', name, c.name, c.detail.slice(0, 110), seconds]);
     }
   }
   rows.push([rejections.length ? 'FAIL' : 'PASS', 'process', 'no unhandled promise rejection', String(rejections.length), '']);
   if (rejections.length) failed++;
   console.log(`\n${renderTable(['result', 'scenario', 'check', 'detail', 's'], rows)}`);
+  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} (${cpus().length} cores)`);
   console.log(failed ? `\n${failed} check(s) failed` : '\nall soak checks passed');
   return failed ? 1 : 0;
 }

@@ -59,8 +59,12 @@ export const envSchema = z.object({
   MIVAS_S3_ENDPOINT: optionalText,
   MIVAS_S3_REGION: z.string().default('us-east-1'),
   MIVAS_S3_FORCE_PATH_STYLE: bool.default(false),
+  MIVAS_S3_TIMEOUT_S: seconds.default(10),
+  MIVAS_S3_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  MIVAS_UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   MIVAS_MAX_CALLS: z.coerce.number().int().positive().default(100),
   MIVAS_MAX_CALL_S: seconds.default(900),
+  MIVAS_CALLER_AUDIO_LEAD_S: seconds.default(10),
   MIVAS_CALLER_SILENCE_S: seconds.default(60),
   MIVAS_END_CALL_MAX_WAIT_S: seconds.default(20),
   MIVAS_NUDGE_RETRY_DELAY_S: seconds.default(3),
@@ -68,6 +72,7 @@ export const envSchema = z.object({
   MIVAS_NOOP_WAIT_S: seconds.default(15),
   MIVAS_PING_INTERVAL_S: seconds.default(20),
   MIVAS_DRAIN_S: seconds.default(900),
+  MIVAS_HTTP_TIMEOUT_S: seconds.default(30),
   MIVAS_FAST: bool.default(false),
   MIVAS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BLUEJAY_API_KEY: optionalText,
@@ -172,7 +177,7 @@ type Env = z.infer<typeof envSchema>;
 /** Where snapshots go: a local directory (the embedded default) or an S3 bucket. */
 export type SnapshotTarget =
   | { readonly kind: 'directory'; readonly dir: string }
-  | { readonly kind: 's3'; readonly bucket: string; readonly prefix: string; readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean };
+  | { readonly kind: 's3'; readonly bucket: string; readonly prefix: string; readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean; readonly requestTimeoutMs: number; readonly maxAttempts: number };
 
 /** One realtime provider's connection settings; a missing key is reported when its harness is selected. */
 export interface RealtimeProviderSettings {
@@ -320,9 +325,13 @@ export interface Config {
   readonly scoresDir: string | undefined;
   readonly snapshots: SnapshotTarget;
   /** S3 connection settings, also used to read `s3://` inputs (the scorer). */
-  readonly s3: { readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean };
+  readonly s3: { readonly endpoint: string | undefined; readonly region: string; readonly forcePathStyle: boolean; readonly requestTimeoutMs: number; readonly maxAttempts: number };
+  /** Snapshot sets uploaded at once (the boot backlog included). */
+  readonly uploadConcurrency: number;
   readonly maxCalls: number;
   readonly maxCallMs: number;
+  /** How far caller audio may run ahead of real time before the call ends with caller_flood. */
+  readonly callerAudioLeadMs: number;
   readonly callerSilenceMs: number;
   readonly endCallMaxWaitMs: number;
   readonly nudgeRetryDelayMs: number;
@@ -330,6 +339,8 @@ export interface Config {
   readonly noopWaitMs: number;
   readonly pingIntervalMs: number;
   readonly drainMs: number;
+  /** Longest an HTTP request may take to arrive, and the idle limit of a connection. */
+  readonly httpTimeoutMs: number;
   /** Unpaced agent audio (local `--fast` runs only). */
   readonly fast: boolean;
   readonly logLevel: Env['MIVAS_LOG_LEVEL'];
@@ -388,6 +399,8 @@ function toConfig(env: Env): ConfigResult {
         endpoint: env.MIVAS_S3_ENDPOINT,
         region: env.MIVAS_S3_REGION,
         forcePathStyle: env.MIVAS_S3_FORCE_PATH_STYLE,
+        requestTimeoutMs: env.MIVAS_S3_TIMEOUT_S * 1000,
+        maxAttempts: env.MIVAS_S3_ATTEMPTS,
       }
     : { kind: 'directory', dir: env.MIVAS_SNAPSHOT_DIR ?? `${env.MIVAS_DATA_DIR.replace(/\/+$/, '')}/snapshots` };
   const config: Config = {
@@ -403,9 +416,11 @@ function toConfig(env: Env): ConfigResult {
     dataDir: env.MIVAS_DATA_DIR,
     scoresDir: env.MIVAS_SCORES_DIR,
     snapshots,
-    s3: { endpoint: env.MIVAS_S3_ENDPOINT, region: env.MIVAS_S3_REGION, forcePathStyle: env.MIVAS_S3_FORCE_PATH_STYLE },
+    s3: { endpoint: env.MIVAS_S3_ENDPOINT, region: env.MIVAS_S3_REGION, forcePathStyle: env.MIVAS_S3_FORCE_PATH_STYLE, requestTimeoutMs: env.MIVAS_S3_TIMEOUT_S * 1000, maxAttempts: env.MIVAS_S3_ATTEMPTS },
+    uploadConcurrency: env.MIVAS_UPLOAD_CONCURRENCY,
     maxCalls: env.MIVAS_MAX_CALLS,
     maxCallMs: env.MIVAS_MAX_CALL_S * 1000,
+    callerAudioLeadMs: env.MIVAS_CALLER_AUDIO_LEAD_S * 1000,
     callerSilenceMs: env.MIVAS_CALLER_SILENCE_S * 1000,
     endCallMaxWaitMs: env.MIVAS_END_CALL_MAX_WAIT_S * 1000,
     nudgeRetryDelayMs: env.MIVAS_NUDGE_RETRY_DELAY_S * 1000,
@@ -413,6 +428,7 @@ function toConfig(env: Env): ConfigResult {
     noopWaitMs: env.MIVAS_NOOP_WAIT_S * 1000,
     pingIntervalMs: env.MIVAS_PING_INTERVAL_S * 1000,
     drainMs: env.MIVAS_DRAIN_S * 1000,
+    httpTimeoutMs: env.MIVAS_HTTP_TIMEOUT_S * 1000,
     fast: env.MIVAS_FAST,
     logLevel: env.MIVAS_LOG_LEVEL,
     bluejay: {

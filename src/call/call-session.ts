@@ -1,13 +1,15 @@
-import { StereoRecorder, CHIRP_RATE_HZ, createResampler } from '../audio/index.ts';
+import { join } from 'node:path';
+import { StereoRecorder, CHIRP_RATE_HZ, createResampler, type FinishedRecording } from '../audio/index.ts';
 import { decodeCallerFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
 import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotOutbox, type Usage } from '../snapshot/index.ts';
+import { emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
 import { AgentAudio } from './agent-audio.ts';
+import { CallerInputBudget } from './caller-input.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
 import { InboundAudio } from './inbound-audio.ts';
 import { computeSmoke } from './smoke.ts';
@@ -16,6 +18,8 @@ import { TurnDriver, type SessionToolEffect, type TurnDriverHost } from './turn-
 /** Limits and timings a call runs under (from configuration). */
 export interface CallLimits {
   readonly maxCallMs: number;
+  /** How far caller audio may run ahead of real time before the call ends caller_flood. */
+  readonly callerAudioLeadMs: number;
   readonly callerSilenceMs: number;
   readonly endCallMaxWaitMs: number;
   readonly nudgeRetryDelayMs: number;
@@ -34,6 +38,8 @@ export interface CallContext {
   readonly templateDump: DatabaseDump;
   readonly databases: CallDatabases;
   readonly outbox: SnapshotOutbox;
+  /** Where the call's recording streams to disk as it grows (`<dir>/<call_id>.wav`); absent: it is held in memory. */
+  readonly recordingsDir?: string;
   readonly harness: string;
   /** Prices the call's usage on its model at hangup; no provider names here (style rule 2). */
   readonly estimateCost: CostEstimator;
@@ -65,6 +71,9 @@ export interface CallOutcome {
   readonly closeCode: number | null;
 }
 
+/** A caller that flooded is sent close 1008 and dropped this long after if it does not close. */
+const FLOOD_GRACE_MS = 1_000;
+
 /**
  * One CHIRP call from accept to snapshot: bridges caller audio to the model session, paces agent
  * audio back, runs the graph through the turn driver, watches limits, and at the end freezes the
@@ -74,7 +83,8 @@ export class CallSession {
   readonly timeline: Timeline;
   private readonly acceptedMs: number;
   private readonly startedAtEpochMs: number;
-  private readonly recorder = new StereoRecorder();
+  private readonly recorder: StereoRecorder;
+  private readonly input: CallerInputBudget;
   private readonly inbound: InboundAudio;
   private readonly agent: AgentAudio;
   private readonly watchdogs: CallWatchdogs;
@@ -82,6 +92,8 @@ export class CallSession {
   private graph: { conversation: Conversation; driver: TurnDriver } | null = null;
   /** Why the conversation failed (setup, a rejected timeline event, a dump error); ends it with internal_error. */
   private fault: string | null = null;
+  /** Why the caller's input ended the call (caller_flood). */
+  private floodDetail: string | null = null;
   private usage: Usage = emptyUsage();
   private endingReason: EndReason | null = null;
   private ended: CallOutcome | null = null;
@@ -100,6 +112,8 @@ export class CallSession {
       () => this.mediaMs(),
       (reason) => this.internalFault(reason),
     );
+    this.recorder = new StereoRecorder(ctx.recordingsDir ? { path: join(ctx.recordingsDir, `${identity.callId}.wav`) } : null);
+    this.input = new CallerInputBudget(ctx.clock, { audioLeadMs: ctx.limits.callerAudioLeadMs, maxCallMs: ctx.limits.maxCallMs, fast: ctx.limits.fast });
     this.inbound = new InboundAudio(ctx.clock, this.recorder, (pcm) => session.sendAudio(pcm));
     this.agent = new AgentAudio({ clock: ctx.clock, ids: ctx.ids, socket, timeline: this.timeline, recorder: this.recorder, acceptedMs: this.acceptedMs, fast: ctx.limits.fast });
     this.watchdogs = new CallWatchdogs(ctx.clock, ctx.limits, {
@@ -113,7 +127,7 @@ export class CallSession {
     });
   }
 
-  /** Resolves when the call has ended and its snapshot is spooled. */
+  /** Resolves when the call has ended and its snapshot is spooled (or, if the spool refused it, held by the outbox). */
   finished(): Promise<CallOutcome> {
     return this.done;
   }
@@ -204,9 +218,9 @@ export class CallSession {
     const closed = this.closeConversation();
     if (this.fault && this.ended.endReason !== 'internal_error') this.ended = { ...this.ended, endReason: 'internal_error' };
     this.timeline.add({ type: 'call.ended', end_reason: this.ended.endReason, close_code: closeCode });
-    this.writeSnapshot(this.ended, closed);
     this.inbound.dispose();
-    this.resolveDone(this.ended);
+    const outcome = this.ended;
+    void this.writeSnapshot(outcome, closed).then(() => this.resolveDone(outcome));
   }
 
   private onProviderReady(connectStartMs: number): void {
@@ -241,10 +255,26 @@ export class CallSession {
     this.end('provider_error', 1011);
   }
 
+  /**
+   * The caller's input broke its budget (src/call/caller-input.ts): stop reading (TCP back-pressure
+   * holds the rest at the sender), end with caller_flood and close 1008, and drop the peer if it
+   * does not close within a second.
+   */
+  private flooded(detail: string): void {
+    this.ctx.log.warn({ detail }, 'caller flood ends the call');
+    this.floodDetail = detail;
+    this.socket.pause();
+    this.end('caller_flood', 1008);
+    this.ctx.clock.setTimer(FLOOD_GRACE_MS, () => this.socket.terminate());
+  }
+
   private listenToSocket(): void {
     const ev = this.socket.events;
     ev.on('binary', (chunk) => {
-      if (!this.ended) this.inbound.write(chunk, this.mediaMs());
+      if (this.ended) return;
+      const flood = this.input.audio(chunk.length);
+      if (flood) return this.flooded(flood);
+      this.inbound.write(chunk, this.mediaMs());
     });
     ev.on('text', (text) => this.onCallerText(text));
     ev.on('pong', () => this.watchdogs.pong());
@@ -253,6 +283,8 @@ export class CallSession {
 
   private onCallerText(text: string): void {
     if (this.ended) return;
+    const flood = this.input.text();
+    if (flood) return this.flooded(flood);
     const parsed = decodeCallerFrame(text);
     if (!parsed.ok) {
       this.timeline.add({ type: 'frame.ignored', reason: parsed.reason });
@@ -324,8 +356,10 @@ export class CallSession {
     const task = identity.taskId ? ctx.pack.tasks.get(identity.taskId) : undefined;
     return {
       ...this.recordBase(outcome, endMs),
-      endDetail: this.fault,
-      events: this.timeline.events(),
+      endDetail: this.fault ?? this.floodDetail,
+      // A copy: the record is the call as it ended, whatever is added to the timeline later.
+      events: [...this.timeline.events()],
+      truncation: this.timeline.truncation(),
       smoke: computeSmoke({
         events: this.timeline.events(),
         endMs,
@@ -345,30 +379,46 @@ export class CallSession {
   /**
    * Freezes the evidence into the outbox. A set is always written: when the conversation never
    * got a database or its dump failed, the template stands in for its rows; when assembling the
-   * full set fails, a minimal one (start and end events, internal_error and the reason) is.
+   * full set fails, a minimal one (start and end events, internal_error and the reason) is. The
+   * outbox hears of the set at once (so a flush waits for it); the recording's last blocks and
+   * the spool writes are asynchronous, so no other call's pacer waits on this hangup.
    */
-  private writeSnapshot(outcome: CallOutcome, closed: { final: DatabaseDump; db: Buffer } | null): void {
+  private async writeSnapshot(outcome: CallOutcome, closed: { final: DatabaseDump; db: Buffer } | null): Promise<void> {
     const { ctx, identity } = this;
+    const assembled = this.assemble(outcome, closed);
+    try {
+      const [{ record }, where] = await Promise.all([assembled, ctx.outbox.store(ctx.pack.id, identity.callId, assembled.then((a) => a.parts))]);
+      if (where === 'held') ctx.log.error({ callId: identity.callId }, 'the spool refused the snapshot: it is held in memory and written again when space returns (see /health snapshot_unspooled)');
+      ctx.observer?.callEnded(record);
+    } catch (err) {
+      ctx.log.error({ err }, 'minimal snapshot failed too: the call has no snapshot');
+    }
+  }
+
+  /** The record and the five parts (the WAV as the recorder's file, once its last blocks are written). */
+  private async assemble(outcome: CallOutcome, closed: { final: DatabaseDump; db: Buffer } | null): Promise<{ record: CallRecord; parts: SnapshotParts }> {
+    const { ctx } = this;
     const final = closed?.final ?? ctx.templateDump;
     const db = closed?.db ?? ctx.databases.templateBytes();
     const endMs = this.mediaMs();
     let record: CallRecord | null = null;
+    let failure: unknown = null;
     try {
       record = this.buildRecord(outcome, endMs);
-      const { parts } = snapshotParts(record, final, ctx.templateDump, db, this.recorder.toWav(endMs));
-      ctx.outbox.store(ctx.pack.id, identity.callId, parts);
     } catch (err) {
-      ctx.log.error({ err }, 'snapshot assembly failed: writing a minimal set');
-      record = this.minimalRecord(outcome, endMs, `snapshot assembly failed: ${err instanceof Error ? err.message : String(err)}`);
+      failure = err;
+    }
+    const wav = wavBody(await this.recorder.finish(endMs));
+    if (record) {
       try {
-        const { parts } = snapshotParts(record, final, ctx.templateDump, db, this.recorder.toWav(0));
-        ctx.outbox.store(ctx.pack.id, identity.callId, parts);
-      } catch (again) {
-        ctx.log.error({ err: again }, 'minimal snapshot failed too: the call has no snapshot');
-        return;
+        return { record, parts: snapshotParts(record, final, ctx.templateDump, db, wav).parts };
+      } catch (err) {
+        failure = err;
       }
     }
-    ctx.observer?.callEnded(record);
+    ctx.log.error({ err: failure }, 'snapshot assembly failed: writing a minimal set');
+    const minimal = this.minimalRecord(outcome, endMs, `snapshot assembly failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    return { record: minimal, parts: snapshotParts(minimal, final, ctx.templateDump, db, wav).parts };
   }
 
   /** The record of a call whose full evidence could not be assembled: its start and end only, no computed facts. */
@@ -402,6 +452,10 @@ const FAILED_SMOKE: Smoke = {
   first_audio_ok: false,
   pass: false,
 };
+
+function wavBody(recording: FinishedRecording): SnapshotBody {
+  return recording.kind === 'file' ? { file: recording.path } : recording.wav;
+}
 
 /** Sums two usage records class by class. */
 export function addUsage(a: Usage, b: Usage): Usage {

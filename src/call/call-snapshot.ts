@@ -1,7 +1,7 @@
 import { canonicalJson } from '../core/index.ts';
 import type { PacingStats } from '../chirp/index.ts';
 import type { Pack } from '../packs/index.ts';
-import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, summarySchema, timelineFileSchema, type EndReason, type Smoke, type SnapshotPart, type Summary, type TimelineEvent, type Usage, type VoidReason } from '../snapshot/index.ts';
+import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, summarySchema, type EndReason, type Smoke, type SnapshotBody, type SnapshotPart, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from '../snapshot/index.ts';
 import type { DatabaseDump } from '../store/index.ts';
 
 /** Everything known about a call at hangup. */
@@ -17,9 +17,11 @@ export interface CallRecord {
   readonly durationMs: number;
   readonly endReason: EndReason;
   readonly closeCode: number | null;
-  /** Why an internal_error ended the conversation (recorded as `end_detail`). */
+  /** Why an internal_error or caller_flood ended the conversation (recorded as `end_detail`). */
   readonly endDetail?: string | null;
   readonly events: readonly TimelineEvent[];
+  /** What the timeline's bounds left out; null or absent when it is whole. */
+  readonly truncation?: Truncation | null;
   readonly smoke: Smoke;
   readonly usage: Usage;
   readonly costUsd: number | null;
@@ -34,7 +36,9 @@ export interface CallRecord {
  * the same void facts (`src/snapshot/void-facts.ts`) in the same table order; the server knows no
  * `--min-call-s`, so its early drop is the abnormal close alone (the scorer's with `minCallMs` 0).
  */
-export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'closeCode' | 'events'>): VoidReason | null {
+export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'closeCode' | 'events' | 'truncation'>): VoidReason | null {
+  // A truncated timeline is incomplete evidence: the scorer's first void check (`truncated:summary`).
+  if (record.truncation) return 'snapshot_missing';
   const facts = deriveVoidFacts(record.events, { endReason: record.endReason, closeCode: record.closeCode });
   if (isInfraEndReason(facts.endReason) || isInfraEndReason(record.endReason) || findInternalFaults(record.events).length > 0) return 'infra_error';
   if (facts.endReason === 'provider_error' || record.endReason === 'provider_error' || findFatalProviderErrors(record.events).length > 0) return 'provider_error';
@@ -95,7 +99,8 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
     usage: record.usage,
     cost_usd_est: record.costUsd,
     price_table_version: record.priceTableVersion,
-    truncated: false,
+    truncated: record.truncation != null,
+    ...(record.truncation ? { truncation: record.truncation } : {}),
     trace_id: record.traceId,
     ...(record.pacing ? { pacing: { intervals: record.pacing.intervals, off_over_5ms: record.pacing.offOver5Ms, max_off_ms: Math.round(record.pacing.maxOffMs * 10) / 10 } } : {}),
     ...turnLatencyOf(record.events),
@@ -113,11 +118,12 @@ function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_la
   return turns.length ? { turn_latency: turns } : {};
 }
 
-/** The five snapshot parts as bytes, ready for the outbox. */
-export function snapshotParts(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: Buffer): { parts: Map<SnapshotPart, Buffer>; summary: Summary } {
+/** The five snapshot parts, ready for the outbox (the WAV as bytes or as the recorder's file). */
+export function snapshotParts(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: SnapshotBody): { parts: Map<SnapshotPart, SnapshotBody>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
-  const timeline = timelineFileSchema.parse({ events: record.events });
-  const parts = new Map<SnapshotPart, Buffer>([
+  // Each event passed the schema as it was added (src/snapshot/timeline.ts): no second pass over thousands here.
+  const timeline: TimelineFile = { events: [...record.events] };
+  const parts = new Map<SnapshotPart, SnapshotBody>([
     ['timeline.json', Buffer.from(JSON.stringify(timeline))],
     ['final.json', Buffer.from(JSON.stringify(dump))],
     ['db', db],

@@ -20,6 +20,8 @@ export interface ChirpSocket {
   close(code: number, reason: string): void;
   /** Drops the connection without a close handshake (a dead peer). */
   terminate(): void;
+  /** Stops reading from the peer (TCP back-pressure holds the rest at the sender); a flooding caller. */
+  pause(): void;
 }
 
 function clipReason(reason: string): string {
@@ -58,5 +60,6 @@ export function wrapWebSocket(ws: WebSocket): ChirpSocket {
       if (isOpen()) ws.close(code, clipReason(reason));
     },
     terminate: () => ws.terminate(),
+    pause: () => ws.pause(),
   };
 }

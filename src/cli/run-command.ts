@@ -185,6 +185,8 @@ export const runCommand: Command = async (argv, io) => {
     calls,
     (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`),
   );
+  // Snapshots are spooled and uploaded asynchronously after each hangup: let the local outbox finish first.
+  await local?.ctx.outbox.flush();
   const missing = await reportCalls(io, calls, reports, local?.ctx.sink ?? null, pack.id);
   io.stdout.write(`${callerSummary(caller, callerFiles)}\n`);
   if (!local) return missing === 0 ? EXIT.ok : EXIT.incomplete;

@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
 import { EXIT, exitCodeOf } from '../core/index.ts';
-import { buildApp, createAppContext, drainAndClose, missingServeFlags } from '../server/index.ts';
+import { buildApp, createAppContext, drainAndClose, missingServeFlags, Shutdown } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
 export const USAGE = 'usage: mivas serve [--pack P] [--harness H] [--port N] [--host ADDR]\nEvery other setting comes from the environment (see .env.example).';
 
-/** `mivas serve`: runs the service until SIGTERM or SIGINT, then drains and exits 0. */
+/**
+ * `mivas serve`: runs the service until SIGTERM or SIGINT, then drains and exits 0. Repeated
+ * SIGTERMs (and SIGINTs not from a terminal) keep draining; at a terminal a second Ctrl-C ends
+ * the live calls now and a third exits at once (src/server/shutdown.ts, docs/reliability.md).
+ */
 export const serveCommand: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { pack: { type: 'string' }, harness: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } } });
   if (values.help) {
@@ -21,15 +25,24 @@ export const serveCommand: Command = async (argv, io) => {
   ctx.log.info({ address, pack: ctx.pack.id, harness: ctx.harness.name, auth: config.auth !== null, snapshots: ctx.sink.root }, 'mivas is listening');
   const missing = missingServeFlags();
   if (missing.length) ctx.log.warn({ missing }, 'node started without the flags that keep pacing smooth under load: run `node ' + missing.join(' ') + ' bin/mivas.js serve` (docs/performance.md)');
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      ctx.log.info({ signal }, 'draining: refusing new calls, letting live calls finish');
-      void drainAndClose(app, ctx).then(resolve);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+  const shutdown = new Shutdown({
+    log: ctx.log,
+    isTerminal: process.stdin.isTTY === true,
+    drain: (cut) => drainAndClose(app, ctx, cut),
+    exitNow: (code) => process.exit(code),
+    liveCalls: () => ctx.registry.sessions().map((s) => s.identity.callId),
   });
-  await stopped;
+  // `on`, not `once`: a signal with no listener left kills the process (every live call lost).
+  const onTerm = (): void => shutdown.signal('SIGTERM');
+  const onInt = (): void => shutdown.signal('SIGINT');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
+  try {
+    await shutdown.finished();
+  } finally {
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
+  }
   ctx.log.info({ backlog: ctx.outbox.backlog().count }, 'stopped');
   return EXIT.ok;
 };

@@ -111,6 +111,10 @@ const CATALOG = {
   CALL_ID_USED: { meaning: 'The call id was already used: its database, spool set or snapshot exists. A call id names one conversation, once.', status: 409 },
   AT_CAPACITY: { meaning: '`MIVAS_MAX_CALLS` calls are live; `Retry-After` says when to dial again. Probes are still answered.', status: 503 },
   DRAINING: { meaning: 'The server is draining after SIGTERM and takes no new calls; `Retry-After` says when to dial again.', status: 503 },
+  NOT_A_CHIRP_PATH: {
+    meaning: 'A WebSocket upgrade on an HTTP route (`/health`, `/metrics`, `/ui/...`, the tool routes): only CHIRP paths (`/`, `/probe`, any path no HTTP route takes) upgrade. Answered before any credential check, never with a 101.',
+    status: 400,
+  },
   UPGRADE_REQUIRED: { meaning: 'A plain GET on a CHIRP path (`/` or any path no HTTP route takes): that path speaks CHIRP over WebSocket.', status: 426 },
 
   // Inside the server: logged and recorded, never sent as they are.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { createSpeechSynth, type SpeechSynth } from '../audio/index.ts';
@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
-import { createS3Client, directorySink, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
+import { createS3Client, directorySink, s3OperationBudgetMs, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
 import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
 import Database from 'better-sqlite3';
@@ -26,6 +26,8 @@ export interface AppContext {
   readonly databases: CallDatabases;
   readonly sink: SnapshotSink;
   readonly outbox: SnapshotOutbox;
+  /** Where live calls' recordings stream to disk (`<data>/recordings`). */
+  readonly recordingsDir: string;
   readonly harness: HarnessFactory;
   /** Prices a call's usage at hangup (the shipped price table). */
   readonly estimateCost: CostEstimator;
@@ -62,7 +64,22 @@ function packageVersion(): string {
 export function createSink(config: Config): SnapshotSink {
   const target = config.snapshots;
   if (target.kind === 'directory') return directorySink(resolve(target.dir));
-  return s3Sink(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
+  const settings = { endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle, requestTimeoutMs: target.requestTimeoutMs, maxAttempts: target.maxAttempts };
+  return s3Sink(createS3Client(settings), target.bucket, target.prefix, { operationTimeoutMs: s3OperationBudgetMs(settings) });
+}
+
+/**
+ * Recordings left in `<data>/recordings` by a process that died mid-call are moved to
+ * `recordings/orphaned/<boot time>_<name>`: the caller's and agent's audio up to the last block
+ * written (a streaming WAV header, so it plays), kept for forensics like the call's database.
+ */
+function setAsideRecordings(dir: string, bootStamp: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const left = readdirSync(dir).filter((name) => name.endsWith('.wav'));
+  if (left.length === 0) return [];
+  mkdirSync(join(dir, 'orphaned'), { recursive: true });
+  for (const name of left) renameSync(join(dir, name), join(dir, 'orphaned', `${bootStamp}_${name}`));
+  return left;
 }
 
 function readTemplateDump(file: string): DatabaseDump {
@@ -95,6 +112,9 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   // A database left by an earlier process (a crash mid-call) is moved aside so its id starts fresh.
   const setAside = databases.setAsideLeftovers();
   if (setAside.length) log.warn({ count: setAside.length, dir: join(dataDir, 'calls', 'orphaned') }, 'moved call databases left by an earlier process aside');
+  const recordingsDir = join(dataDir, 'recordings');
+  const leftRecordings = setAsideRecordings(recordingsDir, new Date(clock.epochMs()).toISOString().replace(/[:.]/g, '-'));
+  if (leftRecordings.length) log.warn({ count: leftRecordings.length, dir: join(recordingsDir, 'orphaned') }, 'moved recordings left by an earlier process aside');
   const harnessSessions = new HarnessSessions(pack, databases, clock, config.toolsIdleMs);
   const ops = createOperations(config, {
     clock,
@@ -104,20 +124,35 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     // Read at scrape time; `outbox` is defined below before any scrape can happen.
     sources: { liveCalls: () => registry.count(), maxCalls: () => registry.maxCalls, isDraining: () => registry.isDraining(), snapshotBacklog: () => outbox.backlog(), harnessSessions: () => ({ held: harnessSessions.count(), reaped: harnessSessions.reaped() }) },
   });
-  const outbox = new SnapshotOutbox(join(dataDir, 'spool'), sink, clock, {
-    uploaded: (p, callId, location, durationMs) => {
-      ops.metrics.snapshotUpload('ok', durationMs);
-      log.info({ callId, pack: p, location }, 'snapshot uploaded');
+  const outbox = new SnapshotOutbox(
+    join(dataDir, 'spool'),
+    sink,
+    clock,
+    {
+      uploaded: (p, callId, location, durationMs) => {
+        ops.metrics.snapshotUpload('ok', durationMs);
+        log.info({ callId, pack: p, location }, 'snapshot uploaded');
+      },
+      failed: (p, callId, attempt, err, retryInMs) => {
+        ops.metrics.snapshotUpload('failed');
+        log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry');
+      },
+      conflicted: (p, callId, keptAt) => {
+        ops.metrics.snapshotUpload('failed');
+        log.error({ callId, pack: p, keptAt }, 'another snapshot already holds this call id; ours was kept locally, nothing overwritten');
+      },
+      spoolFailed: (p, callId, attempt, err) => {
+        log.error({ callId, pack: p, attempt, err: String(err) }, 'the spool refused a snapshot set; it is held in memory and retried');
+      },
+      spooledLate: (p, callId, attempts) => {
+        log.info({ callId, pack: p, attempts }, 'a snapshot set held in memory reached the spool');
+      },
+      abandoned: (sets) => {
+        log.error({ count: sets.length, callIds: sets.map((s) => s.callId) }, 'snapshot sets still held in memory at shutdown (the spool refused them and the sink did not take them): lost with the process');
+      },
     },
-    failed: (p, callId, attempt, err, retryInMs) => {
-      ops.metrics.snapshotUpload('failed');
-      log.warn({ callId, pack: p, attempt, retryInMs, err: String(err) }, 'snapshot upload failed; will retry');
-    },
-    conflicted: (p, callId, keptAt) => {
-      ops.metrics.snapshotUpload('failed');
-      log.error({ callId, pack: p, keptAt }, 'another snapshot already holds this call id; ours was kept locally, nothing overwritten');
-    },
-  });
+    { uploadConcurrency: config.uploadConcurrency },
+  );
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
   const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
   ops.metrics.buildInfo({ version: packageVersion(), pack: pack.id, harness: harness.name });
@@ -135,6 +170,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     harnessSessions,
     sink,
     outbox,
+    recordingsDir,
     harness,
     estimateCost,
     registry,
@@ -144,6 +180,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     callHarnesses: new Map(),
     limits: {
       maxCallMs: config.maxCallMs,
+      callerAudioLeadMs: config.callerAudioLeadMs,
       callerSilenceMs: config.callerSilenceMs,
       endCallMaxWaitMs: config.endCallMaxWaitMs,
       nudgeRetryDelayMs: config.nudgeRetryDelayMs,

@@ -1,5 +1,5 @@
 import websocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { httpProblem, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { basicAuthHook } from './auth.ts';
@@ -12,6 +12,8 @@ import { uiRoutes } from './ui-routes.ts';
 
 /** Largest CHIRP message and HTTP body accepted (wire.md §1.10). */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Fastify's keep-alive default, kept: an idle connection is closed no sooner than this. */
+const KEEP_ALIVE_MS = 72_000;
 
 function healthBody(ctx: AppContext): Record<string, unknown> {
   const backlog = ctx.outbox.backlog();
@@ -26,22 +28,27 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
     capacity: ctx.registry.maxCalls,
     snapshot_backlog: backlog.count,
     snapshot_oldest_pending_s: Math.round(backlog.oldestMs / 1000),
+    snapshot_unspooled: backlog.unspooled,
+    snapshot_spool_failures: backlog.spoolFailures,
   };
 }
 
 /**
  * Refuses new calls (503 with Retry-After), waits for live and reserved calls to finish up to
- * MIVAS_DRAIN_S on the injected clock, then ends the rest with `drain_deadline` (DESIGN.md §10).
+ * MIVAS_DRAIN_S on the injected clock (or until `cut` resolves: the operator's second Ctrl-C),
+ * then ends the rest with `drain_deadline` (DESIGN.md §10) and waits for their snapshots to be stored.
  */
-export async function drainCalls(ctx: AppContext): Promise<void> {
+export async function drainCalls(ctx: AppContext, cut?: Promise<void>): Promise<void> {
   ctx.registry.startDraining();
   let timer: { cancel(): void } | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = ctx.clock.setTimer(ctx.config.drainMs, resolve);
   });
-  await Promise.race([ctx.registry.whenIdle(), deadline]);
+  await Promise.race([ctx.registry.whenIdle(), deadline, ...(cut ? [cut] : [])]);
   timer?.cancel();
-  for (const session of ctx.registry.sessions()) session.end('drain_deadline', 1011);
+  const cutShort = ctx.registry.sessions();
+  for (const session of cutShort) session.end('drain_deadline', 1011);
+  await Promise.all(cutShort.map((session) => session.finished()));
 }
 
 /**
@@ -49,9 +56,20 @@ export async function drainCalls(ctx: AppContext): Promise<void> {
  * Retry-After, `/health` answers 503 and probes are still answered), then close: Fastify's own
  * close would stop routing upgrades before `preClose` runs.
  */
-export async function drainAndClose(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await drainCalls(ctx);
+export async function drainAndClose(app: FastifyInstance, ctx: AppContext, cut?: Promise<void>): Promise<void> {
+  await drainCalls(ctx, cut);
   await app.close();
+}
+
+/**
+ * A WebSocket upgrade may only reach a CHIRP route: on `/health`, `/metrics`, `/ui` or a tool
+ * route the plugin would answer 101 (and then close) before any check. Refused with 400 instead.
+ */
+function refuseUpgradeOffChirp() {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!request.ws || (request.routeOptions.config as { chirp?: boolean } | undefined)?.chirp) return;
+    await sendProblem(reply.header('Connection', 'close'), httpProblem('NOT_A_CHIRP_PATH', `${request.url.split('?')[0]?.slice(0, 100) ?? ''} is an HTTP route; only CHIRP paths take a WebSocket upgrade`));
+  };
 }
 
 /** Maps Fastify's own errors (FST_ERR_*) to ours: no code of another library reaches a client. */
@@ -65,9 +83,17 @@ function mapError(error: FastifyError): HttpProblem {
 
 /** Builds the Fastify app without listening (style rule 14). */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const timeoutMs = ctx.config.httpTimeoutMs;
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: MAX_MESSAGE_BYTES,
+    // A request (headers and body) must arrive within the timeout, and a connection idle past the
+    // keep-alive is closed: a slow or stalled client never holds a socket (and a file) open.
+    // Upgraded sockets are not affected (ws clears the socket timeout); calls watch their own.
+    requestTimeout: timeoutMs,
+    connectionTimeout: Math.max(timeoutMs, KEEP_ALIVE_MS + 5_000),
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    http: { connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(timeoutMs / 4))) },
     // Calls log their own boundaries; per-request lines would drown them.
     logController: new LogController({ disableRequestLogging: true }),
     // A malformed URL is refused before routing, outside the error handler: answer it as ours too.
@@ -81,6 +107,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     if (mapped.status === 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, mapped);
   });
+  app.server.headersTimeout = Math.min(timeoutMs, 60_000);
   await app.register(websocket, {
     options: { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false },
     preClose: async () => {
@@ -89,6 +116,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
     },
   });
+  app.addHook('onRequest', refuseUpgradeOffChirp());
   app.get('/metrics', async (_request, reply) => {
     const { contentType, body } = await ctx.ops.metrics.scrape();
     return reply.type(contentType).send(body);

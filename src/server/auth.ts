@@ -22,6 +22,7 @@ export function basicAuthHook(credentials: { user: string; pass: string } | null
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!credentials) return;
     if (basicAuthMatches(request.headers.authorization, credentials.user, credentials.pass)) return;
-    await sendProblem(reply.header('WWW-Authenticate', 'Basic realm="mivas"'), httpProblem('UNAUTHORIZED', 'valid Basic credentials are required'));
+    // Connection: close, so a client that keeps sending a body after its 401 is cut off at once.
+    await sendProblem(reply.header('WWW-Authenticate', 'Basic realm="mivas"').header('Connection', 'close'), httpProblem('UNAUTHORIZED', 'valid Basic credentials are required'));
   };
 }

@@ -3,3 +3,4 @@ export * from './app-context.ts';
 export * from './auth.ts';
 export * from './observability.ts';
 export * from './node-flags.ts';
+export * from './shutdown.ts';

@@ -16,6 +16,7 @@ export const endReasonSchema = z.enum([
   'provider_error',
   'internal_error',
   'drain_deadline',
+  'caller_flood',
 ]);
 export type EndReason = z.infer<typeof endReasonSchema>;
 
@@ -126,6 +127,19 @@ export const smokeSchema = z
   .strict();
 export type Smoke = z.infer<typeof smokeSchema>;
 
+/** What the timeline's bounds cost (src/snapshot/timeline.ts): present only when `truncated` is true. */
+export const truncationSchema = z
+  .object({
+    /** Events counted but not kept once the event or byte limit was reached (`call.ended` is always kept). */
+    events_dropped: z.number().int().nonnegative(),
+    /** Values nested deeper than the limit, replaced by a marker string. */
+    values_cut: z.number().int().nonnegative(),
+    /** Which limits were reached. */
+    limits: z.array(z.enum(['bytes', 'depth', 'events'])).min(1),
+  })
+  .strict();
+export type Truncation = z.infer<typeof truncationSchema>;
+
 /** summary.json: written last; its presence means the set is complete. */
 export const summarySchema = z
   .object({
@@ -143,13 +157,15 @@ export const summarySchema = z
     end_reason: endReasonSchema,
     close_code: z.number().int().nullable(),
     void_reason: voidReasonSchema.nullable(),
-    /** Why the conversation ended with internal_error (setup failure, a rejected timeline event, a dump error). */
+    /** Why the call ended with internal_error (setup failure, a rejected timeline event, a dump error) or caller_flood (which limit the caller's input broke). */
     end_detail: z.string().optional(),
     smoke: smokeSchema,
     usage: usageSchema,
     cost_usd_est: z.number().nonnegative().nullable(),
     price_table_version: z.string().nullable(),
     truncated: z.boolean(),
+    /** Present when `truncated`: what the timeline's bounds left out. */
+    truncation: truncationSchema.optional(),
     trace_id: z.string().nullable(),
     /** How evenly the agent's frames left past each utterance's lead (absent in snapshots before session 3). */
     pacing: z

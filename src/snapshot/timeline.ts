@@ -1,4 +1,4 @@
-import { timelineEventSchema, type TimelineEvent } from './schema.ts';
+import { timelineEventSchema, type Truncation, type TimelineEvent } from './schema.ts';
 
 /** A timeline event before the recorder stamps its sequence number and media offset. */
 export type TimelineEventInput = TimelineEvent extends infer E ? (E extends TimelineEvent ? Omit<E, 'seq' | 'at_ms'> : never) : never;
@@ -6,24 +6,54 @@ export type TimelineEventInput = TimelineEvent extends infer E ? (E extends Time
 /** Thrown by a timeline with no fault handler when an event breaks the snapshot schema. */
 export class TimelineEventError extends Error {}
 
+/** How large a timeline may grow; past a limit, events are counted instead of kept. */
+export interface TimelineLimits {
+  /** Events kept, `call.ended` included (it is always kept). */
+  readonly maxEvents: number;
+  /** Serialised bytes kept (about the size of timeline.json). */
+  readonly maxBytes: number;
+  /** Nesting of a value inside an event (tool arguments and outputs); deeper values are cut. */
+  readonly maxDepth: number;
+}
+
+/** Far beyond any real call (a 15-minute call records a few thousand events, well under 1 MiB). */
+export const TIMELINE_LIMITS: TimelineLimits = { maxEvents: 50_000, maxBytes: 16 * 1024 * 1024, maxDepth: 32 };
+
+/** What replaces a value nested deeper than the limit. */
+export const CUT_VALUE = '[cut: nested too deep]';
+
 /**
  * The call's one record of what happened, on the media clock (ms since the CHIRP socket was
  * accepted). `seq` gives the total order; scoring orders by it alone. Each event is checked
  * against the snapshot schema as it is added, so a bad event is caught where it was made, not at
  * hangup: it is left out, and `onInvalid` hears why (without a handler, add throws).
+ *
+ * The timeline is bounded so that it can always be serialised into a snapshot: values nested
+ * deeper than `maxDepth` are replaced by {@link CUT_VALUE}, and once `maxEvents` or `maxBytes` is
+ * reached later events are counted, not kept (`call.ended` always is). Either makes
+ * `truncation()` non-null, and the summary says `truncated: true` with the counts.
  */
 export class Timeline {
   private readonly recorded: TimelineEvent[] = [];
   private firstFault: string | null = null;
+  private readonly limits: TimelineLimits;
+  private bytes = 2;
+  private dropped = 0;
+  private cut = 0;
+  private readonly hit = new Set<Truncation['limits'][number]>();
 
   constructor(
     private readonly mediaMs: () => number,
     private readonly onInvalid?: (reason: string) => void,
-  ) {}
+    limits: Partial<TimelineLimits> = {},
+  ) {
+    this.limits = { ...TIMELINE_LIMITS, ...limits };
+  }
 
   /** Appends an event stamped with the next seq and the current media offset (or `atMs`). */
   add(event: TimelineEventInput, atMs?: number): TimelineEvent {
-    const stamped = { ...event, seq: this.recorded.length, at_ms: Math.max(0, Math.round(atMs ?? this.mediaMs())) } as TimelineEvent;
+    const bounded = this.clipDepth(event);
+    const stamped = { ...bounded, seq: this.recorded.length, at_ms: Math.max(0, Math.round(atMs ?? this.mediaMs())) } as TimelineEvent;
     const checked = timelineEventSchema.safeParse(stamped);
     if (!checked.success) {
       const reason = `timeline event ${String((event as { type?: unknown }).type)} broke the snapshot schema: ${checked.error.issues.map((i) => `${i.path.join('.') || '(event)'} ${i.message}`).join('; ')}`;
@@ -32,6 +62,12 @@ export class Timeline {
       this.onInvalid(reason);
       return stamped;
     }
+    const size = JSON.stringify(stamped).length + 1;
+    if (stamped.type !== 'call.ended' && !this.fits(size)) {
+      this.dropped++;
+      return stamped;
+    }
+    this.bytes += size;
     this.recorded.push(stamped);
     return stamped;
   }
@@ -45,4 +81,43 @@ export class Timeline {
   fault(): string | null {
     return this.firstFault;
   }
+
+  /** What the limits cost so far, or null when the timeline is whole. */
+  truncation(): Truncation | null {
+    if (this.hit.size === 0) return null;
+    return { events_dropped: this.dropped, values_cut: this.cut, limits: [...this.hit].sort() };
+  }
+
+  /** Room for an event of `size` bytes, one slot kept for `call.ended`. */
+  private fits(size: number): boolean {
+    if (this.recorded.length >= this.limits.maxEvents - 1) this.hit.add('events');
+    else if (this.bytes + size > this.limits.maxBytes) this.hit.add('bytes');
+    else return this.dropped === 0;
+    return false;
+  }
+
+  /** The event itself when nothing in it is nested deeper than the limit, else a copy with the deep values cut. */
+  private clipDepth(event: TimelineEventInput): TimelineEventInput {
+    const max = this.limits.maxDepth;
+    if (!nestsDeeper(event, max)) return event;
+    this.hit.add('depth');
+    const cutBelow = (value: unknown, depth: number): unknown => {
+      if (value === null || typeof value !== 'object') return value;
+      if (depth >= max) {
+        this.cut++;
+        return CUT_VALUE;
+      }
+      if (Array.isArray(value)) return value.map((v) => cutBelow(v, depth + 1));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutBelow(v, depth + 1)]));
+    };
+    return cutBelow(event, 0) as TimelineEventInput;
+  }
+}
+
+/** True when an object or array sits `max` levels below the top (looks no deeper than that). */
+function nestsDeeper(value: unknown, max: number, depth = 0): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth >= max) return true;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (nestsDeeper(v, max, depth + 1)) return true;
+  return false;
 }

@@ -15,8 +15,13 @@ type CallEnded = Extract<TimelineEvent, { type: 'call.ended' }>;
  */
 export const ABNORMAL_CLOSE_CODES: readonly number[] = [1006, 1011, 1012, 1013, 1014];
 
-/** End reasons meaning the call ended on our side (infra_error). */
-const INFRA_END_REASONS: readonly EndReason[] = ['internal_error', 'drain_deadline'];
+/**
+ * End reasons meaning the call could not measure the agent (infra_error): it ended on our side
+ * (`internal_error`, `drain_deadline`), or the caller's platform broke the wire's real-time
+ * contract (`caller_flood`: audio far ahead of real time, or a storm of text frames), as a caller
+ * platform that never connects does.
+ */
+const INFRA_END_REASONS: readonly EndReason[] = ['internal_error', 'drain_deadline', 'caller_flood'];
 
 /** The end reason and close code recorded outside the timeline (the summary, or the live call). */
 export interface RecordedEnd {
@@ -74,7 +79,7 @@ export function isAbnormalCallerClose(endReason: EndReason | null, closeCode: nu
   return endReason === 'caller_hangup' && closeCode !== null && ABNORMAL_CLOSE_CODES.includes(closeCode);
 }
 
-/** True for the end reasons that mean the call ended on our side. */
+/** True for the end reasons that void a call as infra_error (our side, or a flooding caller platform). */
 export function isInfraEndReason(endReason: EndReason | null | undefined): boolean {
   return endReason != null && INFRA_END_REASONS.includes(endReason);
 }

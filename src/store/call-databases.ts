@@ -105,7 +105,8 @@ export class CallDatabases {
    * `orphaned/` so a redialed id starts fresh; returns the ids moved (docs/reliability.md).
    */
   setAsideLeftovers(): string[] {
-    const names = readdirSync(this.dir).filter((n) => n.endsWith('.db') || n.endsWith('.db.tmp'));
+    // The journal goes too: left beside a fresh copy of the same id, SQLite would roll it back into it.
+    const names = readdirSync(this.dir).filter((n) => n.endsWith('.db') || n.endsWith('.db.tmp') || n.endsWith('.db-journal'));
     if (!names.length) return [];
     const aside = join(this.dir, 'orphaned');
     mkdirSync(aside, { recursive: true });
@@ -146,6 +147,7 @@ export class CallDatabases {
   remove(callId: string): void {
     this.release(callId);
     rmSync(this.pathOf(callId), { force: true });
+    rmSync(`${this.pathOf(callId)}-journal`, { force: true });
   }
 
   /** How many handles are open. */

@@ -152,7 +152,7 @@ function parentOf(turns: readonly SpanPlan[], startMs: number): 'root' | number 
 export function planCallSpans(record: CallRecord): CallSpanPlan {
   const endMs = record.durationMs;
   const model = record.model ?? record.harness;
-  const failed = record.endReason === 'provider_error' || record.endReason === 'internal_error' || record.endReason === 'drain_deadline';
+  const failed = record.endReason === 'provider_error' || record.endReason === 'internal_error' || record.endReason === 'drain_deadline' || record.endReason === 'caller_flood';
   const root: SpanPlan = {
     name: 'voice.call',
     kind: 'server',

@@ -13,7 +13,7 @@ export interface MetricSources {
   liveCalls(): number;
   maxCalls(): number;
   isDraining(): boolean;
-  snapshotBacklog(): { count: number; oldestMs: number };
+  snapshotBacklog(): { count: number; oldestMs: number; unspooled?: number; spoolFailures?: number };
   /** Scratch conversations held for the HTTP tool routes, and how many were reaped (optional for older callers). */
   harnessSessions?(): { held: number; reaped: number };
 }
@@ -70,6 +70,8 @@ export class MivasMetrics {
     gauge('mivas_harness_sessions', 'Scratch conversations held for the HTTP tool routes (ids never dialed).', () => sources.harnessSessions?.().held ?? 0);
     gauge('mivas_harness_sessions_reaped', 'Scratch conversations reaped after MIVAS_TOOLS_IDLE_S idle since start.', () => sources.harnessSessions?.().reaped ?? 0);
     gauge('mivas_snapshot_oldest_pending_seconds', 'Age of the oldest spooled snapshot set.', () => sources.snapshotBacklog().oldestMs / 1000);
+    gauge('mivas_snapshot_unspooled', 'Snapshot sets the spool refused (a full disk), held in memory and retried.', () => sources.snapshotBacklog().unspooled ?? 0);
+    gauge('mivas_snapshot_spool_failures', 'Spool writes refused since start; every refused set is kept and retried.', () => sources.snapshotBacklog().spoolFailures ?? 0);
     this.callsTotal = new Counter({ name: 'mivas_calls_total', help: 'Finished calls by end reason.', labelNames: ['pack', 'harness', 'end_reason'], registers: r });
     this.rejections = new Counter({ name: 'mivas_upgrade_rejections_total', help: 'Upgrades refused before 101.', labelNames: ['reason'], registers: r });
     this.probes = new Counter({ name: 'mivas_probes_total', help: '101 probes answered.', registers: r });

@@ -64,7 +64,8 @@ describe('fuzz: CHIRP frames against the real server', () => {
   expectNoUnhandledRejections();
 
   beforeAll(async () => {
-    server = await startTestServer({ MIVAS_MAX_CALLS: '8' }, { harness: silentHarness() });
+    // Random binary frames arrive far faster than real time: the audio budget (MIVAS_CALLER_AUDIO_LEAD_S) is its own test.
+    server = await startTestServer({ MIVAS_MAX_CALLS: '8', MIVAS_CALLER_AUDIO_LEAD_S: '3600' }, { harness: silentHarness() });
   });
   afterAll(async () => {
     await server?.close();

@@ -148,6 +148,7 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
       const before = api.updates().length;
       const [linked, local] = await Promise.all([call(server, synth, '4242', 'S-E1'), call(server, synth, 'loc_0123456789ab', 'S-E1')]);
       expect([linked.closeCode, local.closeCode]).toEqual([1000, 1000]);
+      await server.ctx.outbox.flush();
       const { summary, events } = readSnapshot(server, '4242');
       expect(summary.trace_id).toMatch(/^[0-9a-f]{32}$/);
       expect(summary.smoke.trace_id_present).toBe(true);
@@ -215,6 +216,7 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
       const body = api.updates().at(-1)?.body as { simulation_result_id: string; tool_calls: { name: string; start_offset_ms: number }[]; trace_ids?: unknown };
       expect(body.simulation_result_id).toBe('4343');
       expect(body.trace_ids).toBeUndefined();
+      await server.ctx.outbox.flush();
       const { summary, events } = readSnapshot(server, '4343');
       expect(summary.trace_id).toBeNull();
       expect(body.tool_calls.map((t) => t.name).sort()).toEqual(events.flatMap((e) => (e.type === 'tool' ? [e.name] : [])).sort());

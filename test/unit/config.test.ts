@@ -58,8 +58,8 @@ describe('loadConfig', () => {
   });
 
   it('selects the S3 sink when a bucket is set, trimming the prefix', () => {
-    const result = loadConfig({ MIVAS_SNAPSHOT_BUCKET: 'b', MIVAS_SNAPSHOT_PREFIX: '/runs/2026/', MIVAS_S3_ENDPOINT: 'http://127.0.0.1:4568', MIVAS_S3_FORCE_PATH_STYLE: 'true' });
-    expect(result.ok && result.config.snapshots).toEqual({ kind: 's3', bucket: 'b', prefix: 'runs/2026', endpoint: 'http://127.0.0.1:4568', region: 'us-east-1', forcePathStyle: true });
+    const result = loadConfig({ MIVAS_SNAPSHOT_BUCKET: 'b', MIVAS_SNAPSHOT_PREFIX: '/runs/2026/', MIVAS_S3_ENDPOINT: 'http://127.0.0.1:4568', MIVAS_S3_FORCE_PATH_STYLE: 'true', MIVAS_S3_TIMEOUT_S: '4' });
+    expect(result.ok && result.config.snapshots).toEqual({ kind: 's3', bucket: 'b', prefix: 'runs/2026', endpoint: 'http://127.0.0.1:4568', region: 'us-east-1', forcePathStyle: true, requestTimeoutMs: 4_000, maxAttempts: 3 });
   });
 
   it('lets overrides (CLI flags) win over the environment', () => {

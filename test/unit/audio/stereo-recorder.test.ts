@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { StereoRecorder } from '../../../src/audio/stereo-recorder.ts';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diskRecordingFiles, StereoRecorder, type RecordingFiles, type RecordingHandle } from '../../../src/audio/stereo-recorder.ts';
 import { parseWav, wavHeader } from '../../../src/audio/wav.ts';
 
 /** `ms` of a constant PCM16 value. */
@@ -94,5 +97,133 @@ describe('parseWav', () => {
   it('rejects what is not a PCM WAV', () => {
     expect(() => parseWav(Buffer.from('not a wav file at all'))).toThrow();
     expect(() => parseWav(Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WAVE')]))).toThrow(/no data/);
+  });
+});
+
+/** Recording files held in memory: writes complete at once (a real implementation of the seam, for counting what stays in memory). */
+class MemoryFiles implements RecordingFiles {
+  private readonly files = new Map<string, Buffer>();
+  bytes(path: string): Buffer {
+    return this.files.get(path) ?? Buffer.alloc(0);
+  }
+  async open(path: string): Promise<RecordingHandle> {
+    this.files.set(path, Buffer.alloc(0));
+    const grow = (length: number): Buffer => {
+      const current = this.bytes(path);
+      if (current.length >= length) return current;
+      const grown = Buffer.alloc(length);
+      current.copy(grown);
+      this.files.set(path, grown);
+      return grown;
+    };
+    return {
+      write: async (data, position) => void data.copy(grow(position + data.length), position),
+      read: async (data, position) => this.bytes(path).copy(data, 0, position),
+      truncate: async (length) => void this.files.set(path, Buffer.from(grow(length).subarray(0, length))),
+      close: async () => undefined,
+    };
+  }
+  async remove(path: string): Promise<void> {
+    this.files.delete(path);
+  }
+}
+
+describe('StereoRecorder spilling to a file', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const spillPath = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'mivas-rec-'));
+    dirs.push(dir);
+    return join(dir, 'call.wav');
+  };
+  /** A call's worth of writes: 20 ms caller frames and agent bursts, with a gap and late jitter. */
+  const script = async (rec: StereoRecorder, afterEach: () => Promise<void> = async () => undefined): Promise<void> => {
+    for (let f = 0; f < 400; f++) {
+      rec.write('caller', f * 20 + (f % 3), tone(20, 100 + (f % 50)));
+      if (f % 30 === 0 && f / 30 < 6) rec.write('agent', 1_000 + (f / 30) * 1_200, tone(700, -300 - f));
+      await afterEach();
+    }
+    rec.write('caller', 9_000, tone(500, 42));
+  };
+
+  it('writes the same WAV as the in-memory recorder to disk, header and all', async () => {
+    const memory = new StereoRecorder();
+    await script(memory);
+    const path = spillPath();
+    const spilled = new StereoRecorder({ path, blockFrames: 8_000, keepBlocks: 2 });
+    await script(spilled);
+    const finished = await spilled.finish(12_000);
+    expect(finished.kind).toBe('file');
+    const onDisk = readFileSync(path);
+    expect(onDisk.equals(memory.toWav(12_000))).toBe(true);
+    expect(finished.kind === 'file' && finished.bytes).toBe(onDisk.length);
+    expect(spilled.fileFailures()).toBe(0);
+  });
+
+  it('holds the window in memory, not the call', async () => {
+    const files = new MemoryFiles();
+    const spilled = new StereoRecorder({ path: 'call.wav', files, blockFrames: 8_000, keepBlocks: 2 });
+    let peak = 0;
+    // Between frames the event loop turns, as it does between a call's 20 ms frames, so writes complete.
+    await script(spilled, async () => {
+      peak = Math.max(peak, spilled.blocksInMemory());
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    await spilled.finish(12_000);
+    const memory = new StereoRecorder();
+    await script(memory);
+    expect(files.bytes('call.wav').equals(memory.toWav(12_000))).toBe(true);
+    // 9.5 s in 0.5 s blocks (19): the newest and the two kept, the blocks a 700 ms agent burst
+    // ahead of the caller opens, and one being patched behind it.
+    expect(peak).toBeLessThanOrEqual(6);
+  });
+
+  it('patches audio that lands in a block already written', async () => {
+    const path = spillPath();
+    const rec = new StereoRecorder({ path, blockFrames: 1_600, keepBlocks: 1 });
+    const memory = new StereoRecorder();
+    for (const r of [rec, memory]) {
+      r.write('caller', 0, tone(2_000, 11));
+      r.write('agent', 100, tone(300, -22)); // far behind the caller's cursor: its blocks are spilled
+    }
+    const finished = await rec.finish();
+    expect(finished.kind).toBe('file');
+    const wav = readFileSync(path);
+    expect(wav.equals(memory.toWav())).toBe(true);
+    expect(runsOf(channel(wav, 1), -22)).toEqual([[100, 400]]);
+  });
+
+  it('keeps blocks the disk refuses in memory and returns the whole WAV as bytes', async () => {
+    const path = spillPath();
+    let full = true;
+    const files: RecordingFiles = {
+      async open(p) {
+        const real = await diskRecordingFiles.open(p);
+        return { ...real, write: async (data, position) => (full && position > 44 ? Promise.reject(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) : real.write(data, position)) };
+      },
+      remove: diskRecordingFiles.remove,
+    };
+    const rec = new StereoRecorder({ path, files, blockFrames: 1_600, keepBlocks: 1 });
+    const memory = new StereoRecorder();
+    for (const r of [rec, memory]) r.write('caller', 0, tone(600, 5));
+    full = false; // space returns: the refused blocks are written with the next spill
+    for (const r of [rec, memory]) r.write('caller', 600, tone(600, 6));
+    full = true; // and the disk fills again before the end
+    for (const r of [rec, memory]) r.write('agent', 1_000, tone(400, 7));
+    const finished = await rec.finish(1_500);
+    expect(rec.fileFailures()).toBeGreaterThan(0);
+    expect(finished.kind).toBe('buffer');
+    if (finished.kind === 'buffer') expect(finished.wav.equals(memory.toWav(1_500))).toBe(true);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('ignores writes after finish and returns the same result twice', async () => {
+    const rec = new StereoRecorder({ path: spillPath() });
+    rec.write('caller', 0, tone(40, 3));
+    const first = await rec.finish(100);
+    rec.write('caller', 40, tone(40, 4));
+    expect(await rec.finish(100)).toBe(first);
   });
 });

@@ -19,6 +19,7 @@ function recordingSocket(): ChirpSocket & { binary: Buffer[]; texts: string[] } 
     ping: () => undefined,
     close: () => undefined,
     terminate: () => undefined,
+    pause: () => undefined,
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/index.ts';
-import { directorySink, SNAPSHOT_PARTS, SnapshotOutbox, type OutboxObserver, type SnapshotPart, type SnapshotSink } from '../../../src/snapshot/index.ts';
+import { directorySink, diskSpoolFiles, SNAPSHOT_PARTS, SnapshotOutbox, type OutboxObserver, type SnapshotBody, type SnapshotPart, type SnapshotSink, type SpoolFiles } from '../../../src/snapshot/index.ts';
 
 const PACK = 'control-industry';
 
@@ -85,11 +85,11 @@ describe('SnapshotOutbox', () => {
     expect(outbox.isSpooled(PACK, 'call_1')).toBe(false);
   });
 
-  it('refuses an incomplete set', () => {
+  it('refuses an incomplete set', async () => {
     const outbox = new SnapshotOutbox(tempDir(), new MemorySink(), new ManualClock(), new Observed());
     const missing = parts('call_1');
     missing.delete('wav');
-    expect(() => outbox.store(PACK, 'call_1', missing)).toThrow(/wav/);
+    await expect(outbox.store(PACK, 'call_1', missing)).rejects.toThrow(/wav/);
   });
 
   it('keeps a failing set spooled, retries with doubling backoff on the clock, and never uploads the summary early', async () => {
@@ -118,7 +118,7 @@ describe('SnapshotOutbox', () => {
     await seen.until(() => seen.uploads.length === 1);
     expect(sink.puts.filter((k) => k.endsWith('.summary.json'))).toEqual([`${PACK}/call_1.summary.json`]);
     expect(existsSync(join(spool, PACK, 'call_1.summary.json'))).toBe(false);
-    expect(outbox.backlog()).toEqual({ count: 0, oldestMs: 0 });
+    expect(outbox.backlog()).toEqual({ count: 0, oldestMs: 0, unspooled: 0, spoolFailures: 0 });
     expect(clock.pendingCount()).toBe(0);
   });
 
@@ -148,7 +148,7 @@ describe('SnapshotOutbox', () => {
     outbox.store(PACK, 'call_2', parts('call_2'));
     await seen.until(() => seen.failures.length >= 2);
     clock.advance(100);
-    expect(outbox.backlog()).toEqual({ count: 2, oldestMs: 800 });
+    expect(outbox.backlog()).toEqual({ count: 2, oldestMs: 800, unspooled: 0, spoolFailures: 0 });
     outbox.stop();
   });
 
@@ -174,7 +174,7 @@ describe('SnapshotOutbox', () => {
     const seen = new Observed();
     const clock = new ManualClock();
     const outbox = new SnapshotOutbox(spool, sink, clock, seen);
-    outbox.store(PACK, 'call_1', parts('call_1'));
+    await outbox.store(PACK, 'call_1', parts('call_1'));
     await seen.until(() => seen.failures.length === 1);
     outbox.stop();
     const puts = sink.puts.length;
@@ -189,8 +189,8 @@ describe('SnapshotOutbox', () => {
     const first = new MemorySink();
     first.failOn = () => true;
     const earlier = new SnapshotOutbox(spool, first, new ManualClock(), new Observed());
-    earlier.store(PACK, 'call_1', parts('call_1'));
-    earlier.store(PACK, 'call_2', parts('call_2'));
+    await earlier.store(PACK, 'call_1', parts('call_1'));
+    await earlier.store(PACK, 'call_2', parts('call_2'));
     earlier.stop();
     mkdirSync(join(spool, PACK), { recursive: true });
     writeFileSync(join(spool, PACK, 'call_3.timeline.json'), 'partial');
@@ -262,5 +262,161 @@ describe('SnapshotOutbox and an id the sink already holds', () => {
     expect(seen.uploads).toEqual(['loc_same']);
     expect(sink.puts).toEqual([]);
     expect(outbox.isSpooled(PACK, 'loc_same')).toBe(false);
+  });
+});
+
+/** The real spool file system, except that while `full` every write leaves a partial file and fails with ENOSPC, as a full disk does. */
+class FillableDisk implements SpoolFiles {
+  full = false;
+  refused = 0;
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    if (this.full) {
+      this.refused++;
+      await diskSpoolFiles.writeFile(path, data.subarray(0, Math.floor(data.length / 2)));
+      throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC' });
+    }
+    return diskSpoolFiles.writeFile(path, data);
+  }
+  rename = diskSpoolFiles.rename;
+  copyFile = diskSpoolFiles.copyFile;
+  readFile = diskSpoolFiles.readFile;
+  rm = diskSpoolFiles.rm;
+}
+
+/** A sink whose puts wait until the test lets them go, counting how many are in flight at once. */
+class GatedSink extends MemorySink {
+  inFlight = 0;
+  peak = 0;
+  private gates: (() => void)[] = [];
+  override async get(key: string): Promise<Buffer | null> {
+    this.inFlight++;
+    this.peak = Math.max(this.peak, this.inFlight);
+    await new Promise<void>((resolve) => this.gates.push(resolve));
+    this.inFlight--;
+    return super.get(key);
+  }
+  waitingCount(): number {
+    return this.gates.length;
+  }
+  releaseAll(): void {
+    for (const g of this.gates.splice(0)) g();
+  }
+}
+
+describe('SnapshotOutbox on a full disk and with a backlog', () => {
+  const dirs: string[] = [];
+  const tempDir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'mivas-outbox-disk-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('holds a set the spool refuses, counts it, leaves no partial file, and spools it once space returns', async () => {
+    const spool = tempDir();
+    const disk = new FillableDisk();
+    const sink = new MemorySink();
+    sink.failOn = () => true; // the sink is down too: the set must wait for the spool
+    const seen = new Observed();
+    const spoolFailures: number[] = [];
+    const late: string[] = [];
+    const clock = new ManualClock();
+    const outbox = new SnapshotOutbox(spool, sink, clock, { uploaded: (p, c) => seen.uploaded(p, c), failed: (p, c, a, e, r) => seen.failed(p, c, a, e, r), spoolFailed: (_p, _c, attempt) => spoolFailures.push(attempt), spooledLate: (_p, c) => late.push(c) }, { files: disk });
+    disk.full = true;
+    expect(await outbox.store(PACK, 'call_full', parts('call_full'))).toBe('held');
+    expect(outbox.backlog()).toMatchObject({ count: 1, unspooled: 1, spoolFailures: 1 });
+    expect(outbox.isSpooled(PACK, 'call_full')).toBe(true);
+    expect(readdirSync(join(spool, PACK))).toEqual([]);
+
+    // Still full at the first retry: refused again (counted), the upload from memory fails too.
+    clock.advance(1_000);
+    await seen.until(() => seen.failures.length === 1);
+    expect(spoolFailures).toEqual([1, 2]);
+    expect(readdirSync(join(spool, PACK))).toEqual([]);
+
+    // Space returns; the sink is still down, so the next retry lands the set in the spool.
+    disk.full = false;
+    clock.advance(seen.failures[0]?.retryInMs ?? 0);
+    await seen.until(() => seen.failures.length === 2);
+    expect(late).toEqual(['call_full']);
+    expect(outbox.backlog()).toMatchObject({ count: 1, unspooled: 0, spoolFailures: 2 });
+    expect(readdirSync(join(spool, PACK)).sort()).toEqual(SNAPSHOT_PARTS.map((p) => `call_full.${p}`).sort());
+
+    sink.failOn = null;
+    await outbox.flush();
+    expect(seen.uploads).toEqual(['call_full']);
+    expect(sink.puts.filter((k) => k.endsWith('.summary.json'))).toEqual([`${PACK}/call_full.summary.json`]);
+    for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/call_full.${p}`)?.toString()).toBe(`call_full:${p}`);
+    expect(readdirSync(join(spool, PACK))).toEqual([]);
+    expect(outbox.backlog().count).toBe(0);
+  });
+
+  it('uploads a held set from memory when the disk stays full but the sink answers, once', async () => {
+    const root = tempDir();
+    const disk = new FillableDisk();
+    const sink = new MemorySink();
+    const seen = new Observed();
+    const clock = new ManualClock();
+    const outbox = new SnapshotOutbox(join(root, 'spool'), sink, clock, seen, { files: disk });
+    // The WAV arrives as a file (the recorder's), moved rather than copied.
+    const wavFile = join(root, 'call_mem.wav');
+    writeFileSync(wavFile, 'call_mem:wav');
+    const set: Map<SnapshotPart, SnapshotBody> = parts('call_mem');
+    set.set('wav', { file: wavFile });
+    disk.full = true;
+    expect(await outbox.store(PACK, 'call_mem', set)).toBe('held');
+    expect(existsSync(wavFile)).toBe(true);
+    clock.advance(1_000);
+    await seen.until(() => seen.uploads.length === 1);
+    for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/call_mem.${p}`)?.toString()).toBe(`call_mem:${p}`);
+    expect(existsSync(wavFile)).toBe(false);
+    expect(outbox.backlog()).toMatchObject({ count: 0, unspooled: 0 });
+    clock.advance(600_000);
+    await outbox.flush();
+    expect(seen.uploads).toEqual(['call_mem']);
+  });
+
+  it('uploads a boot backlog a few sets at a time', async () => {
+    const spool = tempDir();
+    const first = new MemorySink();
+    first.failOn = () => true;
+    const earlier = new SnapshotOutbox(spool, first, new ManualClock(), new Observed());
+    const ids = Array.from({ length: 12 }, (_, i) => `backlog_${i}`);
+    for (const id of ids) await earlier.store(PACK, id, parts(id));
+    earlier.stop();
+
+    const sink = new GatedSink();
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { uploadConcurrency: 3 });
+    expect(outbox.resume()).toBe(12);
+    for (let round = 0; round < 4; round++) {
+      await new Promise<void>((resolve) => {
+        const poll = (): void => (sink.waitingCount() > 0 ? resolve() : void setImmediate(poll));
+        poll();
+      });
+      expect(sink.inFlight).toBeLessThanOrEqual(3);
+      sink.releaseAll();
+      await seen.until(() => seen.uploads.length >= (round + 1) * 3);
+    }
+    expect(sink.peak).toBe(3);
+    expect(seen.uploads.sort()).toEqual([...ids].sort());
+    expect(readdirSync(join(spool, PACK))).toEqual([]);
+  });
+
+  it('flush waits for a set whose parts are still being assembled', async () => {
+    const spool = tempDir();
+    const sink = new MemorySink();
+    const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), new Observed());
+    let finish: (p: Map<SnapshotPart, Buffer>) => void = () => undefined;
+    const stored = outbox.store(PACK, 'call_late', new Promise((resolve) => (finish = resolve)));
+    expect(outbox.backlog().count).toBe(1);
+    expect(outbox.isSpooled(PACK, 'call_late')).toBe(true);
+    const flushed = outbox.flush();
+    finish(parts('call_late'));
+    await flushed;
+    expect(await stored).toBe('spooled');
+    expect(sink.objects.get(`${PACK}/call_late.summary.json`)?.toString()).toBe('call_late:summary.json');
   });
 });

@@ -36,10 +36,13 @@ describe('CallDatabases', () => {
     before.create('crashed').sqlite.prepare("INSERT INTO appointments (id, date, created_at) VALUES ('apt_9', '2026-10-08', 'x')").run();
     before.closeAll();
     writeFileSync(join(calls, 'half.db.tmp'), 'partial copy');
+    // A live handle keeps its rollback journal until it closes: kill -9 leaves it beside the .db.
+    writeFileSync(join(calls, 'crashed.db-journal'), 'journal of the killed call');
     const after = new CallDatabases(calls, template);
     expect(after.setAsideLeftovers()).toEqual(['crashed']);
     expect(existsSync(join(calls, 'crashed.db'))).toBe(false);
-    expect(readdirSync(join(calls, 'orphaned')).length).toBe(2);
+    expect(readdirSync(calls).filter((n) => n !== 'orphaned')).toEqual([]);
+    expect(readdirSync(join(calls, 'orphaned')).length).toBe(3);
     expect(dumpDatabase(after.create('crashed').sqlite).appointments).toEqual([]);
     after.closeAll();
   });
