@@ -88,7 +88,7 @@ export async function benchDatabases(iterations: number): Promise<DbRow[]> {
         const { parts } = snapshotParts(record, dump, templateDump, db.sqlite.serialize(), wav);
         assembly.push(performance.now() - t0);
         const t1 = performance.now();
-        outbox.store(id, callId, parts);
+        void outbox.store(id, callId, parts);
         spool.push(performance.now() - t1);
         dbs.remove(callId);
       }

@@ -283,7 +283,10 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     clock: ctx.clock,
     ids: ctx.ids,
     callers: ctx.rlCallers,
-    store: (pack, callId, parts) => ctx.outbox.store(pack, callId, parts),
+    store: (pack, callId, parts) => {
+      // Spooled asynchronously (docs/reliability.md); the episode scores from the parts it holds.
+      ctx.outbox.store(pack, callId, parts).catch((err: unknown) => ctx.log.error({ err, callId }, 'an episode snapshot could not be stored'));
+    },
   });
   app.addHook('onRequest', rlGate(ctx.config.rl.token));
   app.addHook('preClose', async () => desk.close());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CallerInputBudget, TEXT_FRAME_BURST, TEXT_FRAMES_PER_S } from '../../../src/call/caller-input.ts';
-import { ManualClock } from '../../../src/core/clock.ts';
+import { ManualClock } from '../../../src/core/index.ts';
 
 const FRAME = 640; // 20 ms of PCM16 at 16 kHz
 

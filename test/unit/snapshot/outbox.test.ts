@@ -75,7 +75,7 @@ describe('SnapshotOutbox', () => {
     const sink = new MemorySink();
     const seen = new Observed();
     const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen);
-    outbox.store(PACK, 'call_1', parts('call_1'));
+    void outbox.store(PACK, 'call_1', parts('call_1'));
     await seen.until(() => seen.uploads.length === 1);
     expect(sink.puts).toEqual(SNAPSHOT_PARTS.map((p) => `${PACK}/call_1.${p}`));
     expect(sink.puts.at(-1)).toBe(`${PACK}/call_1.summary.json`);
@@ -99,7 +99,7 @@ describe('SnapshotOutbox', () => {
     const seen = new Observed();
     const clock = new ManualClock();
     const outbox = new SnapshotOutbox(spool, sink, clock, seen);
-    outbox.store(PACK, 'call_1', parts('call_1'));
+    void outbox.store(PACK, 'call_1', parts('call_1'));
 
     const expectedDelays = [1_000, 2_000, 4_000, 8_000];
     for (const [i, delay] of expectedDelays.entries()) {
@@ -128,7 +128,7 @@ describe('SnapshotOutbox', () => {
     const seen = new Observed();
     const clock = new ManualClock();
     const outbox = new SnapshotOutbox(tempDir(), sink, clock, seen);
-    outbox.store(PACK, 'call_1', parts('call_1'));
+    void outbox.store(PACK, 'call_1', parts('call_1'));
     for (let attempt = 1; attempt <= 9; attempt++) {
       await seen.until(() => seen.failures.length === attempt);
       clock.advance(seen.failures[attempt - 1]?.retryInMs ?? 0);
@@ -143,9 +143,9 @@ describe('SnapshotOutbox', () => {
     const seen = new Observed();
     const clock = new ManualClock();
     const outbox = new SnapshotOutbox(tempDir(), sink, clock, seen);
-    outbox.store(PACK, 'call_1', parts('call_1'));
+    void outbox.store(PACK, 'call_1', parts('call_1'));
     clock.advance(700);
-    outbox.store(PACK, 'call_2', parts('call_2'));
+    void outbox.store(PACK, 'call_2', parts('call_2'));
     await seen.until(() => seen.failures.length >= 2);
     clock.advance(100);
     expect(outbox.backlog()).toEqual({ count: 2, oldestMs: 800, unspooled: 0, spoolFailures: 0 });
@@ -158,7 +158,7 @@ describe('SnapshotOutbox', () => {
     const seen = new Observed();
     const clock = new ManualClock();
     const outbox = new SnapshotOutbox(tempDir(), sink, clock, seen);
-    outbox.store(PACK, 'call_1', parts('call_1'));
+    void outbox.store(PACK, 'call_1', parts('call_1'));
     await seen.until(() => seen.failures.length === 1);
     sink.failOn = null;
     await outbox.flush();
@@ -215,7 +215,7 @@ describe('SnapshotOutbox', () => {
     const root = tempDir();
     const seen = new Observed();
     const outbox = new SnapshotOutbox(join(root, 'spool'), directorySink(join(root, 'out')), new ManualClock(), seen);
-    outbox.store(PACK, 'call_9', parts('call_9'));
+    void outbox.store(PACK, 'call_9', parts('call_9'));
     await seen.until(() => seen.uploads.length === 1);
     for (const p of SNAPSHOT_PARTS) expect(readFileSync(join(root, 'out', PACK, `call_9.${p}`), 'utf8')).toBe(`call_9:${p}`);
     expect(readdirSync(join(root, 'out', PACK)).some((f) => f.endsWith('.partial'))).toBe(false);
@@ -240,7 +240,7 @@ describe('SnapshotOutbox and an id the sink already holds', () => {
       failed: (p, c, a, e, r) => seen.failed(p, c, a, e, r),
       conflicted: (_p, callId) => conflicts.push(callId),
     });
-    outbox.store(PACK, 'loc_reused', parts('later'));
+    void outbox.store(PACK, 'loc_reused', parts('later'));
     await outbox.flush();
     expect(conflicts).toEqual(['loc_reused']);
     expect(seen.uploads).toEqual([]);
@@ -257,7 +257,7 @@ describe('SnapshotOutbox and an id the sink already holds', () => {
     for (const [part, body] of parts('same')) sink.objects.set(`${PACK}/loc_same.${part}`, body);
     const seen = new Observed();
     const outbox = new SnapshotOutbox(join(root, 'spool'), sink, new ManualClock(), seen);
-    outbox.store(PACK, 'loc_same', parts('same'));
+    void outbox.store(PACK, 'loc_same', parts('same'));
     await outbox.flush();
     expect(seen.uploads).toEqual(['loc_same']);
     expect(sink.puts).toEqual([]);
