@@ -62,12 +62,13 @@ export async function drainAndClose(app: FastifyInstance, ctx: AppContext, cut?:
 }
 
 /**
- * A WebSocket upgrade may only reach a CHIRP route: on `/health`, `/metrics`, `/ui` or a tool
- * route the plugin would answer 101 (and then close) before any check. Refused with 400 instead.
+ * A WebSocket upgrade may only reach a route that takes one (CHIRP, OpenEnv's `/ws`; their
+ * config says `takesUpgrade`): on `/health`, `/metrics`, `/ui` or a tool route the plugin would
+ * answer 101 (and then close) before any check. Refused with 400 instead.
  */
 function refuseUpgradeOffChirp() {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!request.ws || (request.routeOptions.config as { chirp?: boolean } | undefined)?.chirp) return;
+    if (!request.ws || (request.routeOptions.config as { takesUpgrade?: boolean } | undefined)?.takesUpgrade) return;
     await sendProblem(reply.header('Connection', 'close'), httpProblem('NOT_A_CHIRP_PATH', `${request.url.split('?')[0]?.slice(0, 100) ?? ''} is an HTTP route; only CHIRP paths take a WebSocket upgrade`));
   };
 }

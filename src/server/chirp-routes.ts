@@ -205,7 +205,7 @@ export async function chirpRoutes(app: FastifyInstance, ctx: AppContext): Promis
   app.decorateRequest('chirpReservation', null);
   const route = {
     method: 'GET' as const,
-    config: { chirp: true },
+    config: { takesUpgrade: true },
     preValidation: upgradeGate(ctx),
     onSend: countRejection(ctx),
     handler: async (_request: FastifyRequest, reply: FastifyReply) => {

@@ -206,7 +206,7 @@ function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log
 /** The OpenEnv routes of one pack under `prefix` (docs/rl.md "OpenEnv"). */
 function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk, packId: string, prefix: string): void {
   const deskPack = desk.deskPack(packId) as DeskPack;
-  app.get(`${prefix}/ws`, { websocket: true }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log));
+  app.get(`${prefix}/ws`, { websocket: true, config: { takesUpgrade: true } }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log));
   app.get(`${prefix}/health`, async () => ({ status: 'healthy' }));
   app.get(`${prefix}/schema`, async () => openEnvSchemas());
   app.get(`${prefix}/metadata`, async () => openEnvMetadata(deskPack.pack, ctx.version));

@@ -195,6 +195,7 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
       const exportsBefore = collector.exports.length;
       const report = await call(server, synth, 'otel_plain', 'S-E1');
       expect(report.closeCode).toBe(1000);
+      await server.ctx.outbox.flush();
       const traceId = readSnapshot(server, 'otel_plain').summary.trace_id ?? '';
       expect(traceId).toMatch(/^[0-9a-f]{32}$/);
       await collector.waitFor(() => collector.spans.some((s) => s.traceId === traceId && s.name === 'voice.call'));
