@@ -34,6 +34,11 @@ MIVAS_POLICY_API_KEY (docs/rl.md).
 
 ${CALLER_USAGE}`;
 
+/** The k a run's score uses: pass^5 as usual, or the trials given when there are fewer (pass^5 of 2 trials is undefined). */
+export function passK(trials: number): number {
+  return Math.max(1, Math.min(5, trials));
+}
+
 interface RunFlags {
   pack: string;
   harness: string;
@@ -193,7 +198,7 @@ export const runCommand: Command = async (argv, io) => {
   await local.close();
   io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n\n`);
   const scored = await scoreCommand(
-    ['--snapshots', local.ctx.sink.root, '--pack', pack.id, '--run', runId, '--out', resolve(config.dataDir, 'scores', runId), ...(flags.fast ? ['--fast'] : [])],
+    ['--snapshots', local.ctx.sink.root, '--pack', pack.id, '--run', runId, '--out', resolve(config.dataDir, 'scores', runId), '--k', String(passK(flags.trials)), ...(flags.fast ? ['--fast'] : [])],
     io,
   );
   if (scored !== EXIT.usage) {
@@ -223,7 +228,7 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
   if ('exit' in ran) return ran.exit;
   io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
   const scoresDir = resolve(config.dataDir, 'scores', runId);
-  const scored = await scoreCommand(['--snapshots', ran.sink.root, '--pack', pack.id, '--run', runId, '--out', scoresDir, '--fast', '--packs-dir', config.packsDir], io);
+  const scored = await scoreCommand(['--snapshots', ran.sink.root, '--pack', pack.id, '--run', runId, '--out', scoresDir, '--fast', '--packs-dir', config.packsDir, '--k', String(passK(flags.trials))], io);
   if (scored !== EXIT.usage) {
     const sink = ran.sink;
     const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/index.ts';
 import { withoutCredentials } from '../../../src/cli/probe-command.ts';
+import { passK } from '../../../src/cli/run-command.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -35,6 +36,10 @@ describe('the CLI surface (issue 15)', () => {
     const score = await cli(['score']);
     expect(score.code).toBe(3);
     expect(score.err).toMatch(/^--snapshots is required$/m);
+  });
+
+  it('scores a run at the k its trials allow: pass^5 as usual, pass^k for fewer trials', () => {
+    expect([1, 2, 4, 5, 9].map(passK)).toEqual([1, 2, 4, 5, 5]);
   });
 
   it('never prints credentials of a probe URL', () => {
