@@ -119,11 +119,11 @@ function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_la
 }
 
 /** The five snapshot parts, ready for the outbox (the WAV as bytes or as the recorder's file). */
-export function snapshotParts(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: SnapshotBody): { parts: Map<SnapshotPart, SnapshotBody>; summary: Summary } {
+export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
   // Each event passed the schema as it was added (src/snapshot/timeline.ts): no second pass over thousands here.
   const timeline: TimelineFile = { events: [...record.events] };
-  const parts = new Map<SnapshotPart, SnapshotBody>([
+  const parts = new Map<SnapshotPart, Buffer | W>([
     ['timeline.json', Buffer.from(JSON.stringify(timeline))],
     ['final.json', Buffer.from(JSON.stringify(dump))],
     ['db', db],

@@ -6,7 +6,7 @@ import { CacheMissError } from './caller-cache.ts';
 import type { CallerLog } from './caller-log.ts';
 import type { CallerEndReason, CallerMind, CallerTurn } from './caller-mind.ts';
 import type { Ears } from './ears.ts';
-import { onRefusal, type CallerReport } from './local-caller.ts';
+import { callerReport, onRefusal, type CallerReport } from './local-caller.ts';
 
 /** A stateful transform of the caller's outbound audio (an audio condition, `src/audio/line-conditions.ts`); one per call. */
 export interface OutboundAudio {
@@ -236,17 +236,7 @@ export function dialConversation(options: ConversationOptions): Promise<Conversa
       for (const wake of quietWaiters) wake();
       // Utterances still waiting are heard (not answered) before the report, so the record is complete.
       void (pumping ?? Promise.resolve()).then(() => pump()).then(() => resolve({
-        callId: options.callId,
-        taskId: options.taskId,
-        closeCode,
-        closeReason,
-        agentUtterances: state.agentUtterances,
-        agentAudioBytes: state.agentAudioBytes,
-        callerAudioBytes: state.callerAudioBytes,
-        durationMs: clock.nowMs() - started,
-        timedOut: state.timedOut,
-        refusedStatus: state.refusedStatus,
-        ...(state.refusedReason ? { refusedReason: state.refusedReason } : {}),
+        ...callerReport(options, state, closeCode, closeReason, clock.nowMs() - started),
         endReason: state.endReason,
         hungUp: state.hungUp,
       }));

@@ -85,19 +85,7 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
     const finish = (closeCode: number, closeReason: string): void => {
       clearTimeout(timer);
       speaker.stop();
-      resolve({
-        callId: options.callId,
-        taskId: options.taskId,
-        closeCode,
-        closeReason,
-        agentUtterances: state.agentUtterances,
-        agentAudioBytes: state.agentAudioBytes,
-        callerAudioBytes: state.callerAudioBytes,
-        durationMs: performance.now() - started,
-        timedOut: state.timedOut,
-        refusedStatus: state.refusedStatus,
-        ...(state.refusedReason ? { refusedReason: state.refusedReason } : {}),
-      });
+      resolve(callerReport(options, state, closeCode, closeReason, performance.now() - started));
     };
     ws.on('close', (code, reason) => finish(code, reason.toString()));
     ws.on('error', (err) => {
@@ -199,4 +187,31 @@ function refusalReason(body: string, status: number): string {
     /* not a problem body */
   }
   return body.trim().slice(0, 200) || `HTTP ${status}`;
+}
+
+/** What a caller's call counted, as the report both CHIRP callers return. */
+interface CallerCounts {
+  readonly agentUtterances: number;
+  readonly agentAudioBytes: number;
+  readonly callerAudioBytes: number;
+  readonly timedOut: boolean;
+  readonly refusedStatus: number | null;
+  readonly refusedReason?: string | null;
+}
+
+/** The report of a finished call from its counts and how it closed. */
+export function callerReport(options: Pick<DialOptions, 'callId' | 'taskId'>, state: CallerCounts, closeCode: number, closeReason: string, durationMs: number): CallerReport {
+  return {
+    callId: options.callId,
+    taskId: options.taskId,
+    closeCode,
+    closeReason,
+    agentUtterances: state.agentUtterances,
+    agentAudioBytes: state.agentAudioBytes,
+    callerAudioBytes: state.callerAudioBytes,
+    durationMs,
+    timedOut: state.timedOut,
+    refusedStatus: state.refusedStatus,
+    ...(state.refusedReason ? { refusedReason: state.refusedReason } : {}),
+  };
 }

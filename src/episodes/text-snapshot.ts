@@ -63,9 +63,7 @@ export function textSnapshotParts(record: TextEpisodeRecord, final: DatabaseDump
     traceId: null,
     pacing: null,
   };
-  const { parts, summary } = snapshotParts(call, final, templateDump, db, SILENT_WAV);
-  // A text episode has no recorder file: every part is bytes, which the in-memory scorer reads.
-  return { parts: new Map([...parts].map(([part, body]) => [part, Buffer.isBuffer(body) ? body : Buffer.alloc(0)])), summary };
+  return snapshotParts(call, final, templateDump, db, SILENT_WAV);
 }
 
 /** A snapshot source over parts held in memory: the scorer reads them exactly as it reads a directory. */
