@@ -114,6 +114,8 @@ export class TextEpisode {
   private turns = 0;
   private utterances = 0;
   private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
+  /** Set by a human transfer: the agent has one utterance left (the handover script), as on a voice call. */
+  private closing: 'human_transfer' | null = null;
   private finished: Promise<EpisodeResult> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private usage: Usage = emptyUsage();
@@ -197,7 +199,7 @@ export class TextEpisode {
       if (this.ending) throw new EpisodeError('EPISODE_ENDED', `episode ${this.spec.id} has ended (${this.ending.reason}); it takes no more actions`);
       this.turns++;
       const before = this.conversation.activeAgent();
-      const outcome = action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
+      const outcome = this.closing ? this.close(action) : action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
       if (!this.endReason() && this.turns >= this.spec.maxTurns) this.end('max_duration', 'turn_cap');
       const agent = this.conversation.activeAgent();
       const native = this.spec.handoffMode === 'native' && agent !== before ? { instructions: episodeInstructions(this.spec.pack, agent, 'native'), tools: offeredTools(this.spec.pack, agent, 'native') } : {};
@@ -214,6 +216,7 @@ export class TextEpisode {
   finish(cause: Truncation = 'policy_stopped'): Promise<EpisodeResult> {
     if (this.finished) return this.finished;
     return this.exclusive(async () => {
+      if (this.closing) this.end(this.closing);
       if (!this.ending) this.end('max_duration', cause);
       return this.finishNow();
     });
@@ -251,11 +254,24 @@ export class TextEpisode {
     this.mediaMs += 700;
     const { effect } = dispatched;
     if (effect.kind === 'end_call') this.end('agent_end_call');
-    if (effect.kind === 'human_transfer') this.end('human_transfer');
+    if (effect.kind === 'human_transfer') this.closing = 'human_transfer';
     if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
     // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
     const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
     return { tool_name: action.name, output, handoff: { from: effect.from, to: effect.to } };
+  }
+
+  /**
+   * The action after a human transfer: a say_to_caller is spoken (the handover script; the caller
+   * is not asked), anything else is not run; either way the call ends, as a voice call does once
+   * the model's last response after the transfer has played.
+   */
+  private close(action: EpisodeAction): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
+    const text = action.name === SAY_TO_CALLER && isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
+    if (text) this.speak('agent', text);
+    this.end(this.closing ?? 'human_transfer');
+    const output = text ? { ok: true, data: { caller_said: null, caller_hung_up: false } } : envelopeRefusal('CALL_ENDED');
+    return { tool_name: action.name, output: { ...output }, handoff: null };
   }
 
   /** Asks the caller's mind for a turn and records it; a hang-up ends the episode, a failing mind ends it as internal_error. */

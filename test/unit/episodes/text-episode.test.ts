@@ -138,6 +138,28 @@ describe('text episode mechanics', () => {
     expect(said.result?.verdict.void_reason).toBe('caller_deviation');
   });
 
+  it('after a human transfer lets the agent say the script it returned, asks the caller nothing, then ends', async () => {
+    const caller = new LinesMind(['I want to make a complaint.', 'This line should never be asked for.'], 99);
+    const { episode } = await open(caller);
+    const transfer = await episode.step({ name: 'transfer_to_human', arguments: { reason: 'complaint' } });
+    expect(transfer).toMatchObject({ done: false, end_reason: null, output: { ok: true, data: { transferred: true, script: expect.any(String) } } });
+    const script = (transfer.output as { data: { script: string } }).data.script;
+    const last = await episode.step({ name: 'say_to_caller', arguments: { text: script } });
+    expect(last).toMatchObject({ done: true, end_reason: 'human_transfer', output: { ok: true, data: { caller_said: null } } });
+    expect(caller.heard).toEqual([]);
+    const snapshot = last.result?.snapshot ?? '';
+    const events = timelineFileSchema.parse(JSON.parse(String(rigOf('healthcare').stored.get(snapshot)?.get('timeline.json')))).events;
+    expect(events.flatMap((e) => (e.type === 'transcript' && e.side === 'agent' ? [e.text] : [])).at(-1)).toBe(script);
+    // Any other action after the transfer is not run: the call ends as it stood.
+    const other = await open(new LinesMind(['I want a person.'], 99));
+    await other.episode.step({ name: 'transfer_to_human', arguments: { reason: 'caller_request' } });
+    const refused = await other.episode.step({ name: 'end_call', arguments: { reason: 'caller_done' } });
+    expect(refused).toMatchObject({ done: true, end_reason: 'human_transfer', output: { ok: false, error_code: 'CALL_ENDED' } });
+    const stopped = await open(new LinesMind(['I want a person.'], 99));
+    await stopped.episode.step({ name: 'transfer_to_human', arguments: { reason: 'caller_request' } });
+    expect(await stopped.episode.finish()).toMatchObject({ end_reason: 'human_transfer', truncated: null });
+  });
+
   it('cuts an episode off at the turn cap as truncated (max_duration) and scores it', async () => {
     const { episode } = await open(undefined, 'native', 2);
     await episode.step({ name: 'list_locations', arguments: {} });
