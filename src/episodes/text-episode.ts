@@ -285,7 +285,9 @@ export class TextEpisode {
     }
     const text = said.text?.trim() ? said.text.trim() : null;
     if (text) this.speak('caller', text);
-    if (said.hangUp) this.end('caller_hangup');
+    // A mind whose endpoint failed hangs up to end its side; the episode records why (VOID infra_error).
+    if (said.hangUp === 'mind_error' || said.hangUp === 'cache_miss') this.end('internal_error', null, `the caller's mind ended with ${said.hangUp}`);
+    else if (said.hangUp) this.end('caller_hangup');
     return text;
   }
 

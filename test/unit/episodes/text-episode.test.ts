@@ -160,6 +160,14 @@ describe('text episode mechanics', () => {
     expect(await stopped.episode.finish()).toMatchObject({ end_reason: 'human_transfer', truncated: null });
   });
 
+  it('ends as internal_error (VOID infra_error) when the caller\'s mind fails, not as a caller hang-up', async () => {
+    const failing: CallerMind = { kind: 'llm', open: async () => ({ text: 'Hello, do you take Aetna?', hangUp: null }), reply: async () => ({ text: null, hangUp: 'mind_error' }) };
+    const { episode } = await open(failing);
+    const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Which office?' } });
+    expect(said).toMatchObject({ done: true, end_reason: 'internal_error' });
+    expect(said.result?.verdict).toMatchObject({ status: 'VOID', void_reason: 'infra_error' });
+  });
+
   it('cuts an episode off at the turn cap as truncated (max_duration) and scores it', async () => {
     const { episode } = await open(undefined, 'native', 2);
     await episode.step({ name: 'list_locations', arguments: {} });
