@@ -114,8 +114,12 @@ export class TextEpisode {
   private turns = 0;
   private utterances = 0;
   private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
-  /** Set by a human transfer: the agent has one utterance left (the handover script), as on a voice call. */
-  private closing: 'human_transfer' | null = null;
+  /**
+   * The agent's one last action, as on a voice call: after a human transfer it may say the script
+   * the transfer returned; after the caller's closing line (the caller's hang-up grace,
+   * MIVAS_CALLER_HANGUP_GRACE_S) it may also make one tool call, such as the transfer it announced.
+   */
+  private closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean } | null = null;
   private finished: Promise<EpisodeResult> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private usage: Usage = emptyUsage();
@@ -199,7 +203,7 @@ export class TextEpisode {
       if (this.ending) throw new EpisodeError('EPISODE_ENDED', `episode ${this.spec.id} has ended (${this.ending.reason}); it takes no more actions`);
       this.turns++;
       const before = this.conversation.activeAgent();
-      const outcome = this.closing ? this.close(action) : action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
+      const outcome = this.closing ? this.close(action, this.closing) : action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
       if (!this.endReason() && this.turns >= this.spec.maxTurns) this.end('max_duration', 'turn_cap');
       const agent = this.conversation.activeAgent();
       const native = this.spec.handoffMode === 'native' && agent !== before ? { instructions: episodeInstructions(this.spec.pack, agent, 'native'), tools: offeredTools(this.spec.pack, agent, 'native') } : {};
@@ -216,7 +220,7 @@ export class TextEpisode {
   finish(cause: Truncation = 'policy_stopped'): Promise<EpisodeResult> {
     if (this.finished) return this.finished;
     return this.exclusive(async () => {
-      if (this.closing) this.end(this.closing);
+      if (this.closing) this.end(this.closing.reason);
       if (!this.ending) this.end('max_duration', cause);
       return this.finishNow();
     });
@@ -244,7 +248,7 @@ export class TextEpisode {
     if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
     this.speak('agent', text);
     const callerSaid = await this.hear(() => this.spec.caller.reply(text));
-    const hungUp = this.endReason() === 'caller_hangup';
+    const hungUp = this.endReason() === 'caller_hangup' || this.closingReason() === 'caller_hangup';
     return { tool_name: SAY_TO_CALLER, output: { ok: true, data: { caller_said: callerSaid, caller_hung_up: hungUp } }, handoff: null };
   }
 
@@ -254,7 +258,7 @@ export class TextEpisode {
     this.mediaMs += 700;
     const { effect } = dispatched;
     if (effect.kind === 'end_call') this.end('agent_end_call');
-    if (effect.kind === 'human_transfer') this.closing = 'human_transfer';
+    if (effect.kind === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
     // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
     const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
@@ -266,11 +270,19 @@ export class TextEpisode {
    * is not asked), anything else is not run; either way the call ends, as a voice call does once
    * the model's last response after the transfer has played.
    */
-  private close(action: EpisodeAction): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
+  private close(action: EpisodeAction, closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean }): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
+    this.closing = null;
+    if (action.name !== SAY_TO_CALLER && closing.tools) {
+      const outcome = this.dispatch(action);
+      const transferred = this.closingReason() === 'human_transfer';
+      this.closing = null;
+      this.end(transferred ? 'human_transfer' : closing.reason);
+      return outcome;
+    }
     const text = action.name === SAY_TO_CALLER && isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
     if (text) this.speak('agent', text);
-    this.end(this.closing ?? 'human_transfer');
-    const output = text ? { ok: true, data: { caller_said: null, caller_hung_up: false } } : envelopeRefusal('CALL_ENDED');
+    this.end(closing.reason);
+    const output = text ? { ok: true, data: { caller_said: null, caller_hung_up: closing.reason === 'caller_hangup' } } : envelopeRefusal('CALL_ENDED');
     return { tool_name: action.name, output: { ...output }, handoff: null };
   }
 
@@ -287,6 +299,8 @@ export class TextEpisode {
     if (text) this.speak('caller', text);
     // A mind whose endpoint failed hangs up to end its side; the episode records why (VOID infra_error).
     if (said.hangUp === 'mind_error' || said.hangUp === 'cache_miss') this.end('internal_error', null, `the caller's mind ended with ${said.hangUp}`);
+    // After its closing line the caller waits out its hang-up grace: the agent has one action left.
+    else if (said.hangUp === 'closing_line') this.closing = { reason: 'caller_hangup', tools: true };
     else if (said.hangUp) this.end('caller_hangup');
     return text;
   }
@@ -299,6 +313,11 @@ export class TextEpisode {
     this.timeline.add({ type: 'transcript', side, text, utterance_id: id }, start);
     this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, end);
     this.mediaMs = end;
+  }
+
+  /** The pending last action's reason (a method, like endReason, so narrowing never hides a change a dispatch made). */
+  private closingReason(): 'human_transfer' | 'caller_hangup' | null {
+    return this.closing?.reason ?? null;
   }
 
   /** The end reason once the episode is ending (a method, so narrowing never hides a change made by an await). */

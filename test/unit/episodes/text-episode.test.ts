@@ -126,9 +126,12 @@ describe('text episode mechanics', () => {
   it('answers say_to_caller with the caller\'s reply, records both as speech, and ends when the caller hangs up', async () => {
     const caller = new LinesMind(['Hello, do you take Aetna?', 'Great, thanks. Bye.'], 1);
     const { episode } = await open(caller);
-    const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, we do.' } });
-    expect(said.output).toEqual({ ok: true, data: { caller_said: 'Great, thanks. Bye.', caller_hung_up: true } });
-    expect(said).toMatchObject({ done: true, end_reason: 'caller_hangup' });
+    const closingLine = await episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, we do.' } });
+    expect(closingLine.output).toEqual({ ok: true, data: { caller_said: 'Great, thanks. Bye.', caller_hung_up: true } });
+    // The caller's hang-up grace: one last agent action, which the caller does not answer.
+    expect(closingLine).toMatchObject({ done: false, end_reason: null });
+    const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Goodbye.' } });
+    expect(said).toMatchObject({ done: true, end_reason: 'caller_hangup', output: { ok: true, data: { caller_said: null, caller_hung_up: true } } });
     expect(caller.heard).toEqual(['Yes, we do.']);
     await expect(episode.step({ name: 'end_call', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_ENDED' });
     await expect(episode.step({ name: 'end_call', arguments: {} })).rejects.toBeInstanceOf(EpisodeError);
@@ -166,6 +169,18 @@ describe('text episode mechanics', () => {
     const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Which office?' } });
     expect(said).toMatchObject({ done: true, end_reason: 'internal_error' });
     expect(said.result?.verdict).toMatchObject({ status: 'VOID', void_reason: 'infra_error' });
+  });
+
+  it('runs the one tool call the agent makes in the caller\'s hang-up grace, such as the transfer it announced', async () => {
+    const caller = new LinesMind(['I want a person.', 'Okay, thank you.'], 1);
+    const { episode } = await open(caller);
+    const announced = await episode.step({ name: 'say_to_caller', arguments: { text: "I'll connect you with a member of our team." } });
+    expect(announced).toMatchObject({ done: false, output: { data: { caller_hung_up: true } } });
+    const transfer = await episode.step({ name: 'transfer_to_human', arguments: { reason: 'caller_request' } });
+    expect(transfer).toMatchObject({ done: true, end_reason: 'human_transfer', output: { ok: true, data: { transferred: true } } });
+    const quiet = await open(new LinesMind(['Do you take Aetna?', 'Thanks, bye.'], 1));
+    await quiet.episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, we do.' } });
+    expect(await quiet.episode.finish()).toMatchObject({ end_reason: 'caller_hangup', truncated: null });
   });
 
   it('cuts an episode off at the turn cap as truncated (max_duration) and scores it', async () => {
