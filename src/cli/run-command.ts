@@ -14,6 +14,7 @@ import { failWith, type CliIO, type Command } from './io.ts';
 import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 import { runTextEpisodes } from './text-run.ts';
+import { EXIT_INTERRUPTED, watchInterrupt } from './interrupt.ts';
 
 const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
                  [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [caller flags below]
@@ -31,6 +32,9 @@ A realtime harness whose last \`mivas preflight\` found no function calling is r
 ep_<12 hex>): the policy harness plays the agent, the caller answers in text, and the snapshots
 are scored like calls. text/openai-chat reads MIVAS_POLICY_BASE_URL, MIVAS_POLICY_MODEL and
 MIVAS_POLICY_API_KEY (docs/rl.md).
+
+Ctrl-C once: no new call or episode starts, the ones in flight finish, and what ran is reported and
+scored (exit 130); Ctrl-C twice: exit 130 at once. Otherwise the exit is the score's (docs/scoring.md).
 
 ${CALLER_USAGE}`;
 
@@ -167,7 +171,8 @@ export const runCommand: Command = async (argv, io) => {
   const bar = new ProgressBar(io.stderr, calls.length, runId);
   const callerSink = local?.ctx.sink ?? callerSinkOf(config, io.cwd);
   const callerFiles: CallerFile[] = [];
-  const reports = await runCalls(
+  const interrupt = watchInterrupt(io, 'calls');
+  const all = await runCalls(
     {
       url: flags.url ?? (local?.wsUrl as string),
       runId,
@@ -178,6 +183,7 @@ export const runCommand: Command = async (argv, io) => {
       paced: !flags.fast,
       auth: flags.auth ?? config.auth,
       synth: await createSpeechSynth(16_000),
+      stopRequested: interrupt.requested,
       ids,
       callTimeoutMs: Math.max(config.maxCallMs, config.caller.maxCallMs) + 30_000,
       caller,
@@ -188,13 +194,17 @@ export const runCommand: Command = async (argv, io) => {
       },
     },
     calls,
-    (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`),
-  );
+    (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`, report.refusedStatus !== null ? 'refused' : report.timedOut ? 'timed out' : 'ended'),
+  ).finally(() => interrupt.dispose());
+  // After Ctrl-C only the calls that were dialled are reported and scored.
+  const dialled = calls.flatMap((call, i) => (all[i] ? [{ call, report: all[i] }] : []));
+  if (dialled.length < calls.length) io.stdout.write(`\ninterrupted after ${dialled.length} of ${calls.length} calls; the table and scores cover those\n`);
+  const reports = dialled.map((d) => d.report);
   // Snapshots are spooled and uploaded asynchronously after each hangup: let the local outbox finish first.
   await local?.ctx.outbox.flush();
-  const missing = await reportCalls(io, calls, reports, local?.ctx.sink ?? null, pack.id);
+  const missing = await reportCalls(io, dialled.map((d) => d.call), reports, local?.ctx.sink ?? null, pack.id);
   io.stdout.write(`${callerSummary(caller, callerFiles)}\n`);
-  if (!local) return missing === 0 ? EXIT.ok : EXIT.incomplete;
+  if (!local) return interrupt.requested() ? EXIT_INTERRUPTED : missing === 0 ? EXIT.ok : EXIT.incomplete;
   await local.close();
   io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n\n`);
   const scored = await scoreCommand(
@@ -207,6 +217,7 @@ export const runCommand: Command = async (argv, io) => {
     const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
     io.stdout.write(`report: ${written.indexPath}\n`);
   }
+  if (interrupt.requested()) return EXIT_INTERRUPTED;
   // The score's own code carries over: voids, unmapped or pending conversations make the run incomplete (2).
   return missing === 0 && scored !== EXIT.usage ? scored : EXIT.incomplete;
 };
@@ -224,7 +235,8 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
   const ids = randomIds();
   const runId = `run_${ids.hex(12)}`;
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids }, config, io);
+  const interrupt = watchInterrupt(io, 'episodes');
+  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids }, config, io, interrupt.requested).finally(() => interrupt.dispose());
   if ('exit' in ran) return ran.exit;
   io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
   const scoresDir = resolve(config.dataDir, 'scores', runId);
@@ -234,7 +246,9 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
     const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
     io.stdout.write(`report: ${written.indexPath}\n`);
   }
-  return scored === EXIT.usage ? EXIT.incomplete : EXIT.ok;
+  if (interrupt.requested()) return EXIT_INTERRUPTED;
+  // The score's own code carries over, as for calls: voids, unmapped or pending conversations make the run incomplete (2).
+  return scored === EXIT.usage ? EXIT.incomplete : scored;
 }
 
 async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: readonly CallerReport[], sink: SnapshotSink | null, pack: string): Promise<number> {

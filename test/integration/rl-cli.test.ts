@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../../src/cli/index.ts';
@@ -49,6 +50,19 @@ describe('mivas run --mode text', () => {
     const scores = scoresOf(h.out);
     expect(scores.conversations.map((c) => [c.harness, c.status])).toEqual(Array.from({ length: 4 }, () => ['text/scripted', 'PASS']));
     expect(h.out.join('')).toContain('report: ');
+  });
+
+  it('on Ctrl-C starts nothing new, scores what ran and exits 130 with a partial summary', async () => {
+    const signals = new EventEmitter();
+    const h = cli();
+    // The first finished episode's progress line is the moment a person presses Ctrl-C.
+    const io: CliIO = { ...h.io, signals, stderr: { write: (t: string) => (h.err.push(t), t.startsWith('[1/') && signals.emit('SIGINT')) } };
+    const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--task', 'C1-E1', '--task', 'C1-E2', '--task', 'C1-M1', '--trials', '1', '--concurrency', '1'], io);
+    expect(code, h.err.join('')).toBe(130);
+    expect(h.err.join('')).toContain('interrupted: no new episodes start');
+    expect(h.out.join('')).toContain('interrupted after 1 of 3 episodes');
+    expect(scoresOf(h.out).conversations.map((c) => [c.task_id, c.status])).toEqual([['C1-E1', 'PASS']]);
+    expect(signals.listenerCount('SIGINT')).toBe(0);
   });
 
   it('benchmarks a chat-completions endpoint as the agent with text/openai-chat', async () => {
