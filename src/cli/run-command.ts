@@ -15,9 +15,10 @@ import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 import { runTextEpisodes } from './text-run.ts';
 import { EXIT_INTERRUPTED, watchInterrupt } from './interrupt.ts';
+import { voidsOfRun } from './rerun-voids.ts';
 
 const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
-                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [caller flags below]
+                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [--rerun-voids RUN] [caller flags below]
        mivas run --mode text --pack P --harness text/scripted|text/noop|text/openai-chat [--caller scripted] [--handoff native|soft] [--trials 5] [--concurrency N] [--task ID]...
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
@@ -32,6 +33,10 @@ A realtime harness whose last \`mivas preflight\` found no function calling is r
 ep_<12 hex>): the policy harness plays the agent, the caller answers in text, and the snapshots
 are scored like calls. text/openai-chat reads MIVAS_POLICY_BASE_URL, MIVAS_POLICY_MODEL and
 MIVAS_POLICY_API_KEY (docs/rl.md).
+
+--rerun-voids RUN plays again only the VOID conversations of an earlier run (read from the scores it
+wrote under MIVAS_DATA_DIR/scores/RUN), under the same run id, so scoring RUN counts the new ones
+(voids are never scored trials; they stay in the run's void counts).
 
 Ctrl-C once: no new call or episode starts, the ones in flight finish, and what ran is reported and
 scored (exit 130); Ctrl-C twice: exit 130 at once. Otherwise the exit is the score's (docs/scoring.md).
@@ -55,6 +60,8 @@ interface RunFlags {
   allowNoTools: boolean;
   shard: Shard | null;
   runId: string | undefined;
+  /** --rerun-voids: runId names an earlier run whose VOID conversations are played again. */
+  rerunVoids: boolean;
   callerValues: Record<string, string | boolean | undefined>;
   mode: 'voice' | 'text';
   caller: string;
@@ -77,6 +84,7 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       'allow-no-tools': { type: 'boolean', default: false },
       shard: { type: 'string' },
       'run-id': { type: 'string' },
+      'rerun-voids': { type: 'string' },
       ...CALLER_FLAG_OPTIONS,
       mode: { type: 'string', default: 'voice' },
       handoff: { type: 'string', default: 'native' },
@@ -86,7 +94,7 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
   const trials = Number(values.trials);
   const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
   const shard = values.shard === undefined ? null : parseShard(values.shard);
-  const runIdOk = values['run-id'] === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(values['run-id']);
+  const runIdOk = [values['run-id'], values['rerun-voids']].every((id) => id === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(id)) && !(values['run-id'] && values['rerun-voids']);
   const mode = values.mode === 'text' || values.mode === 'voice' ? values.mode : null;
   if (values.help || !mode || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1 || (values.shard !== undefined && !shard) || !runIdOk) {
     io.stderr.write(`${USAGE}\n`);
@@ -106,7 +114,8 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
     url: values.url,
     auth: user && pass ? { user, pass } : null,
     shard,
-    runId: values['run-id'],
+    runId: values['run-id'] ?? values['rerun-voids'],
+    rerunVoids: values['rerun-voids'] !== undefined,
     callerValues,
     allowNoTools: values['allow-no-tools'] ?? false,
     mode,
@@ -165,7 +174,14 @@ export const runCommand: Command = async (argv, io) => {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  const calls = shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
+  const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
+  if (typeof reruns === 'string' || reruns?.length === 0) {
+    await local?.close();
+    if (typeof reruns === 'string') return failWith(io, 'USAGE', reruns);
+    io.stdout.write(`${runId} has no VOID conversation on ${pack.id}: nothing to re-run\n`);
+    return EXIT.ok;
+  }
+  const calls = reruns ? reruns.map((r) => ({ callId: `loc_${ids.hex(12)}`, taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
   const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
   io.stdout.write(`${runId}: ${calls.length} calls (${taskIds.length} tasks × ${flags.trials}${shardNote}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, calls.length, runId);
@@ -233,10 +249,16 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const ids = randomIds();
-  const runId = `run_${ids.hex(12)}`;
+  const runId = flags.runId ?? `run_${ids.hex(12)}`;
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
+  const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
+  if (typeof reruns === 'string') return failWith(io, 'USAGE', reruns);
+  if (reruns?.length === 0) {
+    io.stdout.write(`${runId} has no VOID conversation on ${pack.id}: nothing to re-run\n`);
+    return EXIT.ok;
+  }
   const interrupt = watchInterrupt(io, 'episodes');
-  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids }, config, io, interrupt.requested).finally(() => interrupt.dispose());
+  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids, ...(reruns ? { only: reruns } : {}) }, config, io, interrupt.requested).finally(() => interrupt.dispose());
   if ('exit' in ran) return ran.exit;
   io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
   const scoresDir = resolve(config.dataDir, 'scores', runId);

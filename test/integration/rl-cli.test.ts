@@ -65,6 +65,27 @@ describe('mivas run --mode text', () => {
     expect(signals.listenerCount('SIGINT')).toBe(0);
   });
 
+  it('--rerun-voids plays only the VOIDs of a run again, under its run id', async () => {
+    // A caller endpoint that refuses connections voids every episode (infra_error, never the agent's fault).
+    const broken = cli({ MIVAS_CALLER_BASE_URL: 'http://127.0.0.1:9/v1', MIVAS_CALLER_API_KEY: 'x' });
+    const first = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--caller', 'llm', '--task', 'C1-E1', '--task', 'C1-E2', '--trials', '1'], broken.io);
+    expect(first, broken.err.join('')).toBe(2);
+    const runId = /^(run_[0-9a-f]{12}):/m.exec(broken.out.join(''))?.[1] ?? '';
+    expect(scoresOf(broken.out).conversations.map((c) => c.status)).toEqual(['VOID', 'VOID']);
+    const again = cli();
+    const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--rerun-voids', runId], again.io);
+    expect(again.out.join('')).toContain(`${runId}: 2 text episodes (the VOIDs of ${runId} played again)`);
+    // The run now has a scored trial beside each void; the voids still count, so the exit stays 2.
+    expect(code).toBe(2);
+    expect(scoresOf(again.out).conversations.map((c) => [c.task_id, c.status]).sort()).toEqual([['C1-E1', 'PASS'], ['C1-E1', 'VOID'], ['C1-E2', 'PASS'], ['C1-E2', 'VOID']]);
+    const none = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'legal', '--harness', 'text/scripted', '--rerun-voids', runId], none.io)).toBe(0);
+    expect(none.out.join('')).toContain('has no VOID conversation on legal');
+    const missing = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--rerun-voids', 'run_000000000000'], missing.io)).toBe(3);
+    expect(missing.err.join('')).toContain('has no scores at');
+  }, 60_000);
+
   it('benchmarks a chat-completions endpoint as the agent with text/openai-chat', async () => {
     const h = cli({ MIVAS_POLICY_BASE_URL: chat.baseUrl, MIVAS_POLICY_MODEL: 'stand-in-1' });
     const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/openai-chat', '--task', 'C1-E1', '--trials', '1', '--caller', 'scripted'], h.io);
