@@ -116,6 +116,7 @@ export const envSchema = z.object({
   MIVAS_CALLER_API_KEY: optionalText,
   MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),
   MIVAS_CALLER_MAX_TURNS: z.coerce.number().int().positive().default(40),
+  MIVAS_CALLER_TIMEOUT_S: seconds.default(60),
   MIVAS_CALLER_MAX_S: seconds.default(600),
   MIVAS_CALLER_AGENT_SILENCE_S: seconds.default(45),
   MIVAS_CALLER_HANGUP_GRACE_S: seconds.default(4),
@@ -265,6 +266,8 @@ export interface BluejaySettings {
 export interface CallerEndpointConfig {
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
+  /** Per-request timeout, headers and body (MIVAS_CALLER_TIMEOUT_S). */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -502,15 +505,16 @@ function providerSettings(env: Env): ProviderSettings {
 }
 
 function callerSettings(env: Env): CallerConfig {
-  const chat = { baseUrl: env.MIVAS_CALLER_BASE_URL, apiKey: env.MIVAS_CALLER_API_KEY };
+  const chat = { baseUrl: env.MIVAS_CALLER_BASE_URL, apiKey: env.MIVAS_CALLER_API_KEY, timeoutMs: env.MIVAS_CALLER_TIMEOUT_S * 1000 };
   const priced = [env.MIVAS_CALLER_PRICE_INPUT, env.MIVAS_CALLER_PRICE_CACHED_INPUT, env.MIVAS_CALLER_PRICE_OUTPUT, env.MIVAS_CALLER_PRICE_STT_MIN, env.MIVAS_CALLER_PRICE_TTS_MCHARS].some((p) => p !== undefined);
   return {
     chat: { ...chat, model: env.MIVAS_CALLER_MODEL },
-    stt: { baseUrl: env.MIVAS_CALLER_STT_BASE_URL ?? chat.baseUrl, apiKey: env.MIVAS_CALLER_STT_API_KEY ?? chat.apiKey, model: env.MIVAS_CALLER_STT_MODEL },
+    stt: { baseUrl: env.MIVAS_CALLER_STT_BASE_URL ?? chat.baseUrl, apiKey: env.MIVAS_CALLER_STT_API_KEY ?? chat.apiKey, timeoutMs: chat.timeoutMs, model: env.MIVAS_CALLER_STT_MODEL },
     tts: {
       kind: env.MIVAS_CALLER_TTS,
       baseUrl: env.MIVAS_CALLER_TTS_BASE_URL ?? chat.baseUrl,
       apiKey: env.MIVAS_CALLER_TTS_API_KEY ?? chat.apiKey,
+      timeoutMs: chat.timeoutMs,
       model: env.MIVAS_CALLER_TTS_MODEL,
       voices: env.MIVAS_CALLER_TTS_VOICES.split(',').map((v) => v.trim()).filter(Boolean),
       rateHz: env.MIVAS_CALLER_TTS_RATE,

@@ -4,6 +4,8 @@ import type { Clock } from '../core/index.ts';
 export interface EndpointSettings {
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
+  /** Overrides the retry policy's per-attempt timeout (a slow self-hosted model, a person answering by hand). */
+  readonly timeoutMs?: number;
 }
 
 /** A caller endpoint failed past its retries; the message names the endpoint, never the key. */
@@ -46,7 +48,7 @@ export async function postWithRetry(endpoint: EndpointSettings, path: string, bo
   let lastStatus: number | null = null;
   for (let attempt = 1; attempt <= retry.attempts; attempt++) {
     try {
-      const res = await fetch(url, { method: 'POST', headers: allHeaders, body, signal: AbortSignal.timeout(retry.timeoutMs) });
+      const res = await fetch(url, { method: 'POST', headers: allHeaders, body, signal: AbortSignal.timeout(endpoint.timeoutMs ?? retry.timeoutMs) });
       if (res.ok) return res;
       const text = (await res.text().catch(() => '')).slice(0, 300);
       last = `${url} answered ${res.status}: ${text}`;

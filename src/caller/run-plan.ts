@@ -25,6 +25,8 @@ export interface RunPlan {
   readonly auth: { readonly user: string; readonly pass: string } | null;
   readonly synth: SpeechSynth;
   readonly ids: IdSource;
+  /** Checked before each new call: true once the run was interrupted (calls in flight finish). */
+  readonly stopRequested?: () => boolean;
   readonly callTimeoutMs: number;
   /**
    * The conversational caller of DESIGN.md §17 (any kind); absent: the plain local caller
@@ -73,7 +75,7 @@ export async function runCalls(plan: RunPlan, calls: readonly PlannedCall[], onD
   const reports: CallerReport[] = new Array<CallerReport>(calls.length);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < calls.length) {
+    while (next < calls.length && !plan.stopRequested?.()) {
       const index = next++;
       const call = calls[index] as PlannedCall;
       const task = plan.pack.tasks.get(call.taskId);

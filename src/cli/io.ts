@@ -8,6 +8,8 @@ export interface CliIO {
   readonly cwd: string;
   /** Standard input, for commands that read a person's lines (`--caller external`, `mivas play`); absent in most tests. */
   readonly stdin?: NodeJS.ReadableStream;
+  /** Where SIGINT arrives (default: the process); tests give an emitter of their own. */
+  readonly signals?: { on(event: 'SIGINT', listener: () => void): unknown; off(event: 'SIGINT', listener: () => void): unknown };
 }
 
 /** A subcommand: parses its own arguments and returns an exit code (DESIGN.md §14). */

@@ -14,9 +14,11 @@ import { failWith, type CliIO, type Command } from './io.ts';
 import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 import { runTextEpisodes } from './text-run.ts';
+import { EXIT_INTERRUPTED, watchInterrupt } from './interrupt.ts';
+import { voidsOfRun } from './rerun-voids.ts';
 
 const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
-                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [caller flags below]
+                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [--rerun-voids RUN] [caller flags below]
        mivas run --mode text --pack P --harness text/scripted|text/noop|text/openai-chat [--caller scripted] [--handoff native|soft] [--trials 5] [--concurrency N] [--task ID]...
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
@@ -31,6 +33,13 @@ A realtime harness whose last \`mivas preflight\` found no function calling is r
 ep_<12 hex>): the policy harness plays the agent, the caller answers in text, and the snapshots
 are scored like calls. text/openai-chat reads MIVAS_POLICY_BASE_URL, MIVAS_POLICY_MODEL and
 MIVAS_POLICY_API_KEY (docs/rl.md).
+
+--rerun-voids RUN plays again only the VOID conversations of an earlier run (read from the scores it
+wrote under MIVAS_DATA_DIR/scores/RUN), under the same run id, so scoring RUN counts the new ones
+(voids are never scored trials; they stay in the run's void counts).
+
+Ctrl-C once: no new call or episode starts, the ones in flight finish, and what ran is reported and
+scored (exit 130); Ctrl-C twice: exit 130 at once. Otherwise the exit is the score's (docs/scoring.md).
 
 ${CALLER_USAGE}`;
 
@@ -51,6 +60,8 @@ interface RunFlags {
   allowNoTools: boolean;
   shard: Shard | null;
   runId: string | undefined;
+  /** --rerun-voids: runId names an earlier run whose VOID conversations are played again. */
+  rerunVoids: boolean;
   callerValues: Record<string, string | boolean | undefined>;
   mode: 'voice' | 'text';
   caller: string;
@@ -73,6 +84,7 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       'allow-no-tools': { type: 'boolean', default: false },
       shard: { type: 'string' },
       'run-id': { type: 'string' },
+      'rerun-voids': { type: 'string' },
       ...CALLER_FLAG_OPTIONS,
       mode: { type: 'string', default: 'voice' },
       handoff: { type: 'string', default: 'native' },
@@ -82,7 +94,7 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
   const trials = Number(values.trials);
   const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
   const shard = values.shard === undefined ? null : parseShard(values.shard);
-  const runIdOk = values['run-id'] === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(values['run-id']);
+  const runIdOk = [values['run-id'], values['rerun-voids']].every((id) => id === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(id)) && !(values['run-id'] && values['rerun-voids']);
   const mode = values.mode === 'text' || values.mode === 'voice' ? values.mode : null;
   if (values.help || !mode || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1 || (values.shard !== undefined && !shard) || !runIdOk) {
     io.stderr.write(`${USAGE}\n`);
@@ -102,7 +114,8 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
     url: values.url,
     auth: user && pass ? { user, pass } : null,
     shard,
-    runId: values['run-id'],
+    runId: values['run-id'] ?? values['rerun-voids'],
+    rerunVoids: values['rerun-voids'] !== undefined,
     callerValues,
     allowNoTools: values['allow-no-tools'] ?? false,
     mode,
@@ -161,13 +174,21 @@ export const runCommand: Command = async (argv, io) => {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  const calls = shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
+  const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
+  if (typeof reruns === 'string' || reruns?.length === 0) {
+    await local?.close();
+    if (typeof reruns === 'string') return failWith(io, 'USAGE', reruns);
+    io.stdout.write(`${runId} has no VOID conversation on ${pack.id}: nothing to re-run\n`);
+    return EXIT.ok;
+  }
+  const calls = reruns ? reruns.map((r) => ({ callId: `loc_${ids.hex(12)}`, taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
   const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
   io.stdout.write(`${runId}: ${calls.length} calls (${taskIds.length} tasks × ${flags.trials}${shardNote}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, calls.length, runId);
   const callerSink = local?.ctx.sink ?? callerSinkOf(config, io.cwd);
   const callerFiles: CallerFile[] = [];
-  const reports = await runCalls(
+  const interrupt = watchInterrupt(io, 'calls');
+  const all = await runCalls(
     {
       url: flags.url ?? (local?.wsUrl as string),
       runId,
@@ -178,6 +199,7 @@ export const runCommand: Command = async (argv, io) => {
       paced: !flags.fast,
       auth: flags.auth ?? config.auth,
       synth: await createSpeechSynth(16_000),
+      stopRequested: interrupt.requested,
       ids,
       callTimeoutMs: Math.max(config.maxCallMs, config.caller.maxCallMs) + 30_000,
       caller,
@@ -188,13 +210,17 @@ export const runCommand: Command = async (argv, io) => {
       },
     },
     calls,
-    (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`),
-  );
+    (report, call) => bar.tick(`${call.taskId}#${call.trial} ${report.closeReason || report.closeCode}`, report.refusedStatus !== null ? 'refused' : report.timedOut ? 'timed out' : 'ended'),
+  ).finally(() => interrupt.dispose());
+  // After Ctrl-C only the calls that were dialled are reported and scored.
+  const dialled = calls.flatMap((call, i) => (all[i] ? [{ call, report: all[i] }] : []));
+  if (dialled.length < calls.length) io.stdout.write(`\ninterrupted after ${dialled.length} of ${calls.length} calls; the table and scores cover those\n`);
+  const reports = dialled.map((d) => d.report);
   // Snapshots are spooled and uploaded asynchronously after each hangup: let the local outbox finish first.
   await local?.ctx.outbox.flush();
-  const missing = await reportCalls(io, calls, reports, local?.ctx.sink ?? null, pack.id);
+  const missing = await reportCalls(io, dialled.map((d) => d.call), reports, local?.ctx.sink ?? null, pack.id);
   io.stdout.write(`${callerSummary(caller, callerFiles)}\n`);
-  if (!local) return missing === 0 ? EXIT.ok : EXIT.incomplete;
+  if (!local) return interrupt.requested() ? EXIT_INTERRUPTED : missing === 0 ? EXIT.ok : EXIT.incomplete;
   await local.close();
   io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n\n`);
   const scored = await scoreCommand(
@@ -207,6 +233,7 @@ export const runCommand: Command = async (argv, io) => {
     const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
     io.stdout.write(`report: ${written.indexPath}\n`);
   }
+  if (interrupt.requested()) return EXIT_INTERRUPTED;
   // The score's own code carries over: voids, unmapped or pending conversations make the run incomplete (2).
   return missing === 0 && scored !== EXIT.usage ? scored : EXIT.incomplete;
 };
@@ -222,9 +249,16 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const ids = randomIds();
-  const runId = `run_${ids.hex(12)}`;
+  const runId = flags.runId ?? `run_${ids.hex(12)}`;
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids }, config, io);
+  const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
+  if (typeof reruns === 'string') return failWith(io, 'USAGE', reruns);
+  if (reruns?.length === 0) {
+    io.stdout.write(`${runId} has no VOID conversation on ${pack.id}: nothing to re-run\n`);
+    return EXIT.ok;
+  }
+  const interrupt = watchInterrupt(io, 'episodes');
+  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids, ...(reruns ? { only: reruns } : {}) }, config, io, interrupt.requested).finally(() => interrupt.dispose());
   if ('exit' in ran) return ran.exit;
   io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
   const scoresDir = resolve(config.dataDir, 'scores', runId);
@@ -234,7 +268,9 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
     const written = await writeReport({ scoresDir, outDir: join(scoresDir, 'report'), read: (key) => sink.get(key), packsDir: resolve(config.packsDir) });
     io.stdout.write(`report: ${written.indexPath}\n`);
   }
-  return scored === EXIT.usage ? EXIT.incomplete : EXIT.ok;
+  if (interrupt.requested()) return EXIT_INTERRUPTED;
+  // The score's own code carries over, as for calls: voids, unmapped or pending conversations make the run incomplete (2).
+  return scored === EXIT.usage ? EXIT.incomplete : scored;
 }
 
 async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: readonly CallerReport[], sink: SnapshotSink | null, pack: string): Promise<number> {

@@ -55,6 +55,8 @@ export interface TextRunPlan {
   readonly concurrency: number;
   readonly runId: string;
   readonly ids: IdSource;
+  /** These (task, trial) jobs instead of every task × trial (`--rerun-voids`). */
+  readonly only?: readonly { readonly taskId: string; readonly trial: number }[];
 }
 
 /**
@@ -63,7 +65,7 @@ export interface TextRunPlan {
  * scorer (the caller scores afterwards). Returns the episodes' results, or the exit code of a
  * setup problem.
  */
-export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: CliIO): Promise<{ exit: number } | { sink: SnapshotSink; results: EpisodeResult[] }> {
+export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: CliIO, stopRequested: () => boolean = () => false): Promise<{ exit: number } | { sink: SnapshotSink; results: EpisodeResult[]; ran: number }> {
   const policy = textPolicyOf(plan.harness, config);
   if ('problem' in policy) return { exit: failWith(io, policy.code, policy.problem) };
   if (!HANDOFF_MODES.includes(plan.handoffMode as HandoffMode)) return { exit: failWith(io, 'USAGE', `--handoff takes native or soft (got ${plan.handoffMode})`) };
@@ -79,13 +81,15 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   const sink = createSink(config);
   const { databases, templateDump } = episodeDatabases(config, plan.pack);
   const jobs: { taskId: string; trial: number; id: string }[] = [];
-  for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
-  io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${plan.taskIds.length} tasks × ${plan.trials}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
+  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
+  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
+  const what = plan.only ? `the VOIDs of ${plan.runId} played again` : `${plan.taskIds.length} tasks × ${plan.trials}`;
+  io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${what}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, jobs.length, plan.runId);
   const results: EpisodeResult[] = new Array<EpisodeResult>(jobs.length);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
+    while (next < jobs.length && !stopRequested()) {
       const index = next++;
       const job = jobs[index] as (typeof jobs)[number];
       const task = plan.pack.tasks.get(job.taskId);
@@ -106,15 +110,17 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
       });
       await Promise.all(writes);
       results[index] = result;
-      bar.tick(`${job.taskId}#${job.trial} ${result.status}`);
+      bar.tick(`${job.taskId}#${job.trial} ${result.status}`, result.status);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, jobs.length)) }, worker));
   databases.closeAll();
+  const ran = results.filter(Boolean).length;
+  if (ran < jobs.length) io.stdout.write(`\ninterrupted after ${ran} of ${jobs.length} episodes; the table and scores cover those\n`);
   const rows = jobs.map((job, i) => {
     const r = results[i];
     return [job.taskId, String(job.trial), job.id, r?.end_reason ?? '-', r?.status ?? '-', r ? r.reward.toFixed(3) : '-', r ? String(r.turns) : '-', r?.truncated ?? ''];
   });
   io.stdout.write(`\n${renderTable(['task', 'trial', 'episode', 'end', 'status', 'reward', 'turns', 'truncated'], rows)}\n`);
-  return { sink, results };
+  return { sink, results, ran };
 }

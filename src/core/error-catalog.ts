@@ -68,7 +68,12 @@ const CATALOG = {
     status: 400,
   },
   CALL_NOT_FOUND: { meaning: '`GET /calls/:callId/state` for an id that is neither a live call nor a scratch conversation of the tool routes.', status: 404 },
-  CALL_ENDED: { meaning: 'An HTTP tool call names a call that has ended; its database is evidence now and takes no more tools.', status: 409 },
+  CALL_ENDED: {
+    meaning: 'An HTTP tool call names a call that has ended; its database is evidence now and takes no more tools. In a text episode, any action after a human transfer other than the handover words (the call ends as it stood).',
+    status: 409,
+    safe_message: 'The call has already been handed over, so nothing more can be done on it.',
+    recoverable: false,
+  },
   HTTP_TOOLS_OFF: { meaning: 'The HTTP tool routes are off because `MIVAS_TOOLS_TOKEN` is unset.', status: 404 },
   TOOLS_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_TOOLS_TOKEN`) on a tool route.', status: 401 },
   HARNESS_SESSIONS_FULL: { meaning: 'The HTTP tool routes hold their most scratch conversations (1024); idle ones are reaped after `MIVAS_TOOLS_IDLE_S`. `Retry-After` says when to try again.', status: 503 },

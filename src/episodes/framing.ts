@@ -62,6 +62,7 @@ export function episodeInstructions(pack: Pack, agent: string, mode: HandoffMode
     '# THIS CONVERSATION',
     `It is ${conversationDateTime(pack)} (${pack.clock.now()}, ${pack.clock.timezone}).`,
     'This call runs in text. The caller hears only what you pass to say_to_caller, and its result is what the caller says back. Tools you call are not heard.',
+    'end_call ends the call at once, so say your farewell before it. After a transfer to a person, say the script the transfer returns: that is your last turn.',
   ];
   if (agent === pack.entryAgent) lines.push(`The call has already opened with your greeting, word for word: "${greetingOf(pack)}". Do not say it again.`);
   else lines.push('You have just taken over this call from another desk; the conversation so far is above.');

@@ -114,6 +114,12 @@ export class TextEpisode {
   private turns = 0;
   private utterances = 0;
   private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
+  /**
+   * The agent's one last action, as on a voice call: after a human transfer it may say the script
+   * the transfer returned; after the caller's closing line (the caller's hang-up grace,
+   * MIVAS_CALLER_HANGUP_GRACE_S) it may also make one tool call, such as the transfer it announced.
+   */
+  private closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean } | null = null;
   private finished: Promise<EpisodeResult> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private usage: Usage = emptyUsage();
@@ -197,7 +203,7 @@ export class TextEpisode {
       if (this.ending) throw new EpisodeError('EPISODE_ENDED', `episode ${this.spec.id} has ended (${this.ending.reason}); it takes no more actions`);
       this.turns++;
       const before = this.conversation.activeAgent();
-      const outcome = action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
+      const outcome = this.closing ? this.close(action, this.closing) : action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
       if (!this.endReason() && this.turns >= this.spec.maxTurns) this.end('max_duration', 'turn_cap');
       const agent = this.conversation.activeAgent();
       const native = this.spec.handoffMode === 'native' && agent !== before ? { instructions: episodeInstructions(this.spec.pack, agent, 'native'), tools: offeredTools(this.spec.pack, agent, 'native') } : {};
@@ -214,6 +220,7 @@ export class TextEpisode {
   finish(cause: Truncation = 'policy_stopped'): Promise<EpisodeResult> {
     if (this.finished) return this.finished;
     return this.exclusive(async () => {
+      if (this.closing) this.end(this.closing.reason);
       if (!this.ending) this.end('max_duration', cause);
       return this.finishNow();
     });
@@ -241,7 +248,7 @@ export class TextEpisode {
     if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
     this.speak('agent', text);
     const callerSaid = await this.hear(() => this.spec.caller.reply(text));
-    const hungUp = this.endReason() === 'caller_hangup';
+    const hungUp = this.endReason() === 'caller_hangup' || this.closingReason() === 'caller_hangup';
     return { tool_name: SAY_TO_CALLER, output: { ok: true, data: { caller_said: callerSaid, caller_hung_up: hungUp } }, handoff: null };
   }
 
@@ -251,11 +258,32 @@ export class TextEpisode {
     this.mediaMs += 700;
     const { effect } = dispatched;
     if (effect.kind === 'end_call') this.end('agent_end_call');
-    if (effect.kind === 'human_transfer') this.end('human_transfer');
+    if (effect.kind === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
     // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
     const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
     return { tool_name: action.name, output, handoff: { from: effect.from, to: effect.to } };
+  }
+
+  /**
+   * The action after a human transfer: a say_to_caller is spoken (the handover script; the caller
+   * is not asked), anything else is not run; either way the call ends, as a voice call does once
+   * the model's last response after the transfer has played.
+   */
+  private close(action: EpisodeAction, closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean }): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
+    this.closing = null;
+    if (action.name !== SAY_TO_CALLER && closing.tools) {
+      const outcome = this.dispatch(action);
+      const transferred = this.closingReason() === 'human_transfer';
+      this.closing = null;
+      this.end(transferred ? 'human_transfer' : closing.reason);
+      return outcome;
+    }
+    const text = action.name === SAY_TO_CALLER && isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
+    if (text) this.speak('agent', text);
+    this.end(closing.reason);
+    const output = text ? { ok: true, data: { caller_said: null, caller_hung_up: closing.reason === 'caller_hangup' } } : envelopeRefusal('CALL_ENDED');
+    return { tool_name: action.name, output: { ...output }, handoff: null };
   }
 
   /** Asks the caller's mind for a turn and records it; a hang-up ends the episode, a failing mind ends it as internal_error. */
@@ -269,7 +297,11 @@ export class TextEpisode {
     }
     const text = said.text?.trim() ? said.text.trim() : null;
     if (text) this.speak('caller', text);
-    if (said.hangUp) this.end('caller_hangup');
+    // A mind whose endpoint failed hangs up to end its side; the episode records why (VOID infra_error).
+    if (said.hangUp === 'mind_error' || said.hangUp === 'cache_miss') this.end('internal_error', null, `the caller's mind ended with ${said.hangUp}`);
+    // After its closing line the caller waits out its hang-up grace: the agent has one action left.
+    else if (said.hangUp === 'closing_line') this.closing = { reason: 'caller_hangup', tools: true };
+    else if (said.hangUp) this.end('caller_hangup');
     return text;
   }
 
@@ -281,6 +313,11 @@ export class TextEpisode {
     this.timeline.add({ type: 'transcript', side, text, utterance_id: id }, start);
     this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, end);
     this.mediaMs = end;
+  }
+
+  /** The pending last action's reason (a method, like endReason, so narrowing never hides a change a dispatch made). */
+  private closingReason(): 'human_transfer' | 'caller_hangup' | null {
+    return this.closing?.reason ?? null;
   }
 
   /** The end reason once the episode is ending (a method, so narrowing never hides a change made by an await). */

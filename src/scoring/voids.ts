@@ -44,6 +44,9 @@ const snapshotMissing: Check = (input, facts) => {
   return found.length ? found : null;
 };
 
+/** How a caller mind ends when its own endpoint failed (docs/caller.md). */
+const CALLER_FAILURES = new Set(['mind_error', 'cache_miss']);
+
 const infraError: Check = (input, facts) => {
   const found: string[] = [];
   if (isNeverConnected(input.platformStatus)) found.push(`caller_platform:${input.platformStatus}`);
@@ -51,6 +54,8 @@ const infraError: Check = (input, facts) => {
     if (isInfraEndReason(reason)) found.push(`end_reason:${reason}`);
   }
   for (const e of findInternalFaults(input.events ?? [])) found.push(`internal_fault:${e.name}@${e.seq}`);
+  // The simulated caller's own endpoint failing is the environment's fault, not a caller deviation.
+  if (input.caller?.end_reason && CALLER_FAILURES.has(input.caller.end_reason)) found.push(`caller:${input.caller.end_reason}`);
   return found.length ? found : null;
 };
 

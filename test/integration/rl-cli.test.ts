@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../../src/cli/index.ts';
@@ -50,6 +51,40 @@ describe('mivas run --mode text', () => {
     expect(scores.conversations.map((c) => [c.harness, c.status])).toEqual(Array.from({ length: 4 }, () => ['text/scripted', 'PASS']));
     expect(h.out.join('')).toContain('report: ');
   });
+
+  it('on Ctrl-C starts nothing new, scores what ran and exits 130 with a partial summary', async () => {
+    const signals = new EventEmitter();
+    const h = cli();
+    // The first finished episode's progress line is the moment a person presses Ctrl-C.
+    const io: CliIO = { ...h.io, signals, stderr: { write: (t: string) => (h.err.push(t), t.startsWith('[1/') && signals.emit('SIGINT')) } };
+    const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--task', 'C1-E1', '--task', 'C1-E2', '--task', 'C1-M1', '--trials', '1', '--concurrency', '1'], io);
+    expect(code, h.err.join('')).toBe(130);
+    expect(h.err.join('')).toContain('interrupted: no new episodes start');
+    expect(h.out.join('')).toContain('interrupted after 1 of 3 episodes');
+    expect(scoresOf(h.out).conversations.map((c) => [c.task_id, c.status])).toEqual([['C1-E1', 'PASS']]);
+    expect(signals.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('--rerun-voids plays only the VOIDs of a run again, under its run id', async () => {
+    // A caller endpoint that refuses connections voids every episode (infra_error, never the agent's fault).
+    const broken = cli({ MIVAS_CALLER_BASE_URL: 'http://127.0.0.1:9/v1', MIVAS_CALLER_API_KEY: 'x' });
+    const first = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--caller', 'llm', '--task', 'C1-E1', '--task', 'C1-E2', '--trials', '1'], broken.io);
+    expect(first, broken.err.join('')).toBe(2);
+    const runId = /^(run_[0-9a-f]{12}):/m.exec(broken.out.join(''))?.[1] ?? '';
+    expect(scoresOf(broken.out).conversations.map((c) => c.status)).toEqual(['VOID', 'VOID']);
+    const again = cli();
+    const code = await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--rerun-voids', runId], again.io);
+    expect(again.out.join('')).toContain(`${runId}: 2 text episodes (the VOIDs of ${runId} played again)`);
+    // The run now has a scored trial beside each void; the voids still count, so the exit stays 2.
+    expect(code).toBe(2);
+    expect(scoresOf(again.out).conversations.map((c) => [c.task_id, c.status]).sort()).toEqual([['C1-E1', 'PASS'], ['C1-E1', 'VOID'], ['C1-E2', 'PASS'], ['C1-E2', 'VOID']]);
+    const none = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'legal', '--harness', 'text/scripted', '--rerun-voids', runId], none.io)).toBe(0);
+    expect(none.out.join('')).toContain('has no VOID conversation on legal');
+    const missing = cli();
+    expect(await runCli(['run', '--mode', 'text', '--pack', 'healthcare', '--harness', 'text/scripted', '--rerun-voids', 'run_000000000000'], missing.io)).toBe(3);
+    expect(missing.err.join('')).toContain('has no scores at');
+  }, 60_000);
 
   it('benchmarks a chat-completions endpoint as the agent with text/openai-chat', async () => {
     const h = cli({ MIVAS_POLICY_BASE_URL: chat.baseUrl, MIVAS_POLICY_MODEL: 'stand-in-1' });

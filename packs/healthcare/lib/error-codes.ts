@@ -9,7 +9,7 @@ export const errorCodes: Record<string, ErrorCodeEntry> = {
   NEED_SECOND_FACTOR: { safe_message: 'I found more than one record with that name and date of birth. I need the ZIP code on file to tell them apart.', recoverable: true },
   IDENTITY_LOCKED: { safe_message: 'For your security, I cannot verify identity on this call anymore. A member of our team can help.', recoverable: false },
   GUARDIAN_NAME_REQUIRED: { safe_message: 'I need the name of the parent or guardian who is calling.', recoverable: true },
-  GUARDIAN_NOT_ON_FILE: { safe_message: 'You are not listed as a parent or guardian on this record, so I cannot share or change anything on it.', recoverable: false },
+  GUARDIAN_NOT_ON_FILE: { safe_message: 'I can only share or change a patient\'s details with the patient, or with a parent or guardian on file for a minor.', recoverable: false },
   PATIENT_EXISTS: { safe_message: 'There is already a patient record with that name and date of birth, so I cannot create a new one.', recoverable: false },
   GUARDIAN_REQUIRED: { safe_message: 'A patient under eighteen is registered by a parent or guardian, so I need that adult\'s name.', recoverable: true },
   BIRTH_DATE_INVALID: { safe_message: 'That date of birth is not a date in the past.', recoverable: true },

@@ -31,7 +31,7 @@ export const locationListField = z
   .string()
   .regex(new RegExp(`^${OFFICE}(,${OFFICE}){0,3}$`))
   .describe('Office ids joined by commas, such as "loc_park_ave,loc_stamford".');
-export const visitTypeField = z.enum(VISIT_TYPES).describe('Visit type from classify_visit.');
+export const visitTypeField = z.enum(VISIT_TYPES).describe('Visit type, as classify_visit names it: new_patient, follow_up, skin_exam and so on.');
 
 /** Money in cents with its display string. */
 export const moneyOut = { cents: z.number().int(), display: z.string() };

@@ -126,9 +126,12 @@ describe('text episode mechanics', () => {
   it('answers say_to_caller with the caller\'s reply, records both as speech, and ends when the caller hangs up', async () => {
     const caller = new LinesMind(['Hello, do you take Aetna?', 'Great, thanks. Bye.'], 1);
     const { episode } = await open(caller);
-    const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, we do.' } });
-    expect(said.output).toEqual({ ok: true, data: { caller_said: 'Great, thanks. Bye.', caller_hung_up: true } });
-    expect(said).toMatchObject({ done: true, end_reason: 'caller_hangup' });
+    const closingLine = await episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, we do.' } });
+    expect(closingLine.output).toEqual({ ok: true, data: { caller_said: 'Great, thanks. Bye.', caller_hung_up: true } });
+    // The caller's hang-up grace: one last agent action, which the caller does not answer.
+    expect(closingLine).toMatchObject({ done: false, end_reason: null });
+    const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Goodbye.' } });
+    expect(said).toMatchObject({ done: true, end_reason: 'caller_hangup', output: { ok: true, data: { caller_said: null, caller_hung_up: true } } });
     expect(caller.heard).toEqual(['Yes, we do.']);
     await expect(episode.step({ name: 'end_call', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_ENDED' });
     await expect(episode.step({ name: 'end_call', arguments: {} })).rejects.toBeInstanceOf(EpisodeError);
@@ -136,6 +139,48 @@ describe('text episode mechanics', () => {
     // task (docs/caller.md): the episode is void, never a FAIL counted against the agent.
     expect(said.result?.verdict.status).toBe('VOID');
     expect(said.result?.verdict.void_reason).toBe('caller_deviation');
+  });
+
+  it('after a human transfer lets the agent say the script it returned, asks the caller nothing, then ends', async () => {
+    const caller = new LinesMind(['I want to make a complaint.', 'This line should never be asked for.'], 99);
+    const { episode } = await open(caller);
+    const transfer = await episode.step({ name: 'transfer_to_human', arguments: { reason: 'complaint' } });
+    expect(transfer).toMatchObject({ done: false, end_reason: null, output: { ok: true, data: { transferred: true, script: expect.any(String) } } });
+    const script = (transfer.output as { data: { script: string } }).data.script;
+    const last = await episode.step({ name: 'say_to_caller', arguments: { text: script } });
+    expect(last).toMatchObject({ done: true, end_reason: 'human_transfer', output: { ok: true, data: { caller_said: null } } });
+    expect(caller.heard).toEqual([]);
+    const snapshot = last.result?.snapshot ?? '';
+    const events = timelineFileSchema.parse(JSON.parse(String(rigOf('healthcare').stored.get(snapshot)?.get('timeline.json')))).events;
+    expect(events.flatMap((e) => (e.type === 'transcript' && e.side === 'agent' ? [e.text] : [])).at(-1)).toBe(script);
+    // Any other action after the transfer is not run: the call ends as it stood.
+    const other = await open(new LinesMind(['I want a person.'], 99));
+    await other.episode.step({ name: 'transfer_to_human', arguments: { reason: 'caller_request' } });
+    const refused = await other.episode.step({ name: 'end_call', arguments: { reason: 'caller_done' } });
+    expect(refused).toMatchObject({ done: true, end_reason: 'human_transfer', output: { ok: false, error_code: 'CALL_ENDED' } });
+    const stopped = await open(new LinesMind(['I want a person.'], 99));
+    await stopped.episode.step({ name: 'transfer_to_human', arguments: { reason: 'caller_request' } });
+    expect(await stopped.episode.finish()).toMatchObject({ end_reason: 'human_transfer', truncated: null });
+  });
+
+  it('ends as internal_error (VOID infra_error) when the caller\'s mind fails, not as a caller hang-up', async () => {
+    const failing: CallerMind = { kind: 'llm', open: async () => ({ text: 'Hello, do you take Aetna?', hangUp: null }), reply: async () => ({ text: null, hangUp: 'mind_error' }) };
+    const { episode } = await open(failing);
+    const said = await episode.step({ name: 'say_to_caller', arguments: { text: 'Which office?' } });
+    expect(said).toMatchObject({ done: true, end_reason: 'internal_error' });
+    expect(said.result?.verdict).toMatchObject({ status: 'VOID', void_reason: 'infra_error' });
+  });
+
+  it('runs the one tool call the agent makes in the caller\'s hang-up grace, such as the transfer it announced', async () => {
+    const caller = new LinesMind(['I want a person.', 'Okay, thank you.'], 1);
+    const { episode } = await open(caller);
+    const announced = await episode.step({ name: 'say_to_caller', arguments: { text: "I'll connect you with a member of our team." } });
+    expect(announced).toMatchObject({ done: false, output: { data: { caller_hung_up: true } } });
+    const transfer = await episode.step({ name: 'transfer_to_human', arguments: { reason: 'caller_request' } });
+    expect(transfer).toMatchObject({ done: true, end_reason: 'human_transfer', output: { ok: true, data: { transferred: true } } });
+    const quiet = await open(new LinesMind(['Do you take Aetna?', 'Thanks, bye.'], 1));
+    await quiet.episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, we do.' } });
+    expect(await quiet.episode.finish()).toMatchObject({ end_reason: 'caller_hangup', truncated: null });
   });
 
   it('cuts an episode off at the turn cap as truncated (max_duration) and scores it', async () => {

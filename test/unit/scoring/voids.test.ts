@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
+import type { CallerFile } from '../../../src/snapshot/index.ts';
 import { detectVoids, type VoidInput } from '../../../src/scoring/index.ts';
 import type { SyntheticCallOptions, SyntheticStep } from '../../../src/scoring/offline-snapshot.ts';
 import { loadControlPack, syntheticCall } from '../../support/scoring-fixtures.ts';
@@ -26,6 +27,14 @@ describe('voids (scoring.md §3)', () => {
 
   it('infra_error from an internal end reason', () => {
     expect(voidsOf([], { endReason: 'internal_error' })).toEqual({ reason: 'infra_error', detail: ['end_reason:internal_error'] });
+  });
+
+  it('a caller whose own endpoint failed (mind_error, cache_miss) → infra_error, never a caller deviation', () => {
+    for (const end_reason of ['mind_error', 'cache_miss'] as const) {
+      const caller = { end_reason, hung_up: true } as unknown as CallerFile;
+      expect(voidsOf([], { endReason: 'caller_hangup' }, { caller })).toMatchObject({ reason: 'infra_error', detail: expect.arrayContaining([`caller:${end_reason}`]) });
+    }
+    expect(voidsOf([], { endReason: 'caller_hangup' }, { caller: { end_reason: 'closing_line', hung_up: true } as unknown as CallerFile }).reason).not.toBe('infra_error');
   });
 
   it('a tool internal fault → infra_error', () => {
