@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
-import { CallTracer, clipJson, MivasMetrics, planCallSpans } from '../../../src/telemetry/index.ts';
+import { CallTracer, clipJson, MivasMetrics, parseTraceparent, planCallSpans } from '../../../src/telemetry/index.ts';
 import { seededIds } from '../../../src/core/index.ts';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadControlPack, sampleRecord } from '../../support/call-record.ts';
@@ -63,6 +63,30 @@ describe('call spans from the timeline (wire.md §5.2)', () => {
     expect(spans.filter((s) => s.name.startsWith('execute_tool '))).toHaveLength(5);
     expect(lost).toEqual([]);
     await tracer.shutdown();
+  });
+
+  it('joins the dialler\'s trace when the upgrade carried a traceparent: same trace id, root span a child of its span', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracer = new CallTracer({ destinations: [], serviceName: 'mivas-unit', otelQueueSize: 64 }, seededIds('spans-parent'), () => undefined, exporter);
+    const parent = parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    expect(parent).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', sampled: true });
+    tracer.recordCall(sampleRecord(pack, '677'), parent?.traceId ?? '', parent);
+    await tracer.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(new Set(['4bf92f3577b34da6a3ce929d0e0e4736']));
+    const root = spans.find((s) => s.name === 'voice.call');
+    expect(root?.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+    await tracer.shutdown();
+  });
+
+  it('reads only valid traceparent headers (W3C Trace Context)', () => {
+    expect(parseTraceparent(undefined)).toBeNull();
+    expect(parseTraceparent('00-00000000000000000000000000000000-00f067aa0ba902b7-01')).toBeNull();
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01')).toBeNull();
+    expect(parseTraceparent('ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBeNull();
+    expect(parseTraceparent('00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01')).toBeNull();
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra')).toBeNull();
+    expect(parseTraceparent('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-future')).toMatchObject({ sampled: false });
   });
 });
 
