@@ -157,7 +157,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     base.info('the client closed during the upgrade: no call');
     return;
   }
-  const observer = callObserver(ctx.ops, base, parseTraceparent(request.headers.traceparent));
+  const observer = callObserver(ctx.ops, base, parseTraceparent(request.headers.traceparent), { pack: ctx.pack.id, harness: harness.name });
   // Every line of the call carries its trace id when spans are exported, so logs and traces join.
   const log = observer.traceId ? base.child({ traceId: observer.traceId }) : base;
   let model;

@@ -41,6 +41,8 @@ export class Timeline {
   private dropped = 0;
   private cut = 0;
   private readonly hit = new Set<Truncation['limits'][number]>();
+  /** Told of every event kept, as it is kept (live metrics); a throw here is the listener's bug. */
+  onRecorded: ((event: TimelineEvent) => void) | null = null;
 
   constructor(
     private readonly mediaMs: () => number,
@@ -69,6 +71,7 @@ export class Timeline {
     }
     this.bytes += size;
     this.recorded.push(stamped);
+    this.onRecorded?.(stamped);
     return stamped;
   }
 

@@ -94,7 +94,12 @@ describe('metrics from a finished record', () => {
   it('derive per-call series without a call-id label', async () => {
     const pack = await loadControlPack();
     const metrics = new MivasMetrics({ liveCalls: () => 0, maxCalls: () => 5, isDraining: () => false, snapshotBacklog: () => ({ count: 0, oldestMs: 0 }) });
-    metrics.callEnded(sampleRecord(pack, '677'));
+    const record = sampleRecord(pack, '677');
+    // Tool calls, handoffs and barge-ins count live, event by event; the rest at hangup.
+    for (const event of record.events) metrics.eventRecorded(record.pack.id, record.harness, event);
+    expect((await metrics.scrape()).body).toMatch(/mivas_tool_calls_total\{pack="control-industry",tool="transfer_to_billing",kind="handoff",ok="false"\} 1/);
+    expect((await metrics.scrape()).body).not.toMatch(/mivas_calls_total\{/);
+    metrics.callEnded(record);
     const text = (await metrics.scrape()).body;
     expect(text).toMatch(/mivas_calls_total\{pack="control-industry",harness="scripted",end_reason="agent_end_call"\} 1/);
     expect(text).toMatch(/mivas_handoffs_refused_total\{pack="control-industry"\} 1/);
