@@ -102,12 +102,21 @@ export class CallSession {
   private readonly done: Promise<CallOutcome>;
   private resolveDone: (outcome: CallOutcome) => void = () => undefined;
 
+  private readonly ctx: CallContext;
+  readonly identity: CallIdentity;
+  private readonly socket: ChirpSocket;
+  private readonly session: ModelSession;
+
   constructor(
-    private readonly ctx: CallContext,
-    readonly identity: CallIdentity,
-    private readonly socket: ChirpSocket,
-    private readonly session: ModelSession,
+    ctx: CallContext,
+    identity: CallIdentity,
+    socket: ChirpSocket,
+    session: ModelSession,
   ) {
+    this.ctx = ctx;
+    this.identity = identity;
+    this.socket = socket;
+    this.session = session;
     this.acceptedMs = ctx.clock.nowMs();
     this.startedAtEpochMs = ctx.clock.epochMs();
     this.timeline = new Timeline(

@@ -107,11 +107,19 @@ class CallerSpeaker {
   private nextDueMs = 0;
   private onDrained: (() => void) | null = null;
 
+  private readonly ws: WebSocket;
+  private readonly paced: boolean;
+  private readonly counted: (bytes: number) => void;
+
   constructor(
-    private readonly ws: WebSocket,
-    private readonly paced: boolean,
-    private readonly counted: (bytes: number) => void,
-  ) {}
+    ws: WebSocket,
+    paced: boolean,
+    counted: (bytes: number) => void,
+  ) {
+    this.ws = ws;
+    this.paced = paced;
+    this.counted = counted;
+  }
 
   start(): void {
     if (!this.paced) return;

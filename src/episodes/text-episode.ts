@@ -127,7 +127,10 @@ export class TextEpisode {
   private readonly timeline: Timeline;
   private readonly conversation: Conversation;
 
-  private constructor(private readonly spec: EpisodeSpec) {
+  private readonly spec: EpisodeSpec;
+
+  private constructor(spec: EpisodeSpec) {
+    this.spec = spec;
     this.startedAtEpochMs = spec.epochMs();
     this.timeline = new Timeline(() => this.mediaMs);
     this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs });

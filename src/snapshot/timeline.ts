@@ -44,11 +44,16 @@ export class Timeline {
   /** Told of every event kept, as it is kept (live metrics); a throw here is the listener's bug. */
   onRecorded: ((event: TimelineEvent) => void) | null = null;
 
+  private readonly mediaMs: () => number;
+  private readonly onInvalid?: (reason: string) => void;
+
   constructor(
-    private readonly mediaMs: () => number,
-    private readonly onInvalid?: (reason: string) => void,
+    mediaMs: () => number,
+    onInvalid?: (reason: string) => void,
     limits: Partial<TimelineLimits> = {},
   ) {
+    this.mediaMs = mediaMs;
+    this.onInvalid = onInvalid;
     this.limits = { ...TIMELINE_LIMITS, ...limits };
   }
 

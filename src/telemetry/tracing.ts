@@ -68,12 +68,15 @@ export class CallTracer {
   private readonly ids = new PresetIdGenerator();
   private readonly provider: TracerProvider;
 
+  private readonly idSource: IdSource;
+
   constructor(
     settings: TracingSettings,
-    private readonly idSource: IdSource,
+    idSource: IdSource,
     spansLost: (count: number) => void,
     exporter?: SpanExporter,
   ) {
+    this.idSource = idSource;
     // One batch processor per destination, so a collector that is down delays only its own spans.
     const exporters = exporter ? [exporter] : settings.destinations.map((d) => new OTLPTraceExporter({ url: d.url, headers: { ...d.headers } }));
     this.provider = new TracerProvider({
