@@ -243,7 +243,10 @@ export class TextEpisode {
    * the trailing message it ended its turn with (NeMo Gym verify). Not a turn.
    */
   speakWithoutReply(text: string): void {
-    if (!this.ending && text.trim()) this.speak('agent', text.trim());
+    if (this.ending || !text.trim()) return;
+    this.speak('agent', text.trim());
+    // The caller hears it too: its next reply answers what was said, not only the last say_to_caller.
+    this.spec.caller.observe?.(text.trim());
   }
 
   private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {
