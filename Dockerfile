@@ -9,7 +9,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# Production dependencies only (tsx runs the TypeScript sources; there is no compile step).
+# Production dependencies only (node strips the TypeScript types itself; there is no compile step).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # ---- runtime stage: no compiler, no dev dependencies, non-root, tini as PID 1.

@@ -70,11 +70,18 @@ export class LoadCaller {
   private isOpen = false;
   private pendingCompletion = false;
 
+  readonly callId: string;
+  private readonly options: CallerOptions;
+  private readonly speechPcm: Buffer;
+
   constructor(
-    readonly callId: string,
-    private readonly options: CallerOptions,
-    private readonly speechPcm: Buffer,
+    callId: string,
+    options: CallerOptions,
+    speechPcm: Buffer,
   ) {
+    this.callId = callId;
+    this.options = options;
+    this.speechPcm = speechPcm;
     if (!/^ws:\/\/127\.0\.0\.1:\d+\//.test(options.url)) throw new Error('callers only dial 127.0.0.1');
     this.ws = new WebSocket(options.url, { headers: { 'X-Simulation-Result-Id': callId, 'X-Mivas-Run-Id': options.runId, ...options.headers }, perMessageDeflate: false });
     this.ws.on('unexpected-response', (_req, res) => {

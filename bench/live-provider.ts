@@ -66,13 +66,24 @@ class ProviderSession {
   private greeted = false;
   private scriptStep = 0;
 
+  private readonly ws: WebSocket;
+  readonly index: number;
+  private readonly chunks: readonly string[];
+  private readonly options: ProviderOptions;
+  private readonly hooks: ProviderHooks;
+
   constructor(
-    private readonly ws: WebSocket,
-    readonly index: number,
-    private readonly chunks: readonly string[],
-    private readonly options: ProviderOptions,
-    private readonly hooks: ProviderHooks,
+    ws: WebSocket,
+    index: number,
+    chunks: readonly string[],
+    options: ProviderOptions,
+    hooks: ProviderHooks,
   ) {
+    this.ws = ws;
+    this.index = index;
+    this.chunks = chunks;
+    this.options = options;
+    this.hooks = hooks;
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.onText(data.toString());
     });
@@ -170,10 +181,16 @@ export class LoadProvider {
   private readonly arrivals: ((s: ProviderSession) => void)[] = [];
   private taken = 0;
 
+  private readonly server: WebSocketServer;
+  readonly port: number;
+
   private constructor(
-    private readonly server: WebSocketServer,
-    readonly port: number,
-  ) {}
+    server: WebSocketServer,
+    port: number,
+  ) {
+    this.server = server;
+    this.port = port;
+  }
 
   /** Starts on an ephemeral loopback port. */
   static async start(options: ProviderOptions, hooks: ProviderHooks): Promise<LoadProvider> {

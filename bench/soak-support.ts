@@ -48,7 +48,11 @@ export class SoakRig {
   readonly toolOutputs = new Map<string, boolean[]>();
   readonly ticker = new CallerTicker();
 
-  private constructor(readonly provider: LoadProvider) {}
+  readonly provider: LoadProvider;
+
+  private constructor(provider: LoadProvider) {
+    this.provider = provider;
+  }
 
   /** Starts the stand-in with the given behaviour. */
   static async start(options: ProviderOptions): Promise<SoakRig> {

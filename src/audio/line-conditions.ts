@@ -50,13 +50,25 @@ class Biquad {
   private y1 = 0;
   private y2 = 0;
 
+  private readonly b0: number;
+  private readonly b1: number;
+  private readonly b2: number;
+  private readonly a1: number;
+  private readonly a2: number;
+
   private constructor(
-    private readonly b0: number,
-    private readonly b1: number,
-    private readonly b2: number,
-    private readonly a1: number,
-    private readonly a2: number,
-  ) {}
+    b0: number,
+    b1: number,
+    b2: number,
+    a1: number,
+    a2: number,
+  ) {
+    this.b0 = b0;
+    this.b1 = b1;
+    this.b2 = b2;
+    this.a1 = a1;
+    this.a2 = a2;
+  }
 
   static lowPass(hz: number, q: number, rate = RATE): Biquad {
     const w = (2 * Math.PI * hz) / rate;
@@ -143,7 +155,10 @@ class Talker {
   private syllableLength = 1;
   private pauseLeft = 0;
 
-  constructor(private readonly random: () => number) {
+  private readonly random: () => number;
+
+  constructor(random: () => number) {
+    this.random = random;
     this.f0 = 95 + random() * 130;
     this.f1 = Biquad.bandPass(350 + random() * 500, 2.5);
     this.f2 = Biquad.bandPass(1_100 + random() * 1_200, 3);
@@ -185,10 +200,15 @@ class NoiseBed {
   private humPhase = 0;
   private readonly eventLp: Biquad;
 
+  private readonly kind: 'cafe' | 'office';
+  private readonly random: () => number;
+
   constructor(
-    private readonly kind: 'cafe' | 'office',
-    private readonly random: () => number,
+    kind: 'cafe' | 'office',
+    random: () => number,
   ) {
+    this.kind = kind;
+    this.random = random;
     this.talkers = Array.from({ length: kind === 'cafe' ? 7 : 3 }, () => new Talker(random));
     this.roomLp = butterworthQs(4).map((q) => Biquad.lowPass(kind === 'cafe' ? 2_500 : 1_200, q));
     this.eventLp = kind === 'cafe' ? Biquad.highPass(2_000, 0.7) : Biquad.bandPass(2_500, 1.2);

@@ -99,10 +99,15 @@ class PolyphaseResampler implements Resampler {
   private next = 0;
   private destroyed = false;
 
+  readonly fromHz: number;
+  readonly toHz: number;
+
   constructor(
-    readonly fromHz: number,
-    readonly toHz: number,
+    fromHz: number,
+    toHz: number,
   ) {
+    this.fromHz = fromHz;
+    this.toHz = toHz;
     this.filter = filterFor(fromHz, toHz);
     this.input = new Float64Array(this.filter.taps - 1 + 1_024);
   }

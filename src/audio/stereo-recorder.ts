@@ -93,7 +93,10 @@ export class StereoRecorder {
   private finished: Promise<FinishedRecording> | null = null;
   private failures = 0;
 
-  constructor(private readonly spill: RecordingSpill | null = null) {
+  private readonly spill: RecordingSpill | null;
+
+  constructor(spill: RecordingSpill | null = null) {
+    this.spill = spill;
     this.blockFrames = spill?.blockFrames ?? BLOCK_FRAMES;
     this.keepBlocks = spill?.keepBlocks ?? KEEP_BLOCKS;
   }

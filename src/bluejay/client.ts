@@ -34,7 +34,10 @@ export interface BluejayClientOptions {
 export class BluejayClient {
   private readonly fetchImpl: typeof fetch;
 
-  constructor(private readonly options: BluejayClientOptions) {
+  private readonly options: BluejayClientOptions;
+
+  constructor(options: BluejayClientOptions) {
+    this.options = options;
     this.fetchImpl = options.fetch ?? fetch;
   }
 

@@ -27,7 +27,10 @@ export type LinkEntry = z.infer<typeof linkEntrySchema>;
 
 /** Durable per-call link records: one file per call id, written to a temp name and renamed. */
 export class LinkLedger {
-  constructor(private readonly dir: string) {
+  private readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
     mkdirSync(dir, { recursive: true });
   }
 

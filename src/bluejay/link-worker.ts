@@ -36,7 +36,11 @@ export class LinkWorker {
   private readonly sleepers = new Set<{ timer: Timer; wake: () => void }>();
   private stopped = false;
 
-  constructor(private readonly deps: LinkWorkerDeps) {}
+  private readonly deps: LinkWorkerDeps;
+
+  constructor(deps: LinkWorkerDeps) {
+    this.deps = deps;
+  }
 
   /** Schedules the link of a call whose snapshot is spooled; returns the decision (skips are logged). */
   schedule(record: CallRecord, traceId: string | null, snapshotKey: string): LinkDecision {

@@ -39,7 +39,10 @@ export class AgentAudio {
   private playout: { readonly timer: Timer; readonly resolve: () => void } | null = null;
   private disposed = false;
 
-  constructor(private readonly deps: AgentAudioDeps) {
+  private readonly deps: AgentAudioDeps;
+
+  constructor(deps: AgentAudioDeps) {
+    this.deps = deps;
     this.pacer = new OutboundPacer(deps.clock, this.effects(), () => `u_${deps.ids.hex(12)}`, deps.fast);
   }
 

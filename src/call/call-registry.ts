@@ -15,10 +15,16 @@ export class CallRegistry {
   /** Ids of calls that have ended, newest last, so late HTTP tool calls get a clear refusal. */
   private readonly ended = new Set<string>();
 
+  readonly maxCalls: number;
+  private readonly endedKept;
+
   constructor(
-    readonly maxCalls: number,
-    private readonly endedKept = 10_000,
-  ) {}
+    maxCalls: number,
+    endedKept = 10_000,
+  ) {
+    this.maxCalls = maxCalls;
+    this.endedKept = endedKept;
+  }
 
   /** Reserves a slot for a call id, or says why not. */
   reserve(callId: string): ReserveRefusal | null {

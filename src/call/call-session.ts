@@ -5,7 +5,7 @@ import type { Clock, IdSource, Log } from '../core/index.ts';
 import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type Usage } from '../snapshot/index.ts';
+import { emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
 import { AgentAudio } from './agent-audio.ts';
@@ -53,6 +53,8 @@ export interface CallObserver {
   readonly traceId: string | null;
   /** Called once at hangup with the finished record, after its snapshot is spooled. */
   callEnded(record: CallRecord): void;
+  /** Each timeline event as it is recorded (live counters: tools, handoffs, barge-ins, provider errors). */
+  eventRecorded?(event: TimelineEvent): void;
   /** The provider's latest rate-limit report, as it arrives (a live gauge, not a per-call figure). */
   rateLimitsUpdated(harness: string, limits: readonly RateLimitReading[]): void;
 }
@@ -100,18 +102,29 @@ export class CallSession {
   private readonly done: Promise<CallOutcome>;
   private resolveDone: (outcome: CallOutcome) => void = () => undefined;
 
+  private readonly ctx: CallContext;
+  readonly identity: CallIdentity;
+  private readonly socket: ChirpSocket;
+  private readonly session: ModelSession;
+
   constructor(
-    private readonly ctx: CallContext,
-    readonly identity: CallIdentity,
-    private readonly socket: ChirpSocket,
-    private readonly session: ModelSession,
+    ctx: CallContext,
+    identity: CallIdentity,
+    socket: ChirpSocket,
+    session: ModelSession,
   ) {
+    this.ctx = ctx;
+    this.identity = identity;
+    this.socket = socket;
+    this.session = session;
     this.acceptedMs = ctx.clock.nowMs();
     this.startedAtEpochMs = ctx.clock.epochMs();
     this.timeline = new Timeline(
       () => this.mediaMs(),
       (reason) => this.internalFault(reason),
     );
+    const observer = ctx.observer;
+    if (observer?.eventRecorded) this.timeline.onRecorded = (event) => observer.eventRecorded?.(event);
     this.recorder = new StereoRecorder(ctx.recordingsDir ? { path: join(ctx.recordingsDir, `${identity.callId}.wav`) } : null);
     this.input = new CallerInputBudget(ctx.clock, { audioLeadMs: ctx.limits.callerAudioLeadMs, maxCallMs: ctx.limits.maxCallMs, fast: ctx.limits.fast });
     this.inbound = new InboundAudio(ctx.clock, this.recorder, (pcm) => session.sendAudio(pcm));

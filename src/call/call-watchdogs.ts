@@ -24,11 +24,19 @@ export class CallWatchdogs {
   private awaitingPong = false;
   private stopped = false;
 
+  private readonly clock: Clock;
+  private readonly limits: { readonly maxCallMs: number; readonly callerSilenceMs: number; readonly pingIntervalMs: number };
+  private readonly host: WatchdogHost;
+
   constructor(
-    private readonly clock: Clock,
-    private readonly limits: { readonly maxCallMs: number; readonly callerSilenceMs: number; readonly pingIntervalMs: number },
-    private readonly host: WatchdogHost,
-  ) {}
+    clock: Clock,
+    limits: { readonly maxCallMs: number; readonly callerSilenceMs: number; readonly pingIntervalMs: number },
+    host: WatchdogHost,
+  ) {
+    this.clock = clock;
+    this.limits = limits;
+    this.host = host;
+  }
 
   /** Starts the duration limit and the silence/ping loop. */
   start(): void {

@@ -28,10 +28,15 @@ export class CallerInputBudget {
   private audioBytes = 0;
   private textFrames = 0;
 
+  private readonly clock: Clock;
+  private readonly limits: CallerInputLimits;
+
   constructor(
-    private readonly clock: Clock,
-    private readonly limits: CallerInputLimits,
+    clock: Clock,
+    limits: CallerInputLimits,
   ) {
+    this.clock = clock;
+    this.limits = limits;
     this.startMs = clock.nowMs();
   }
 

@@ -10,10 +10,16 @@ export class FirstAudioTimer {
   private triggeredAtMs: number | null = null;
   private timing: { readonly responseId: string | null; readonly fromMs: number } | null = null;
 
+  private readonly clock: Clock;
+  private readonly record: (responseId: string | null, ttftMs: number) => void;
+
   constructor(
-    private readonly clock: Clock,
-    private readonly record: (responseId: string | null, ttftMs: number) => void,
-  ) {}
+    clock: Clock,
+    record: (responseId: string | null, ttftMs: number) => void,
+  ) {
+    this.clock = clock;
+    this.record = record;
+  }
 
   /** A response was requested, or the caller stopped speaking. */
   triggered(): void {

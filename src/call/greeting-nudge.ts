@@ -11,12 +11,22 @@ export class GreetingNudge {
   private timer: Timer | null = null;
   private stopped = false;
 
+  private readonly clock: Clock;
+  private readonly retryDelayMs: number;
+  private readonly maxAttempts: number;
+  private readonly send: (attempt: number) => boolean;
+
   constructor(
-    private readonly clock: Clock,
-    private readonly retryDelayMs: number,
-    private readonly maxAttempts: number,
-    private readonly send: (attempt: number) => boolean,
-  ) {}
+    clock: Clock,
+    retryDelayMs: number,
+    maxAttempts: number,
+    send: (attempt: number) => boolean,
+  ) {
+    this.clock = clock;
+    this.retryDelayMs = retryDelayMs;
+    this.maxAttempts = maxAttempts;
+    this.send = send;
+  }
 
   /** Sends the first nudge and schedules the rest. */
   start(): void {

@@ -17,11 +17,18 @@ export class InboundAudio {
   private pendingBytes = 0;
   private lastFrameMs: number;
 
+  private readonly clock: Clock;
+  private readonly recorder: StereoRecorder;
+  private readonly send: (pcm: Buffer) => void;
+
   constructor(
-    private readonly clock: Clock,
-    private readonly recorder: StereoRecorder,
-    private readonly send: (pcm: Buffer) => void,
+    clock: Clock,
+    recorder: StereoRecorder,
+    send: (pcm: Buffer) => void,
   ) {
+    this.clock = clock;
+    this.recorder = recorder;
+    this.send = send;
     this.lastFrameMs = clock.nowMs();
   }
 

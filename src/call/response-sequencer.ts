@@ -36,7 +36,11 @@ export class ResponseSequencer {
   private spoke = false;
   private farewell: Farewell = 'none';
 
-  constructor(private readonly effects: ResponseSequencerEffects) {}
+  private readonly effects: ResponseSequencerEffects;
+
+  constructor(effects: ResponseSequencerEffects) {
+    this.effects = effects;
+  }
 
   /** The provider started a response (ours or one its own turn detection made). */
   responseStarted(): void {

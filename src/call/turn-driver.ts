@@ -63,14 +63,23 @@ export class TurnDriver {
   private started = false;
   private readonly unsubscribe: (() => void)[] = [];
 
+  private readonly session: ModelSession;
+  private readonly tools: ToolDispatcher;
+  private readonly timeline: Timeline;
+  private readonly host: TurnDriverHost;
+
   constructor(
-    private readonly session: ModelSession,
-    private readonly tools: ToolDispatcher,
-    private readonly timeline: Timeline,
-    private readonly host: TurnDriverHost,
+    session: ModelSession,
+    tools: ToolDispatcher,
+    timeline: Timeline,
+    host: TurnDriverHost,
     clock: Clock,
     nudge: { retryDelayMs: number; maxAttempts: number },
   ) {
+    this.session = session;
+    this.tools = tools;
+    this.timeline = timeline;
+    this.host = host;
     this.sequencer = new ResponseSequencer({
       requestResponse: () => {
         this.firstAudio.triggered();

@@ -23,8 +23,11 @@ export function requestKey(kind: 'chat' | 'transcription' | 'speech', request: u
 
 /** Thrown by a frozen cache's reader on a miss. */
 export class CacheMissError extends Error {
-  constructor(readonly key: string) {
+  readonly key: string;
+
+  constructor(key: string) {
     super(`caller cache has no entry ${key.slice(0, 16)}… (frozen)`);
+    this.key = key;
     this.name = 'CacheMissError';
   }
 }

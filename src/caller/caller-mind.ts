@@ -43,7 +43,11 @@ export interface CallerMind {
 export class ScriptedMind implements CallerMind {
   readonly kind = 'scripted' as const;
 
-  constructor(private readonly task: Pick<Task, 'intent'>) {}
+  private readonly task: Pick<Task, 'intent'>;
+
+  constructor(task: Pick<Task, 'intent'>) {
+    this.task = task;
+  }
 
   async open(): Promise<CallerTurn> {
     return { text: openingLineOf(this.task.intent), hangUp: null, source: 'opening' };

@@ -259,13 +259,25 @@ class CallerMouthpiece {
   private nextDueMs = 0;
   private current: { utteranceId: string; done: (completed: boolean) => void } | null = null;
 
+  private readonly ws: WebSocket;
+  private readonly paced: boolean;
+  private readonly clock: Clock;
+  private readonly outbound: OutboundAudio | null;
+  private readonly counted: (bytes: number) => void;
+
   constructor(
-    private readonly ws: WebSocket,
-    private readonly paced: boolean,
-    private readonly clock: Clock,
-    private readonly outbound: OutboundAudio | null,
-    private readonly counted: (bytes: number) => void,
-  ) {}
+    ws: WebSocket,
+    paced: boolean,
+    clock: Clock,
+    outbound: OutboundAudio | null,
+    counted: (bytes: number) => void,
+  ) {
+    this.ws = ws;
+    this.paced = paced;
+    this.clock = clock;
+    this.outbound = outbound;
+    this.counted = counted;
+  }
 
   start(): void {
     if (!this.paced) return;

@@ -10,11 +10,14 @@ export interface EndpointSettings {
 
 /** A caller endpoint failed past its retries; the message names the endpoint, never the key. */
 export class CallerEndpointError extends Error {
+  readonly status: number | null;
+
   constructor(
     message: string,
-    readonly status: number | null,
+    status: number | null,
   ) {
     super(message);
+    this.status = status;
     this.name = 'CallerEndpointError';
   }
 }

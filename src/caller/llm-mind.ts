@@ -50,7 +50,10 @@ export class LlmMind implements CallerMind {
   private spoken = 0;
   private ended = false;
 
-  constructor(private readonly options: LlmMindOptions) {
+  private readonly options: LlmMindOptions;
+
+  constructor(options: LlmMindOptions) {
+    this.options = options;
     this.instructions = callerInstructions(options.script);
     this.promptHash = sha256Hex(this.instructions);
   }

@@ -18,6 +18,8 @@ export interface DialOptions {
   /** A safety limit: the caller closes (1000) if the call has not ended by then. */
   readonly timeoutMs: number;
   readonly ids?: IdSource;
+  /** A W3C traceparent to send, so the call joins the dialler's trace. */
+  readonly traceparent?: string;
 }
 
 /** What the caller observed. */
@@ -48,6 +50,7 @@ export function dialCall(options: DialOptions): Promise<CallerReport> {
   if (options.taskId) headers['X-Mivas-Task-Id'] = options.taskId;
   if (options.runId) headers['X-Mivas-Run-Id'] = options.runId;
   if (options.auth) headers.Authorization = basicHeader(options.auth);
+  if (options.traceparent) headers.traceparent = options.traceparent;
   const ws = new WebSocket(options.url, { headers, perMessageDeflate: false });
   const started = performance.now();
   const state = { agentUtterances: 0, agentAudioBytes: 0, callerAudioBytes: 0, spoke: false, timedOut: false, refusedStatus: null as number | null, refusedReason: null as string | null };
@@ -104,11 +107,19 @@ class CallerSpeaker {
   private nextDueMs = 0;
   private onDrained: (() => void) | null = null;
 
+  private readonly ws: WebSocket;
+  private readonly paced: boolean;
+  private readonly counted: (bytes: number) => void;
+
   constructor(
-    private readonly ws: WebSocket,
-    private readonly paced: boolean,
-    private readonly counted: (bytes: number) => void,
-  ) {}
+    ws: WebSocket,
+    paced: boolean,
+    counted: (bytes: number) => void,
+  ) {
+    this.ws = ws;
+    this.paced = paced;
+    this.counted = counted;
+  }
 
   start(): void {
     if (!this.paced) return;

@@ -52,7 +52,11 @@ export class ExternalTurns {
 export class ExternalMind implements CallerMind {
   readonly kind = 'external' as const;
 
-  constructor(private readonly turns: ExternalTurns) {}
+  private readonly turns: ExternalTurns;
+
+  constructor(turns: ExternalTurns) {
+    this.turns = turns;
+  }
 
   open(): Promise<CallerTurn> {
     return this.turns.ask({ agentText: null });
@@ -100,7 +104,10 @@ export class ReplayMind implements CallerMind {
   /** After how many agent utterances the recording hung up, and why (null: it did not). */
   private readonly hangAt: { afterAgent: number; reason: CallerTurn['hangUp'] } | null;
 
-  constructor(readonly recording: CallerFile) {
+  readonly recording: CallerFile;
+
+  constructor(recording: CallerFile) {
+    this.recording = recording;
     let agents = 0;
     let lastLineAt = 0;
     for (const turn of recording.turns) {

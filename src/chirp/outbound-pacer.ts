@@ -67,12 +67,22 @@ export class OutboundPacer {
   private disposed = false;
   private stats = { intervals: 0, offOver5Ms: 0, maxOffMs: 0 };
 
+  private readonly clock: Clock;
+  private readonly effects: PacerEffects;
+  private readonly newUtteranceId: () => string;
+  private readonly fast;
+
   constructor(
-    private readonly clock: Clock,
-    private readonly effects: PacerEffects,
-    private readonly newUtteranceId: () => string,
-    private readonly fast = false,
-  ) {}
+    clock: Clock,
+    effects: PacerEffects,
+    newUtteranceId: () => string,
+    fast = false,
+  ) {
+    this.clock = clock;
+    this.effects = effects;
+    this.newUtteranceId = newUtteranceId;
+    this.fast = fast;
+  }
 
   /** Queues agent audio (16 kHz PCM16) for a provider item; a new item opens a new utterance. */
   push(itemId: string, pcm: Buffer): void {

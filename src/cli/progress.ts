@@ -16,12 +16,21 @@ export class ProgressBar {
   private readonly tally = new Map<string, number>();
   private readonly startedMs: number;
 
+  private readonly out: { write(text: string): unknown; readonly isTTY?: boolean };
+  private readonly total: number;
+  private readonly label: string;
+  private readonly nowMs: () => number;
+
   constructor(
-    private readonly out: { write(text: string): unknown; readonly isTTY?: boolean },
-    private readonly total: number,
-    private readonly label: string,
-    private readonly nowMs: () => number = Date.now,
+    out: { write(text: string): unknown; readonly isTTY?: boolean },
+    total: number,
+    label: string,
+    nowMs: () => number = Date.now,
   ) {
+    this.out = out;
+    this.total = total;
+    this.label = label;
+    this.nowMs = nowMs;
     this.startedMs = nowMs();
   }
 

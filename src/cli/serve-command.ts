@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { EXIT, exitCodeOf } from '../core/index.ts';
-import { buildApp, createAppContext, drainAndClose, missingServeFlags, Shutdown } from '../server/index.ts';
+import { buildApp, createAppContext, drainAndClose, loopbackInContainerWarning, missingServeFlags, Shutdown } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
@@ -23,6 +23,11 @@ export const serveCommand: Command = async (argv, io) => {
   const app = await buildApp(ctx);
   const address = await app.listen({ port: config.port, host: config.host });
   ctx.log.info({ address, pack: ctx.pack.id, harness: ctx.harness.name, auth: config.auth !== null, snapshots: ctx.sink.root }, 'mivas is listening');
+  const unreachable = loopbackInContainerWarning(config.host);
+  if (unreachable) {
+    ctx.log.warn({ host: config.host }, unreachable);
+    io.stderr.write(`WARNING: ${unreachable}\n`);
+  }
   const missing = missingServeFlags();
   if (missing.length) ctx.log.warn({ missing }, 'node started without the flags that keep pacing smooth under load: run `node ' + missing.join(' ') + ' bin/mivas.js serve` (docs/performance.md)');
   const shutdown = new Shutdown({

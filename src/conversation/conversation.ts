@@ -55,10 +55,13 @@ export class Conversation {
   private active: string;
   private database: CallDatabase | null;
 
+  private readonly spec: ConversationSpec;
+
   private constructor(
-    private readonly spec: ConversationSpec,
+    spec: ConversationSpec,
     database: CallDatabase,
   ) {
+    this.spec = spec;
     this.database = database;
     this.active = spec.pack.entryAgent;
   }

@@ -71,7 +71,10 @@ export class EpisodeDesk {
   private reaper: Timer;
   private closed = false;
 
-  constructor(private readonly options: EpisodeDeskOptions) {
+  private readonly options: EpisodeDeskOptions;
+
+  constructor(options: EpisodeDeskOptions) {
+    this.options = options;
     this.reaper = this.schedule();
   }
 

@@ -267,10 +267,16 @@ export class OpenEnvSession {
   private steps = 0;
   private lastResult: EpisodeResult | null = null;
 
+  private readonly desk: EpisodeDesk;
+  private readonly packId: string;
+
   constructor(
-    private readonly desk: EpisodeDesk,
-    private readonly packId: string,
-  ) {}
+    desk: EpisodeDesk,
+    packId: string,
+  ) {
+    this.desk = desk;
+    this.packId = packId;
+  }
 
   /** Answers one text message: the reply to send (null for close) and whether to close the socket. */
   async handle(text: string): Promise<{ reply: WsReply | null; close: boolean }> {

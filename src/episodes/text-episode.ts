@@ -127,7 +127,10 @@ export class TextEpisode {
   private readonly timeline: Timeline;
   private readonly conversation: Conversation;
 
-  private constructor(private readonly spec: EpisodeSpec) {
+  private readonly spec: EpisodeSpec;
+
+  private constructor(spec: EpisodeSpec) {
+    this.spec = spec;
     this.startedAtEpochMs = spec.epochMs();
     this.timeline = new Timeline(() => this.mediaMs);
     this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs });
@@ -240,7 +243,10 @@ export class TextEpisode {
    * the trailing message it ended its turn with (NeMo Gym verify). Not a turn.
    */
   speakWithoutReply(text: string): void {
-    if (!this.ending && text.trim()) this.speak('agent', text.trim());
+    if (this.ending || !text.trim()) return;
+    this.speak('agent', text.trim());
+    // The caller hears it too: its next reply answers what was said, not only the last say_to_caller.
+    this.spec.caller.observe?.(text.trim());
   }
 
   private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {

@@ -26,7 +26,11 @@ export abstract class LocalModelSession implements ModelSession {
   private current: { cancelled: boolean } | null = null;
   private counter = 0;
 
-  constructor(protected readonly synth: SpeechSynth) {}
+  protected readonly synth: SpeechSynth;
+
+  constructor(synth: SpeechSynth) {
+    this.synth = synth;
+  }
 
   async connect(agent: AgentSetup): Promise<void> {
     this.agent = agent;

@@ -18,13 +18,20 @@ class NoopSession extends LocalModelSession {
   private farewellSaid = false;
   private waitTimer: Timer | null = null;
 
+  private readonly pack: Pack;
+  private readonly clock: Clock;
+  private readonly waitMs: number;
+
   constructor(
     synth: SpeechSynth,
-    private readonly pack: Pack,
-    private readonly clock: Clock,
-    private readonly waitMs: number,
+    pack: Pack,
+    clock: Clock,
+    waitMs: number,
   ) {
     super(synth);
+    this.pack = pack;
+    this.clock = clock;
+    this.waitMs = waitMs;
   }
 
   protected nextResponse(): ResponsePart[] | null {

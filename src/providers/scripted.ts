@@ -28,12 +28,17 @@ class ScriptedSession extends LocalModelSession {
   private endCalled = false;
   private farewellSaid = false;
 
+  private readonly pack: Pack;
+  private readonly task: Task;
+
   constructor(
     synth: SpeechSynth,
-    private readonly pack: Pack,
-    private readonly task: Task,
+    pack: Pack,
+    task: Task,
   ) {
     super(synth);
+    this.pack = pack;
+    this.task = task;
     this.steps = planRoute(pack, task).steps;
   }
 

@@ -1,6 +1,10 @@
 /** Trusted markup: only `html` templates and `raw` produce it, so every other value gets escaped. */
 export class SafeHtml {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
 
   /** The markup as a string. */
   toString(): string {

@@ -4,7 +4,7 @@ import { CallSession } from '../call/index.ts';
 import { httpProblem, type HttpProblem, type Log } from '../core/index.ts';
 import { encodeServerFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
-import type { UpgradeRejection } from '../telemetry/index.ts';
+import { parseTraceparent, type UpgradeRejection } from '../telemetry/index.ts';
 import type { AppContext } from './app-context.ts';
 import { callObserver, countAudio } from './observability.ts';
 import { sendProblem } from './problem.ts';
@@ -157,7 +157,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     base.info('the client closed during the upgrade: no call');
     return;
   }
-  const observer = callObserver(ctx.ops, base);
+  const observer = callObserver(ctx.ops, base, parseTraceparent(request.headers.traceparent), { pack: ctx.pack.id, harness: harness.name });
   // Every line of the call carries its trace id when spans are exported, so logs and traces join.
   const log = observer.traceId ? base.child({ traceId: observer.traceId }) : base;
   let model;

@@ -23,12 +23,21 @@ export class HarnessSessions {
   private reaper: Timer;
   private reapedCount = 0;
 
+  private readonly pack: Pack;
+  private readonly databases: CallDatabases;
+  private readonly clock: Clock;
+  private readonly idleMs: number;
+
   constructor(
-    private readonly pack: Pack,
-    private readonly databases: CallDatabases,
-    private readonly clock: Clock,
-    private readonly idleMs: number,
+    pack: Pack,
+    databases: CallDatabases,
+    clock: Clock,
+    idleMs: number,
   ) {
+    this.pack = pack;
+    this.databases = databases;
+    this.clock = clock;
+    this.idleMs = idleMs;
     this.reaper = this.schedule();
   }
 

@@ -3,4 +3,5 @@ export * from './app-context.ts';
 export * from './auth.ts';
 export * from './observability.ts';
 export * from './node-flags.ts';
+export * from './bind-check.ts';
 export * from './shutdown.ts';

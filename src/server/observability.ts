@@ -4,8 +4,8 @@ import type { CallObserver } from '../call/index.ts';
 import type { ChirpSocket } from '../chirp/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock, IdSource, Log } from '../core/index.ts';
-import { snapshotKey } from '../snapshot/index.ts';
-import { CallTracer, MivasMetrics, type MetricSources } from '../telemetry/index.ts';
+import { snapshotKey, type TimelineEvent } from '../snapshot/index.ts';
+import { CallTracer, MivasMetrics, type MetricSources, type RemoteParent } from '../telemetry/index.ts';
 
 /** Metrics, traces and the Bluejay link of one app (wire.md §4–5). */
 export interface Operations {
@@ -39,22 +39,24 @@ export function createOperations(config: Config, deps: { clock: Clock; ids: IdSo
  * The observer a call reports to: at hangup its record feeds the metrics, its spans are built and
  * queued for export, and its Bluejay link is scheduled (the snapshot is already spooled).
  */
-export function callObserver(ops: Operations, log: Log): CallObserver {
-  const traceId = ops.tracer?.mintTraceId() ?? null;
+export function callObserver(ops: Operations, log: Log, remoteParent: RemoteParent | null = null, labels: { readonly pack: string; readonly harness: string } | null = null): CallObserver {
+  // A dialler that sent traceparent gets the call in its own trace (W3C Trace Context).
+  const traceId = ops.tracer ? (remoteParent?.traceId ?? ops.tracer.mintTraceId()) : null;
   const guarded = (what: string, fn: () => void): void => {
     try {
       fn();
     } catch (err) {
-      log.error({ err }, `${what} failed at hangup`);
+      log.error({ err }, `${what} failed`);
     }
   };
   return {
     traceId,
     callEnded(record) {
       guarded('metrics', () => ops.metrics.callEnded(record));
-      if (ops.tracer && traceId) guarded('tracing', () => ops.tracer?.recordCall(record, traceId));
+      if (ops.tracer && traceId) guarded('tracing', () => ops.tracer?.recordCall(record, traceId, remoteParent));
       guarded('bluejay link', () => ops.links.schedule(record, traceId, snapshotKey(record.pack.id, record.callId, 'summary.json')));
     },
+    ...(labels ? { eventRecorded: (event: TimelineEvent) => guarded('live metrics', () => ops.metrics.eventRecorded(labels.pack, labels.harness, event)) } : {}),
     rateLimitsUpdated: (harness, limits) => ops.metrics.rateLimitsUpdated(harness, limits),
   };
 }

@@ -73,10 +73,16 @@ export function localVoiceCaller(ctx: AppContext): VoiceCaller {
 export class RolloutDesk {
   private readonly rollouts = new Map<string, RolloutRecord>();
 
+  private readonly ctx: AppContext;
+  private readonly voice: VoiceCaller;
+
   constructor(
-    private readonly ctx: AppContext,
-    private readonly voice: VoiceCaller = localVoiceCaller(ctx),
-  ) {}
+    ctx: AppContext,
+    voice: VoiceCaller = localVoiceCaller(ctx),
+  ) {
+    this.ctx = ctx;
+    this.voice = voice;
+  }
 
   get(id: string): RolloutRecord | undefined {
     return this.rollouts.get(id);

@@ -35,7 +35,11 @@ export class Shutdown {
     this.cutDrain = resolve;
   });
 
-  constructor(private readonly deps: ShutdownDeps) {}
+  private readonly deps: ShutdownDeps;
+
+  constructor(deps: ShutdownDeps) {
+    this.deps = deps;
+  }
 
   /** Handles one signal. */
   signal(name: ShutdownSignal): void {

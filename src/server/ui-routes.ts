@@ -147,10 +147,16 @@ class StoreRuns {
   private readonly summaries = new Map<string, StoredCall | null>();
   private readonly scores = new Map<string, StoredScores>();
 
+  readonly source: SnapshotSource;
+  private readonly config: Config;
+
   constructor(
-    readonly source: SnapshotSource,
-    private readonly config: Config,
-  ) {}
+    source: SnapshotSource,
+    config: Config,
+  ) {
+    this.source = source;
+    this.config = config;
+  }
 
   get root(): string {
     return this.source.root;

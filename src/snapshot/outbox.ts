@@ -98,13 +98,22 @@ export class SnapshotOutbox {
   private spoolFailures = 0;
   private stopped = false;
 
+  private readonly spoolDir: string;
+  private readonly sink: SnapshotSink;
+  private readonly clock: Clock;
+  private readonly observer: OutboxObserver;
+
   constructor(
-    private readonly spoolDir: string,
-    private readonly sink: SnapshotSink,
-    private readonly clock: Clock,
-    private readonly observer: OutboxObserver,
+    spoolDir: string,
+    sink: SnapshotSink,
+    clock: Clock,
+    observer: OutboxObserver,
     options: OutboxOptions = {},
   ) {
+    this.spoolDir = spoolDir;
+    this.sink = sink;
+    this.clock = clock;
+    this.observer = observer;
     this.concurrency = Math.max(1, options.uploadConcurrency ?? DEFAULT_UPLOAD_CONCURRENCY);
     this.files = options.files ?? diskSpoolFiles;
     mkdirSync(spoolDir, { recursive: true });

@@ -41,12 +41,19 @@ export class Timeline {
   private dropped = 0;
   private cut = 0;
   private readonly hit = new Set<Truncation['limits'][number]>();
+  /** Told of every event kept, as it is kept (live metrics); a throw here is the listener's bug. */
+  onRecorded: ((event: TimelineEvent) => void) | null = null;
+
+  private readonly mediaMs: () => number;
+  private readonly onInvalid?: (reason: string) => void;
 
   constructor(
-    private readonly mediaMs: () => number,
-    private readonly onInvalid?: (reason: string) => void,
+    mediaMs: () => number,
+    onInvalid?: (reason: string) => void,
     limits: Partial<TimelineLimits> = {},
   ) {
+    this.mediaMs = mediaMs;
+    this.onInvalid = onInvalid;
     this.limits = { ...TIMELINE_LIMITS, ...limits };
   }
 
@@ -69,6 +76,7 @@ export class Timeline {
     }
     this.bytes += size;
     this.recorded.push(stamped);
+    this.onRecorded?.(stamped);
     return stamped;
   }
 

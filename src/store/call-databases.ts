@@ -52,10 +52,15 @@ export class CallIdUsedError extends MivasError {
 export class CallDatabases {
   private readonly open = new Map<string, CallDatabase>();
 
+  private readonly dir: string;
+  private readonly templateFile: string;
+
   constructor(
-    private readonly dir: string,
-    private readonly templateFile: string,
+    dir: string,
+    templateFile: string,
   ) {
+    this.dir = dir;
+    this.templateFile = templateFile;
     mkdirSync(dir, { recursive: true });
   }
 

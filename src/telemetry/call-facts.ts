@@ -1,5 +1,5 @@
 import type { CallRecord } from '../call/index.ts';
-import type { Usage } from '../snapshot/index.ts';
+import type { TimelineEvent, Usage } from '../snapshot/index.ts';
 
 /** One tool call as the metrics see it. */
 export interface ToolFact {
@@ -31,6 +31,11 @@ export interface CallFacts {
 
 /** Reads the countable facts of a call from its record (pure; the timeline is the one source). */
 export function callFacts(record: CallRecord): CallFacts {
+  return eventFacts(record.events);
+}
+
+/** The countable facts of some of a call's events: all of them at hangup, or one as it is recorded. */
+export function eventFacts(events: readonly TimelineEvent[]): CallFacts {
   let firstAgentAudioMs: number | null = null;
   let nudges = 0;
   let underruns = 0;
@@ -44,7 +49,7 @@ export function callFacts(record: CallRecord): CallFacts {
   const ttftMs: number[] = [];
   const markEchoMs: number[] = [];
   const markSentAtMs = new Map<string, number>();
-  for (const e of record.events) {
+  for (const e of events) {
     switch (e.type) {
       case 'speech.started':
         if (e.side === 'agent' && firstAgentAudioMs === null) firstAgentAudioMs = e.at_ms;

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { advisoryVoidReason, type CallRecord } from '../call/index.ts';
-import { callFacts, usageClasses } from './call-facts.ts';
+import { callFacts, eventFacts, usageClasses } from './call-facts.ts';
+import type { TimelineEvent } from '../snapshot/index.ts';
 
 /** Why an upgrade was refused (wire.md §5.3 `mivas_upgrade_rejections_total{reason}`). */
 export type UpgradeRejection = 'auth' | 'bad_id' | 'duplicate' | 'capacity' | 'draining' | 'refused';
@@ -130,6 +131,21 @@ export class MivasMetrics {
       this.frameIntervals.inc({ off_by: 'within_5ms' }, record.pacing.intervals - record.pacing.offOver5Ms);
       this.frameIntervals.inc({ off_by: 'over_5ms' }, record.pacing.offOver5Ms);
     }
+    const model = record.model ?? harness;
+    for (const [cls, n] of usageClasses(record.usage)) if (n > 0) this.tokens.inc({ model, class: cls }, n);
+    if (record.costUsd !== null && record.costUsd > 0) this.cost.inc({ model }, record.costUsd);
+    // `provider` is the harness name, as in mivas_provider_errors_total.
+    for (const ms of facts.providerConnectMs) this.providerConnect.observe({ provider: harness }, ms / 1000);
+    for (const ms of facts.ttftMs) this.ttft.observe({ provider: harness, model }, ms / 1000);
+    for (const ms of facts.markEchoMs) this.markEcho.observe(ms / 1000);
+  }
+
+  /**
+   * Counts one event of a live call as it is recorded: tool calls and their durations, handoffs
+   * (and refused ones), barge-ins and provider errors move during the call, not at its hangup.
+   */
+  eventRecorded(pack: string, harness: string, event: TimelineEvent): void {
+    const facts = eventFacts([event]);
     if (facts.bargeIns) this.bargeIns.inc({ harness }, facts.bargeIns);
     for (const [code, n] of facts.providerErrors) this.providerErrors.inc({ provider: harness, code }, n);
     for (const tool of facts.tools) {
@@ -138,13 +154,6 @@ export class MivasMetrics {
     }
     for (const h of facts.handoffs) this.handoffs.inc({ pack, from: h.from, to: h.to });
     if (facts.refusedHandoffs) this.handoffsRefused.inc({ pack }, facts.refusedHandoffs);
-    const model = record.model ?? harness;
-    for (const [cls, n] of usageClasses(record.usage)) if (n > 0) this.tokens.inc({ model, class: cls }, n);
-    if (record.costUsd !== null && record.costUsd > 0) this.cost.inc({ model }, record.costUsd);
-    // `provider` is the harness name, as in mivas_provider_errors_total.
-    for (const ms of facts.providerConnectMs) this.providerConnect.observe({ provider: harness }, ms / 1000);
-    for (const ms of facts.ttftMs) this.ttft.observe({ provider: harness, model }, ms / 1000);
-    for (const ms of facts.markEchoMs) this.markEcho.observe(ms / 1000);
   }
 
   /** Sets the rate-limit gauge from a provider's latest report (live, as reports arrive). */

@@ -1,4 +1,5 @@
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
+import type { RemoteParent } from './trace-context.ts';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
@@ -67,12 +68,15 @@ export class CallTracer {
   private readonly ids = new PresetIdGenerator();
   private readonly provider: TracerProvider;
 
+  private readonly idSource: IdSource;
+
   constructor(
     settings: TracingSettings,
-    private readonly idSource: IdSource,
+    idSource: IdSource,
     spansLost: (count: number) => void,
     exporter?: SpanExporter,
   ) {
+    this.idSource = idSource;
     // One batch processor per destination, so a collector that is down delays only its own spans.
     const exporters = exporter ? [exporter] : settings.destinations.map((d) => new OTLPTraceExporter({ url: d.url, headers: { ...d.headers } }));
     this.provider = new TracerProvider({
@@ -99,7 +103,7 @@ export class CallTracer {
   }
 
   /** Emits every span of a finished call under the given trace id; the batch processor exports them. */
-  recordCall(record: CallRecord, traceId: string): void {
+  recordCall(record: CallRecord, traceId: string, remoteParent: RemoteParent | null = null): void {
     const tracer = this.provider.getTracer('mivas');
     const plan = planCallSpans(record);
     const at = (ms: number): number => record.startedAtEpochMs + ms;
@@ -109,8 +113,10 @@ export class CallTracer {
       if (span.error) s.setStatus({ code: SpanStatusCode.ERROR, message: span.error });
       s.end(at(Math.max(span.startMs, span.endMs)));
     };
-    this.ids.claim(traceId);
-    const root = start(plan.root, context.active());
+    // A caller's traceparent makes the call's root span a child of the caller's span, in its trace.
+    const parentCtx = remoteParent ? trace.setSpanContext(context.active(), { traceId: remoteParent.traceId, spanId: remoteParent.spanId, traceFlags: remoteParent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, isRemote: true }) : context.active();
+    if (!remoteParent) this.ids.claim(traceId);
+    const root = start(plan.root, parentCtx);
     const rootCtx = trace.setSpan(context.active(), root);
     const turns = plan.turns.map((t) => ({ plan: t, span: start(t, rootCtx) }));
     for (const child of plan.children) {

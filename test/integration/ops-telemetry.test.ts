@@ -13,9 +13,9 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const KEY = 'bj_ops_key';
 
-async function call(server: TestServer, synth: SpeechSynth, callId: string, taskId: string): Promise<CallerReport> {
+async function call(server: TestServer, synth: SpeechSynth, callId: string, taskId: string, traceparent?: string): Promise<CallerReport> {
   const intent = server.ctx.pack.tasks.get(taskId)?.intent ?? '';
-  return dialCall({ url: server.wsUrl, callId, taskId, runId: null, auth: null, openingLine: openingLineOf(intent), synth, paced: false, timeoutMs: 20_000 });
+  return dialCall({ url: server.wsUrl, callId, taskId, runId: null, auth: null, openingLine: openingLineOf(intent), synth, paced: false, timeoutMs: 20_000, ...(traceparent ? { traceparent } : {}) });
 }
 
 function readSnapshot(server: TestServer, callId: string): { summary: Summary; events: readonly TimelineEvent[] } {
@@ -202,6 +202,12 @@ describe('Bluejay link and OTLP export from a live server (wire checklist 29, 31
       const mine = collector.exports.slice(exportsBefore);
       expect(mine.every((e) => e.path === '/v1/traces' && e.headers.authorization === 'Bearer collector-token' && e.headers['x-tenant'] === 'lab' && e.headers['x-api-key'] === undefined)).toBe(true);
       expect(collector.spans.find((s) => s.traceId === traceId && s.name === 'voice.call')?.serviceName).toBe('mivas-otlp');
+      // A dialler's traceparent: the call joins that trace, its root span a child of the dialler's span.
+      await call(server, synth, 'otel_parent', 'S-E1', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+      await server.ctx.outbox.flush();
+      expect(readSnapshot(server, 'otel_parent').summary.trace_id).toBe('0af7651916cd43dd8448eb211c80319c');
+      await collector.waitFor(() => collector.spans.some((s) => s.traceId === '0af7651916cd43dd8448eb211c80319c' && s.name === 'voice.call'));
+      expect(collector.spans.find((s) => s.traceId === '0af7651916cd43dd8448eb211c80319c' && s.name === 'voice.call')?.parentSpanId).toBe('b7ad6b7169203331');
     } finally {
       await server.close();
     }

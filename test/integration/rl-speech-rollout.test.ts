@@ -12,7 +12,11 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 class LlmCallerStandIn implements CallerMind {
   readonly kind = 'llm' as const;
   opened = 0;
-  constructor(private readonly line: string) {}
+  private readonly line: string;
+
+  constructor(line: string) {
+    this.line = line;
+  }
   async open(): Promise<CallerTurn> {
     this.opened++;
     return { text: this.line, hangUp: null };

@@ -93,7 +93,11 @@ export async function runWithCaller(server: TestServer, caller: CallerSettings, 
 export class AgentPlayer {
   private turnItems = 0;
 
-  constructor(readonly conn: StandInConnection) {}
+  readonly conn: StandInConnection;
+
+  constructor(conn: StandInConnection) {
+    this.conn = conn;
+  }
 
   /** Waits for the greeting nudge, then greets. */
   async greet(text: string): Promise<void> {

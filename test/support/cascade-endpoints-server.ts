@@ -112,11 +112,19 @@ export class CascadeStandIn {
   sttSse = true;
   private counter = 0;
 
+  private readonly servers: { stt: Server; llm: Server; tts: Server };
+  readonly ports: { stt: number; llm: number; tts: number };
+  readonly ttsRateHz: number;
+
   private constructor(
-    private readonly servers: { stt: Server; llm: Server; tts: Server },
-    readonly ports: { stt: number; llm: number; tts: number },
-    readonly ttsRateHz: number,
-  ) {}
+    servers: { stt: Server; llm: Server; tts: Server },
+    ports: { stt: number; llm: number; tts: number },
+    ttsRateHz: number,
+  ) {
+    this.servers = servers;
+    this.ports = ports;
+    this.ttsRateHz = ttsRateHz;
+  }
 
   /** Starts the three servers; speech answers default to a tone of `ttsMs(text)` at `ttsRateHz`. */
   static async start(options: { ttsRateHz?: number; ttsMs?: (text: string) => number } = {}): Promise<CascadeStandIn> {

@@ -88,7 +88,10 @@ export class RawChirpClient {
   private readonly ids = randomIds();
   private binaryCount = 0;
 
-  private constructor(readonly ws: WebSocket) {
+  readonly ws: WebSocket;
+
+  private constructor(ws: WebSocket) {
+    this.ws = ws;
     ws.on('message', (data, isBinary) => {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
       if (isBinary) {

@@ -103,10 +103,16 @@ export class LinesMind implements CallerMind {
   readonly heard: string[] = [];
   private next = 0;
 
+  private readonly lines: readonly string[];
+  private readonly hangUpAfter: number | null;
+
   constructor(
-    private readonly lines: readonly string[],
-    private readonly hangUpAfter: number | null = null,
-  ) {}
+    lines: readonly string[],
+    hangUpAfter: number | null = null,
+  ) {
+    this.lines = lines;
+    this.hangUpAfter = hangUpAfter;
+  }
 
   async open(): Promise<CallerTurn> {
     return { text: this.lines[this.next++] ?? null, hangUp: null };

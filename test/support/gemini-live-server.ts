@@ -33,10 +33,15 @@ export class GeminiConnection {
   private readonly waiters: { check: () => boolean; resolve: () => void; reject: (e: Error) => void; what: string }[] = [];
   private isClosed = false;
 
+  private readonly ws: WebSocket;
+  readonly url: string;
+
   constructor(
-    private readonly ws: WebSocket,
-    readonly url: string,
+    ws: WebSocket,
+    url: string,
   ) {
+    this.ws = ws;
+    this.url = url;
     ws.on('message', (data: Buffer) => {
       const message = JSON.parse(data.toString('utf8')) as GeminiClientMessage;
       this.received.push(message);
@@ -141,10 +146,16 @@ export class GeminiLiveStandIn {
   /** Connection numbers (1-based) whose upgrade is refused with 503. */
   readonly refuse = new Set<number>();
 
+  private readonly server: WebSocketServer;
+  readonly port: number;
+
   private constructor(
-    private readonly server: WebSocketServer,
-    readonly port: number,
-  ) {}
+    server: WebSocketServer,
+    port: number,
+  ) {
+    this.server = server;
+    this.port = port;
+  }
 
   static async start(): Promise<GeminiLiveStandIn> {
     const holder: { s: GeminiLiveStandIn | null; attempts: number } = { s: null, attempts: 0 };

@@ -33,11 +33,14 @@ export class NovaStreamConnection {
   private isEnded = false;
   private counter = 0;
 
+  private readonly stream: ServerHttp2Stream;
+
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    stream: ServerHttp2Stream,
     path: string,
     headers: Readonly<Record<string, string | string[] | undefined>>,
   ) {
+    this.stream = stream;
     this.path = path;
     this.headers = headers;
     stream.respond({ ':status': 200, 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'standin-request' });
@@ -190,10 +193,16 @@ export class NovaBedrockStandIn {
   private attempts = 0;
   private readonly sessions = new Set<ServerHttp2Session>();
 
+  private readonly server: Http2Server;
+  readonly port: number;
+
   private constructor(
-    private readonly server: Http2Server,
-    readonly port: number,
-  ) {}
+    server: Http2Server,
+    port: number,
+  ) {
+    this.server = server;
+    this.port = port;
+  }
 
   static async start(): Promise<NovaBedrockStandIn> {
     const server = createServer();

@@ -62,11 +62,19 @@ export class OpenAICompatibleStandIn {
   readonly requests: RecordedRequest[] = [];
   private chatCount = 0;
 
+  private readonly server: Server;
+  readonly port: number;
+  private readonly options: StandInOptions;
+
   private constructor(
-    private readonly server: Server,
-    readonly port: number,
-    private readonly options: StandInOptions,
-  ) {}
+    server: Server,
+    port: number,
+    options: StandInOptions,
+  ) {
+    this.server = server;
+    this.port = port;
+    this.options = options;
+  }
 
   static async start(options: StandInOptions = {}): Promise<OpenAICompatibleStandIn> {
     let standIn: OpenAICompatibleStandIn | null = null;

@@ -28,12 +28,22 @@ export class PolicyChatServer {
   readonly requests: ChatRequest[] = [];
   private calls = 0;
 
+  private readonly server: Server;
+  readonly port: number;
+  private brain: ChatBrain;
+  private readonly apiKey: string | null;
+
   private constructor(
-    private readonly server: Server,
-    readonly port: number,
-    private brain: ChatBrain,
-    private readonly apiKey: string | null,
-  ) {}
+    server: Server,
+    port: number,
+    brain: ChatBrain,
+    apiKey: string | null,
+  ) {
+    this.server = server;
+    this.port = port;
+    this.brain = brain;
+    this.apiKey = apiKey;
+  }
 
   static async start(brain: ChatBrain, options: { apiKey?: string } = {}): Promise<PolicyChatServer> {
     let self: PolicyChatServer | null = null;

@@ -85,15 +85,30 @@ export class StandInConnection {
   private counter = 0;
   private isClosed = false;
 
+  private readonly ws: WebSocket;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  private readonly dialect: StandInDialect;
+  private readonly autoSessionUpdated: boolean;
+  private readonly autoRespond: AutoRespond | null;
+  private readonly autoAudioRateHz;
+
   constructor(
-    private readonly ws: WebSocket,
-    readonly url: string,
-    readonly headers: IncomingHttpHeaders,
-    private readonly dialect: StandInDialect,
-    private readonly autoSessionUpdated: boolean,
-    private readonly autoRespond: AutoRespond | null = null,
-    private readonly autoAudioRateHz = 24_000,
+    ws: WebSocket,
+    url: string,
+    headers: IncomingHttpHeaders,
+    dialect: StandInDialect,
+    autoSessionUpdated: boolean,
+    autoRespond: AutoRespond | null = null,
+    autoAudioRateHz = 24_000,
   ) {
+    this.ws = ws;
+    this.url = url;
+    this.headers = headers;
+    this.dialect = dialect;
+    this.autoSessionUpdated = autoSessionUpdated;
+    this.autoRespond = autoRespond;
+    this.autoAudioRateHz = autoAudioRateHz;
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.onClientText(data.toString());
     });
@@ -279,10 +294,16 @@ export class RealtimeStandIn {
   private readonly arrivals: ((c: StandInConnection) => void)[] = [];
   private taken = 0;
 
+  private readonly server: WebSocketServer;
+  readonly port: number;
+
   private constructor(
-    private readonly server: WebSocketServer,
-    readonly port: number,
-  ) {}
+    server: WebSocketServer,
+    port: number,
+  ) {
+    this.server = server;
+    this.port = port;
+  }
 
   /**
    * Starts a stand-in on an ephemeral loopback port. `refuseUpgrade` answers every upgrade with

@@ -36,11 +36,19 @@ export class NemoGymClient implements PlayableEpisode {
   cookie = '';
   private ended = false;
 
+  readonly base: string;
+  readonly pack: Pack;
+  readonly task: Task;
+
   constructor(
-    readonly base: string,
-    readonly pack: Pack,
-    readonly task: Task,
-  ) {}
+    base: string,
+    pack: Pack,
+    task: Task,
+  ) {
+    this.base = base;
+    this.pack = pack;
+    this.task = task;
+  }
 
   async seed(row: Record<string, unknown>): Promise<JsonReply> {
     const reply = await request(`${this.base}/seed_session`, row);
@@ -78,11 +86,18 @@ export class OpenEnvClient implements PlayableEpisode {
   closeCode: number | null = null;
   readonly closed: Promise<number>;
 
+  private readonly ws: WebSocket;
+  readonly pack: Pack;
+  readonly task: Task;
+
   private constructor(
-    private readonly ws: WebSocket,
-    readonly pack: Pack,
-    readonly task: Task,
+    ws: WebSocket,
+    pack: Pack,
+    task: Task,
   ) {
+    this.ws = ws;
+    this.pack = pack;
+    this.task = task;
     ws.on('message', (raw) => {
       const msg = JSON.parse(String(raw)) as unknown;
       const next = this.waiting.shift();

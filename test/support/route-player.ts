@@ -18,10 +18,13 @@ export class RoutePlayer {
   /** Every output the model was given back, in order (for seed assertions). */
   readonly outputs: { readonly name: string; readonly output: string }[] = [];
 
+  private readonly pack: Pack;
+
   constructor(
-    private readonly pack: Pack,
+    pack: Pack,
     task: Task,
   ) {
+    this.pack = pack;
     const plan = planRoute(pack, task);
     if (plan.problems.length) throw new Error(`route of ${task.task_id}: ${plan.problems.join('; ')}`);
     this.steps = plan.steps;

@@ -13,10 +13,16 @@ export class StallProxy {
   private readonly held = new Set<Socket>();
   private readonly pairs = new Map<Socket, Socket>();
 
+  private readonly server: Server;
+  readonly port: number;
+
   private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
+    server: Server,
+    port: number,
+  ) {
+    this.server = server;
+    this.port = port;
+  }
 
   /** Listens on a free loopback port and forwards to 127.0.0.1:`targetPort` (or, with null, only stalls). */
   static async start(targetPort: number | null): Promise<StallProxy> {

@@ -100,11 +100,18 @@ export class CascadedSession implements ModelSession {
   /** Caller turns are transcribed one after another, in order. */
   private transcribing: Promise<void> = Promise.resolve();
 
+  private readonly targets: CascadedTargets;
+  private readonly settings: Pick<CascadedSettings, 'vad' | 'chirpTurns' | 'resetHistory' | 'maxToolSteps'>;
+  private readonly deps: CascadedDeps;
+
   constructor(
-    private readonly targets: CascadedTargets,
-    private readonly settings: Pick<CascadedSettings, 'vad' | 'chirpTurns' | 'resetHistory' | 'maxToolSteps'>,
-    private readonly deps: CascadedDeps,
+    targets: CascadedTargets,
+    settings: Pick<CascadedSettings, 'vad' | 'chirpTurns' | 'resetHistory' | 'maxToolSteps'>,
+    deps: CascadedDeps,
   ) {
+    this.targets = targets;
+    this.settings = settings;
+    this.deps = deps;
     this.model = targets.llm.model;
     this.outputRateHz = targets.tts.rateHz;
     this.vad = new EnergyVad({ rateHz: this.inputRateHz, ...settings.vad });
@@ -381,13 +388,25 @@ class SpeechQueue {
   private stopped = false;
   private anyAudio = false;
 
+  private readonly session: CascadedSession;
+  private readonly run: Run;
+  private readonly itemId: string;
+  private readonly item: SpokenItem;
+  private readonly signal: AbortSignal;
+
   constructor(
-    private readonly session: CascadedSession,
-    private readonly run: Run,
-    private readonly itemId: string,
-    private readonly item: SpokenItem,
-    private readonly signal: AbortSignal,
-  ) {}
+    session: CascadedSession,
+    run: Run,
+    itemId: string,
+    item: SpokenItem,
+    signal: AbortSignal,
+  ) {
+    this.session = session;
+    this.run = run;
+    this.itemId = itemId;
+    this.item = item;
+    this.signal = signal;
+  }
 
   say(text: string): void {
     if (this.stopped) return;

@@ -37,12 +37,17 @@ export type ChatStreamEvent = { readonly kind: 'first' } | { readonly kind: 'tex
 
 /** A failed request: which stage, the HTTP status (null: network) and the start of the body. */
 export class EndpointError extends Error {
+  readonly stage: 'stt' | 'llm' | 'tts';
+  readonly status: number | null;
+
   constructor(
-    readonly stage: 'stt' | 'llm' | 'tts',
-    readonly status: number | null,
+    stage: 'stt' | 'llm' | 'tts',
+    status: number | null,
     message: string,
   ) {
     super(message);
+    this.stage = stage;
+    this.status = status;
     this.name = 'EndpointError';
   }
 }

@@ -43,7 +43,10 @@ export class EnergyVad {
   private loudMs = 0;
   private quietMs = 0;
 
-  constructor(private readonly options: EnergyVadOptions) {
+  private readonly options: EnergyVadOptions;
+
+  constructor(options: EnergyVadOptions) {
+    this.options = options;
     this.frameBytes = Math.round((options.rateHz * FRAME_MS) / 1000) * 2;
   }
 

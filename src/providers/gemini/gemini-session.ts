@@ -33,12 +33,17 @@ class LiveStream {
   closedByUs = false;
   private readonly ws: WebSocket;
 
+  private readonly onMessage: (stream: LiveStream, message: ServerMessage) => void;
+  private readonly onLost: (stream: LiveStream, why: string) => void;
+
   constructor(
     url: string,
     first: Record<string, unknown>,
-    private readonly onMessage: (stream: LiveStream, message: ServerMessage) => void,
-    private readonly onLost: (stream: LiveStream, why: string) => void,
+    onMessage: (stream: LiveStream, message: ServerMessage) => void,
+    onLost: (stream: LiveStream, why: string) => void,
   ) {
+    this.onMessage = onMessage;
+    this.onLost = onLost;
     this.ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS });
     let settled = false;
     this.ready = new Promise((resolve, reject) => {
@@ -127,7 +132,10 @@ export class GeminiLiveSession implements ModelSession {
   /** A handoff in progress: the next agent's stream is opening; the cue waits for its seed. */
   private handoff: { readonly from: string; readonly to: AgentSetup; cueWanted: boolean } | null = null;
 
-  constructor(private readonly options: GeminiOptions) {
+  private readonly options: GeminiOptions;
+
+  constructor(options: GeminiOptions) {
+    this.options = options;
     this.model = options.model;
   }
 

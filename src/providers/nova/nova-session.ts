@@ -140,7 +140,10 @@ export class NovaSonicSession implements ModelSession {
   private keepalive: Timer | null = null;
   private renewal: Timer | null = null;
 
-  constructor(private readonly options: NovaOptions) {
+  private readonly options: NovaOptions;
+
+  constructor(options: NovaOptions) {
+    this.options = options;
     this.model = options.model;
   }
 

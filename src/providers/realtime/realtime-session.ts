@@ -17,13 +17,20 @@ export type ConnectFailureCode = 'provider_auth_rejected' | 'upgrade_refused' | 
 
 /** A failed connect: the code, and for a refused upgrade the HTTP status and the start of the body (credentials blanked). */
 export class ProviderConnectError extends Error {
+  readonly code: ConnectFailureCode;
+  readonly status: number | null;
+  readonly body: string | null;
+
   constructor(
-    readonly code: ConnectFailureCode,
+    code: ConnectFailureCode,
     message: string,
-    readonly status: number | null,
-    readonly body: string | null,
+    status: number | null,
+    body: string | null,
   ) {
     super(message);
+    this.code = code;
+    this.status = status;
+    this.body = body;
     this.name = 'ProviderConnectError';
   }
 }
@@ -96,7 +103,10 @@ export class RealtimeSession implements ModelSession {
   /** Function names by call id, from output_item.added, for variants whose arguments.done omits the name. */
   private readonly callNames = new Map<string, string>();
 
-  constructor(private readonly dialect: RealtimeDialect) {
+  private readonly dialect: RealtimeDialect;
+
+  constructor(dialect: RealtimeDialect) {
+    this.dialect = dialect;
     this.provider = dialect.provider;
     this.model = dialect.model;
     this.inputRateHz = dialect.inputRateHz;

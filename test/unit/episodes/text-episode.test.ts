@@ -183,6 +183,23 @@ describe('text episode mechanics', () => {
     expect(await quiet.episode.finish()).toMatchObject({ end_reason: 'caller_hangup', truncated: null });
   });
 
+  it('lets the caller hear words said beside a tool call before its next reply', async () => {
+    const observed: string[] = [];
+    const replies: string[] = [];
+    const mind: CallerMind = {
+      kind: 'llm',
+      open: async () => ({ text: 'Do you take Aetna at Park Avenue?', hangUp: null }),
+      reply: async (agentText: string) => (replies.push(agentText), { text: 'Thanks.', hangUp: null }),
+      observe: (agentText: string) => void observed.push(agentText),
+    };
+    const { episode } = await open(mind);
+    episode.speakWithoutReply('One moment while I check.');
+    await episode.step({ name: 'say_to_caller', arguments: { text: 'Yes, Park Avenue takes Aetna.' } });
+    expect(observed).toEqual(['One moment while I check.']);
+    expect(replies).toEqual(['Yes, Park Avenue takes Aetna.']);
+    await episode.finish();
+  });
+
   it('cuts an episode off at the turn cap as truncated (max_duration) and scores it', async () => {
     const { episode } = await open(undefined, 'native', 2);
     await episode.step({ name: 'list_locations', arguments: {} });

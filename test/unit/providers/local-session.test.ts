@@ -17,11 +17,14 @@ function gatedSynth(): SpeechSynth & { release(): void } {
 /** A local session that answers each request with the given parts. */
 class FixedSession extends LocalModelSession {
   readonly provider = 'fixed';
+  private readonly parts: ResponsePart[];
+
   constructor(
     synth: SpeechSynth,
-    private readonly parts: ResponsePart[],
+    parts: ResponsePart[],
   ) {
     super(synth);
+    this.parts = parts;
   }
   protected nextResponse(): ResponsePart[] {
     return this.parts;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
-import { CallTracer, clipJson, MivasMetrics, planCallSpans } from '../../../src/telemetry/index.ts';
+import { CallTracer, clipJson, MivasMetrics, parseTraceparent, planCallSpans } from '../../../src/telemetry/index.ts';
 import { seededIds } from '../../../src/core/index.ts';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadControlPack, sampleRecord } from '../../support/call-record.ts';
@@ -64,13 +64,42 @@ describe('call spans from the timeline (wire.md §5.2)', () => {
     expect(lost).toEqual([]);
     await tracer.shutdown();
   });
+
+  it('joins the dialler\'s trace when the upgrade carried a traceparent: same trace id, root span a child of its span', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracer = new CallTracer({ destinations: [], serviceName: 'mivas-unit', otelQueueSize: 64 }, seededIds('spans-parent'), () => undefined, exporter);
+    const parent = parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    expect(parent).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', sampled: true });
+    tracer.recordCall(sampleRecord(pack, '677'), parent?.traceId ?? '', parent);
+    await tracer.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(new Set(['4bf92f3577b34da6a3ce929d0e0e4736']));
+    const root = spans.find((s) => s.name === 'voice.call');
+    expect(root?.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+    await tracer.shutdown();
+  });
+
+  it('reads only valid traceparent headers (W3C Trace Context)', () => {
+    expect(parseTraceparent(undefined)).toBeNull();
+    expect(parseTraceparent('00-00000000000000000000000000000000-00f067aa0ba902b7-01')).toBeNull();
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01')).toBeNull();
+    expect(parseTraceparent('ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBeNull();
+    expect(parseTraceparent('00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01')).toBeNull();
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra')).toBeNull();
+    expect(parseTraceparent('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-future')).toMatchObject({ sampled: false });
+  });
 });
 
 describe('metrics from a finished record', () => {
   it('derive per-call series without a call-id label', async () => {
     const pack = await loadControlPack();
     const metrics = new MivasMetrics({ liveCalls: () => 0, maxCalls: () => 5, isDraining: () => false, snapshotBacklog: () => ({ count: 0, oldestMs: 0 }) });
-    metrics.callEnded(sampleRecord(pack, '677'));
+    const record = sampleRecord(pack, '677');
+    // Tool calls, handoffs and barge-ins count live, event by event; the rest at hangup.
+    for (const event of record.events) metrics.eventRecorded(record.pack.id, record.harness, event);
+    expect((await metrics.scrape()).body).toMatch(/mivas_tool_calls_total\{pack="control-industry",tool="transfer_to_billing",kind="handoff",ok="false"\} 1/);
+    expect((await metrics.scrape()).body).not.toMatch(/mivas_calls_total\{/);
+    metrics.callEnded(record);
     const text = (await metrics.scrape()).body;
     expect(text).toMatch(/mivas_calls_total\{pack="control-industry",harness="scripted",end_reason="agent_end_call"\} 1/);
     expect(text).toMatch(/mivas_handoffs_refused_total\{pack="control-industry"\} 1/);
