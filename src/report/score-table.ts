@@ -19,10 +19,11 @@ function passKLine(m: GroupMetrics, k: number): string {
   const headline = `pass^${k} ${formatRate(m.pass_hat_k[String(k)])} ${formatInterval(m.ci.pass_hat_k[String(k)])}`.trim();
   const leftOut = m.left_out[String(k)]?.length ?? 0;
   const differs = m.pass_hat_1_task_mean !== null && m.pass_at_1 !== null && Math.abs(m.pass_hat_1_task_mean - m.pass_at_1) > 1e-9;
-  return [
-    `  ${headline}${leftOut ? ` (${leftOut} task(s) with n<${k} left out)` : ''}; mean reward ${formatRate(m.mean_reward)}`,
-    `  ${hat}${differs ? `  (pass^1 task mean ${formatRate(m.pass_hat_1_task_mean)} differs from pooled pass@1)` : ''}`,
-  ].join('\n');
+  const first = `  ${headline}${leftOut ? ` (${leftOut} task(s) with n<${k} left out)` : ''}; mean reward ${formatRate(m.mean_reward)}`;
+  const note = differs ? `  (pass^1 task mean ${formatRate(m.pass_hat_1_task_mean)} differs from pooled pass@1)` : '';
+  // With one trial the pass^1..pass^k line would only repeat the headline.
+  if (k === 1) return note ? `${first}\n${note}` : first;
+  return [first, `  ${hat}${note}`].join('\n');
 }
 
 function taskRows(tasks: readonly TaskStats[], k: number): string[] {
