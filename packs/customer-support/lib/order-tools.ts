@@ -122,7 +122,7 @@ type ChangePayload = z.infer<typeof changePayload>;
 
 function changeScript(p: ChangePayload, spoken: string): string | null {
   if (p.fee_cents === 0) return null;
-  return `Because this change is ${policy.delivery_fee_within_hours} hours or less before your delivery window, there is a ${moneyDisplay(p.fee_cents)} fee, charged to the card on your order. Your new window is ${spoken}. Do you accept the fee?`;
+  return `Because this change is ${policy.delivery_fee_within_hours} hours or less before your delivery window, there is a ${moneyDisplay(p.fee_cents)} fee, charged to the card on your order. Your new window is ${spoken.replace(/\.$/, '')}. Do you accept the fee?`;
 }
 
 /** The order's reschedulable state, or the refusal that stops a change. */

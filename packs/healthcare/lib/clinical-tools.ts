@@ -136,7 +136,7 @@ export const sendCareMessage = defineTool({
       respond_by_spoken: ctx.clock.spokenDateTime(due.at),
       respond_reason: due.reason,
       idempotent: existing !== undefined,
-      script: 'If things get worse, such as a fever, spreading redness, or bleeding that does not stop with pressure, call 911 or go to the nearest emergency room.',
+      script: 'If things get worse, such as a fever, spreading redness, or bleeding that does not stop with pressure, call nine one one or go to the nearest emergency room.',
     });
   },
 });
