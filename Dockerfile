@@ -2,7 +2,8 @@
 # mivas: one container, one port (8765). Build: docker build -t mivas .
 # Needs a registry that serves node:24-bookworm-slim (see docs/deploy.md).
 
-# ---- build stage: the only place with a compiler. better-sqlite3 builds from source here.
+# ---- build stage: the only place with a compiler (better-sqlite3 13 ships prebuilt N-API binaries for
+# linux x64/arm64; the compiler is the fallback for other platforms).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
