@@ -5,7 +5,7 @@ import type { Clock, IdSource, Log } from '../core/index.ts';
 import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
+import { addUsage, emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { snapshotParts, type CallRecord } from './call-snapshot.ts';
 import { AgentAudio } from './agent-audio.ts';
@@ -468,11 +468,4 @@ const FAILED_SMOKE: Smoke = {
 
 function wavBody(recording: FinishedRecording): SnapshotBody {
   return recording.kind === 'file' ? { file: recording.path } : recording.wav;
-}
-
-/** Sums two usage records class by class. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  const out = { ...a };
-  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
-  return out;
 }

@@ -216,3 +216,10 @@ export function emptyUsage(): Usage {
     output_audio_tokens: 0,
   };
 }
+
+/** Sums two usage records class by class. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const out = { ...a };
+  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
+  return out;
+}

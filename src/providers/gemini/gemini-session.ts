@@ -1,8 +1,8 @@
 import WebSocket from 'ws';
 import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter } from '../../core/index.ts';
-import type { Usage } from '../../snapshot/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
 import { StreamHistory } from '../stream-history.ts';
 import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, parseServerMessage, setupMessage, usageFromGemini, type ServerMessage } from './wire.ts';
 
@@ -92,14 +92,6 @@ class LiveStream {
   }
 }
 
-/** A response as the turn driver sees it: from the model's first output to its turn end (or a tool call). */
-interface OpenResponse {
-  readonly id: string;
-  readonly itemId: string;
-  spoke: boolean;
-  cancelled: boolean;
-}
-
 /**
  * Gemini Live (DESIGN.md §19, a new stream per specialist): one BidiGenerateContent WebSocket per
  * agent. Instructions and tools are fixed per session, so a handoff opens the next agent's stream
@@ -118,8 +110,7 @@ export class GeminiLiveSession implements ModelSession {
   private agent: AgentSetup | null = null;
   private stream: LiveStream | null = null;
   private readonly history = new StreamHistory();
-  private response: OpenResponse | null = null;
-  private usage: Usage | null = null;
+  private readonly response = new ResponseSlot(this.events, 'gemini');
   private counter = 0;
   private closed = false;
   private isReady = false;
@@ -181,7 +172,7 @@ export class GeminiLiveSession implements ModelSession {
   }
 
   requestResponse(): void {
-    if (this.closed || this.response) return;
+    if (this.closed || this.response.current) return;
     if (this.handoff) {
       this.handoff.cueWanted = true;
       return;
@@ -193,7 +184,7 @@ export class GeminiLiveSession implements ModelSession {
 
   /** The Live API has no cancel: audio of the interrupted turn that still arrives is dropped. */
   cancelResponse(): void {
-    if (this.response) this.response.cancelled = true;
+    this.response.cancel();
   }
 
   truncate(itemId: string, audioEndMs: number): void {
@@ -281,7 +272,7 @@ export class GeminiLiveSession implements ModelSession {
       void this.resume(stream.handle, `goAway (${m.goAway.timeLeft ?? 'soon'})`);
       return;
     }
-    if (m.usageMetadata) this.usage = addUsage(this.usage, usageFromGemini(m.usageMetadata));
+    if (m.usageMetadata) this.response.addUsage(usageFromGemini(m.usageMetadata));
     const content = m.serverContent;
     if (content?.inputTranscription?.text) this.history.callerText(content.inputTranscription.text);
     if (content?.interrupted) this.onInterrupted();
@@ -297,38 +288,31 @@ export class GeminiLiveSession implements ModelSession {
     }
     if (content?.outputTranscription?.text) this.history.agentText(this.begin().itemId, content.outputTranscription.text);
     if (m.toolCall?.functionCalls.length) this.onToolCall(m.toolCall.functionCalls);
-    if (content?.turnComplete) this.end(this.response?.cancelled ? 'cancelled' : 'completed');
+    if (content?.turnComplete) this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
   }
 
   /** The model's output began: open a response (closing the caller's transcript first). */
   private begin(): OpenResponse {
-    if (this.response) return this.response;
+    if (this.response.current) return this.response.current;
     const said = this.history.closeCallerTurn();
     if (said) {
       this.events.emit('callerSpeechStopped');
       this.events.emit('transcript', 'caller', said, `caller_${this.counter + 1}`);
     }
     this.continuesAlone = false;
-    this.response = { id: `gemini_resp_${++this.counter}`, itemId: `gemini_item_${this.counter}`, spoke: false, cancelled: false };
-    this.events.emit('responseStarted', this.response.id);
-    return this.response;
+    return this.response.start(++this.counter);
   }
 
   private end(status: string): void {
-    const response = this.response;
-    if (!response) return;
-    this.response = null;
-    if (response.spoke) this.events.emit('audioDone', response.itemId);
-    const text = this.history.agentTextOf(response.itemId);
-    if (text) this.events.emit('transcript', 'agent', text, response.itemId);
-    const usage = this.usage;
-    this.usage = null;
-    this.events.emit('responseDone', { responseId: response.id, status, usage });
+    this.response.finish(status, (response) => {
+      const text = this.history.agentTextOf(response.itemId);
+      if (text) this.events.emit('transcript', 'agent', text, response.itemId);
+    });
   }
 
   /** The server heard the caller over the model: barge-in. */
   private onInterrupted(): void {
-    if (this.response) this.response.cancelled = true;
+    this.response.cancel();
     this.events.emit('callerSpeechStarted');
   }
 
@@ -371,9 +355,3 @@ function asObject(output: string): Record<string, unknown> {
   }
 }
 
-function addUsage(a: Usage | null, b: Usage): Usage {
-  if (!a) return b;
-  const out = { ...a };
-  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
-  return out;
-}

@@ -4,6 +4,7 @@ import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter, type Clock, type Timer } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
 import { StreamHistory, type SeedTurn } from '../stream-history.ts';
 import type { NovaDuplex, NovaEvent, NovaTransport } from './transport.ts';
 
@@ -99,13 +100,6 @@ interface Stream {
   answered: boolean;
 }
 
-interface OpenResponse {
-  readonly id: string;
-  readonly itemId: string;
-  spoke: boolean;
-  cancelled: boolean;
-}
-
 /**
  * Amazon Nova Sonic (DESIGN.md §19, a new stream per specialist): one
  * InvokeModelWithBidirectionalStream per agent, its tools fixed at `promptStart`. A stream opens
@@ -126,8 +120,7 @@ export class NovaSonicSession implements ModelSession {
   private agent: AgentSetup | null = null;
   private stream: Stream | null = null;
   private readonly history = new StreamHistory();
-  private response: OpenResponse | null = null;
-  private usage: Usage | null = null;
+  private readonly response = new ResponseSlot(this.events, 'nova');
   private counter = 0;
   private closed = false;
   private spokeOnce = false;
@@ -188,7 +181,7 @@ export class NovaSonicSession implements ModelSession {
   }
 
   requestResponse(): void {
-    if (this.closed || this.response) return;
+    if (this.closed || this.response.current) return;
     if (this.handoffFrom !== null) return void this.switchStream();
     if (this.continuesAlone) return;
     if (!this.spokeOnce) this.sendText(NOVA_OPENING_CUE);
@@ -196,7 +189,7 @@ export class NovaSonicSession implements ModelSession {
 
   /** Nova Sonic has no cancel: audio of the interrupted reply that still arrives is dropped. */
   cancelResponse(): void {
-    if (this.response) this.response.cancelled = true;
+    this.response.cancel();
   }
 
   truncate(itemId: string, audioEndMs: number): void {
@@ -288,7 +281,7 @@ export class NovaSonicSession implements ModelSession {
   /** Before the connection limit: the same agent on a fresh stream with the history (no cue: nothing was asked). */
   private renew(): void {
     if (this.closed || !this.agent) return;
-    if (this.response || this.unanswered.size > 0) {
+    if (this.response.current || this.unanswered.size > 0) {
       this.renewal = this.options.clock.setTimer(5_000, () => this.renew());
       return;
     }
@@ -398,29 +391,18 @@ export class NovaSonicSession implements ModelSession {
       this.history.agentText(itemId, block.text.trim());
       this.events.emit('transcript', 'agent', block.text.trim(), itemId);
     }
-    if (block?.type === 'AUDIO' || c.type === 'AUDIO') this.end(this.response?.cancelled || c.stopReason === 'INTERRUPTED' ? 'cancelled' : 'completed');
+    if (block?.type === 'AUDIO' || c.type === 'AUDIO') this.response.finish(this.response.current?.cancelled || c.stopReason === 'INTERRUPTED' ? 'cancelled' : 'completed');
     if (block?.type === 'TOOL' || c.type === 'TOOL') this.flushCalls();
   }
 
   private lastItemId: string | null = null;
 
   private begin(): OpenResponse {
-    if (this.response) return this.response;
+    if (this.response.current) return this.response.current;
     this.continuesAlone = false;
-    this.response = { id: `nova_resp_${++this.counter}`, itemId: `nova_item_${this.counter}`, spoke: false, cancelled: false };
-    this.lastItemId = this.response.itemId;
-    this.events.emit('responseStarted', this.response.id);
-    return this.response;
-  }
-
-  private end(status: string): void {
-    const response = this.response;
-    if (!response) return;
-    this.response = null;
-    if (response.spoke) this.events.emit('audioDone', response.itemId);
-    const usage = this.usage;
-    this.usage = null;
-    this.events.emit('responseDone', { responseId: response.id, status, usage });
+    const response = this.response.start(++this.counter);
+    this.lastItemId = response.itemId;
+    return response;
   }
 
   /** The tool block ended: its calls belong to the open response, which ends with them (the model waits for the results). */
@@ -435,12 +417,12 @@ export class NovaSonicSession implements ModelSession {
       this.history.toolCall(call.callId, call.name, call.arguments, agent);
     }
     for (const call of calls) this.events.emit('functionCall', call);
-    this.end(response.cancelled ? 'cancelled' : 'completed');
+    this.response.finish(response.cancelled ? 'cancelled' : 'completed');
   }
 
   private onInterrupted(): void {
-    if (this.response?.cancelled) return;
-    if (this.response) this.response.cancelled = true;
+    if (this.response.current?.cancelled) return;
+    this.response.cancel();
     this.events.emit('callerSpeechStarted');
   }
 
@@ -462,8 +444,7 @@ export class NovaSonicSession implements ModelSession {
       output_text_tokens: outText,
       output_audio_tokens: outAudio,
     };
-    if (!this.usage) this.usage = add;
-    else for (const key of Object.keys(add) as (keyof Usage)[]) this.usage[key] += add[key];
+    this.response.addUsage(add);
   }
 }
 
