@@ -250,7 +250,7 @@ export class TextEpisode {
   }
 
   private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {
-    const text = isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
+    const text = sayText(action);
     if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
     this.speak('agent', text);
     const callerSaid = await this.hear(() => this.spec.caller.reply(text));
@@ -280,12 +280,12 @@ export class TextEpisode {
     this.closing = null;
     if (action.name !== SAY_TO_CALLER && closing.tools) {
       const outcome = this.dispatch(action);
-      const transferred = this.closingReason() === 'human_transfer';
+      // end_call has ended it already; a transfer made in the grace ends it as a transfer.
+      this.end(this.closingReason() ?? closing.reason);
       this.closing = null;
-      this.end(transferred ? 'human_transfer' : closing.reason);
       return outcome;
     }
-    const text = action.name === SAY_TO_CALLER && isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
+    const text = action.name === SAY_TO_CALLER ? sayText(action) : '';
     if (text) this.speak('agent', text);
     this.end(closing.reason);
     const output = text ? { ok: true, data: { caller_said: null, caller_hung_up: closing.reason === 'caller_hangup' } } : envelopeRefusal('CALL_ENDED');
@@ -389,4 +389,9 @@ export class TextEpisode {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The words of a say_to_caller action, trimmed; empty when it carries none. */
+function sayText(action: EpisodeAction): string {
+  return isPlainObject(action.arguments) && typeof action.arguments.text === 'string' ? action.arguments.text.trim() : '';
 }
