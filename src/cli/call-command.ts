@@ -9,7 +9,7 @@ import { CALLER_FLAG_OPTIONS, CALLER_USAGE, callerSettingsFrom, callerSinkOf } f
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
-const USAGE = `usage: mivas call --url ws://HOST:PORT/ --task ID [--pack P] [--id CALL_ID] [--say TEXT] [--user U --pass P] [--fast] [--timeout-s 300]
+export const USAGE = `usage: mivas call --url ws://HOST:PORT/ --task ID [--pack P] [--id CALL_ID] [--say TEXT] [--user U --pass P] [--fast] [--timeout-s 300]
                   [--caller scripted|llm|external|replay] [caller flags below]
 Dials one call as the local caller; the server's harness does the rest. With --caller scripted and
 no --task it says --say (or a plain hello) and waits; every other caller is built from the task

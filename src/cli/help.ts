@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { USAGE as BLUEJAY } from './bluejay-command.ts';
+import { USAGE as CALL } from './call-command.ts';
 import { USAGE as CHECK } from './check-command.ts';
 import { USAGE as PACKS } from './packs-command.ts';
+import { USAGE as PLAY } from './play-command.ts';
 import { USAGE as REPORT } from './report-command.ts';
+import { USAGE as RUN } from './run-command.ts';
 import { USAGE as SCORE } from './score-command.ts';
 import { USAGE as SERVE } from './serve-command.ts';
 import { USAGE as TASKS_DIFF } from './tasks-diff.ts';
@@ -31,7 +34,13 @@ Replays each task's reference route through the conversation engine and writes e
 when the replay matched the task; exits 1 when any task could not be locked.`;
 
 /** Help text by command, and by "command subcommand" where subcommands differ. */
+const TASKS = 'usage: mivas tasks lock|list|validate|diff [--pack P] (mivas tasks <sub> --help for each)';
+
 const HELP: Readonly<Record<string, string>> = {
+  run: RUN,
+  call: CALL,
+  play: PLAY,
+  tasks: TASKS,
   serve: SERVE,
   probe: PROBE,
   preflight: PREFLIGHT,

@@ -46,7 +46,7 @@ const tasksCommand: Command = async (argv, io) => {
   if (sub === 'list') return tasksListCommand(rest, io);
   if (sub === 'validate') return tasksValidateCommand(rest, io);
   if (sub === 'diff') return tasksDiffCommand(rest, io);
-  return failWith(io, 'USAGE', 'usage: mivas tasks lock|list|validate|diff [--pack P]');
+  return failWith(io, 'USAGE', helpOf('tasks', undefined) ?? 'usage: mivas tasks');
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {

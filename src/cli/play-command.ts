@@ -9,7 +9,7 @@ import { configFromFlags } from './config-flags.ts';
 import { failWith, type Command } from './io.ts';
 import { episodeDatabases, putSnapshot } from './text-run.ts';
 
-const USAGE = `usage: mivas play --pack P --task T [--caller scripted] [--handoff native|soft] [--max-turns 60]
+export const USAGE = `usage: mivas play --pack P --task T [--caller scripted] [--handoff native|soft] [--max-turns 60]
 
 You play the agent of one text episode in the terminal. Type what to say to the caller, or
   /<tool> {json arguments}   call a tool of the active desk (e.g. /transfer_to_coverage {})

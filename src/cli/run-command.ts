@@ -17,7 +17,7 @@ import { runTextEpisodes } from './text-run.ts';
 import { EXIT_INTERRUPTED, watchInterrupt } from './interrupt.ts';
 import { voidsOfRun } from './rerun-voids.ts';
 
-const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
+export const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
                  [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [--rerun-voids RUN] [caller flags below]
        mivas run --mode text --pack P --harness text/scripted|text/noop|text/openai-chat [--caller scripted] [--handoff native|soft] [--trials 5] [--concurrency N] [--task ID]...
 

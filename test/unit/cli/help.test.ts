@@ -11,7 +11,7 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
 }
 
 describe('the CLI surface (issue 15)', () => {
-  it.each([['serve'], ['probe'], ['preflight'], ['bluejay'], ['packs', 'generate'], ['packs', 'pronounce'], ['tasks', 'list'], ['tasks', 'lock'], ['tasks', 'validate'], ['tasks', 'diff'], ['score'], ['report'], ['check']])('%s %s --help: usage on stdout, exit 0', async (...command) => {
+  it.each([['run'], ['call'], ['play'], ['tasks'], ['serve'], ['probe'], ['preflight'], ['bluejay'], ['packs', 'generate'], ['packs', 'pronounce'], ['tasks', 'list'], ['tasks', 'lock'], ['tasks', 'validate'], ['tasks', 'diff'], ['score'], ['report'], ['check']])('%s %s --help: usage on stdout, exit 0', async (...command) => {
     const { code, out, err } = await cli([...command.filter(Boolean), '--help']);
     expect([code, err]).toEqual([0, '']);
     expect(out).toMatch(new RegExp(`usage:[\\s\\S]*mivas ${command[0]}`));
