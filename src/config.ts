@@ -33,7 +33,7 @@ const httpUrl = z
   .transform((v) => v.replace(/\/+$/, ''));
 
 /**
- * Every environment variable mivas reads (style rule 9: the only reader of process.env).
+ * Every environment variable mivas reads (architecture.md convention 9: the only reader of process.env).
  * `.env.example` lists the same names; a test keeps the two equal.
  */
 /** The `llm` caller's chat endpoint when MIVAS_CALLER_BASE_URL is unset. */

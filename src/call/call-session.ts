@@ -28,7 +28,7 @@ export interface CallLimits {
   readonly fast: boolean;
 }
 
-/** What a call needs from the app (style rule 11). */
+/** What a call needs from the app (architecture.md convention 11). */
 export interface CallContext {
   readonly clock: Clock;
   readonly ids: IdSource;
@@ -41,7 +41,7 @@ export interface CallContext {
   /** Where the call's recording streams to disk as it grows (`<dir>/<call_id>.wav`); absent: it is held in memory. */
   readonly recordingsDir?: string;
   readonly harness: string;
-  /** Prices the call's usage on its model at hangup; no provider names here (style rule 2). */
+  /** Prices the call's usage on its model at hangup; no provider names here (architecture.md convention 2). */
   readonly estimateCost: CostEstimator;
   /** Telemetry and the Bluejay link, attached by the app; the call only reports to it. */
   readonly observer?: CallObserver;
@@ -151,7 +151,7 @@ export class CallSession {
   }
 
   /**
-   * A tool call from an external harness over HTTP (DESIGN.md §16): dispatched by this call's
+   * A tool call from an external harness over HTTP (architecture.md §16): dispatched by this call's
    * conversation like the model's own, recorded with origin `http`, its effect applied here.
    * Null once the call has ended or before its conversation exists.
    */

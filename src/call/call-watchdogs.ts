@@ -15,7 +15,7 @@ export interface WatchdogHost {
 }
 
 /**
- * The call's timers (DESIGN.md §10, wire.md §1.10): the maximum duration, the inbound-silence
+ * The call's timers (architecture.md §10, wire.md §1.10): the maximum duration, the inbound-silence
  * watchdog, pings every interval (a peer silent until the next ping is dropped as a caller
  * hangup), and the cap on waiting for a farewell. All on the injected clock, all cancelled at once.
  */

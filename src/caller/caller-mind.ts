@@ -21,7 +21,7 @@ export interface CallerTurn {
 }
 
 /**
- * The caller's mind, in text (DESIGN.md §17): what it says first, and what it answers to each
+ * The caller's mind, in text (architecture.md §17): what it says first, and what it answers to each
  * agent utterance. Voice mode wraps a mind with ears (transcription) and a mouth (speech); text
  * episodes use it as is. Kinds: `scripted` (the opening line, then silence), `llm` (a digital
  * human built from the task), `external` (turns supplied from outside), `replay` (a recorded call's caller lines re-spoken).

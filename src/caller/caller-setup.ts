@@ -14,7 +14,7 @@ import { espeakMouth, speechEndpointMouth, voiceFor, type Mouth } from './mouth.
 import { ExternalMind, ReplayMind, type ExternalTurns } from './other-minds.ts';
 import { callerScriptOf } from '../packs/index.ts';
 
-/** The caller kinds of `--caller` (DESIGN.md §17). */
+/** The caller kinds of `--caller` (architecture.md §17). */
 export const CALLER_KINDS = ['scripted', 'llm', 'external', 'replay'] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
 
@@ -113,7 +113,7 @@ export function prepareCaller(settings: CallerSettings, task: Task, trial: numbe
   const ears = settings.kind === 'scripted' || !settings.ears ? null : transcriptionEars({ endpoint: settings.ears.endpoint, model: settings.ears.model, clock, cache: settings.cache, log });
   const mouth = mouthOf(settings.mouth, script.persona, seed, clock, log);
   const condition = settings.conditionFor?.(task, seed) ?? null;
-  // The scripted caller never hangs up first (DESIGN.md §12): no silence cap.
+  // The scripted caller never hangs up first (architecture.md §12): no silence cap.
   const limits = settings.kind === 'scripted' ? { ...settings.limits, agentSilenceMs: Number.POSITIVE_INFINITY } : settings.limits;
   return {
     mind,

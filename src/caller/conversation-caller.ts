@@ -64,7 +64,7 @@ function basicHeader(auth: { user: string; pass: string }): string {
 }
 
 /**
- * A caller that converses (DESIGN.md §17): it dials like the local caller, collects each agent
+ * A caller that converses (architecture.md §17): it dials like the local caller, collects each agent
  * utterance between the server's `speech.started` and `speech.completed`, hears it with its ears,
  * asks its mind for the answer and speaks it with its mouth. Turns are handled one at a time in
  * order, so the same agent gets the same caller however fast each side is. It never talks over

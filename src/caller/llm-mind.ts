@@ -35,7 +35,7 @@ export interface LlmMindOptions {
 }
 
 /**
- * The `llm` caller (DESIGN.md §17): a digital human built from the task JSON on any
+ * The `llm` caller (architecture.md §17): a digital human built from the task JSON on any
  * OpenAI-compatible chat endpoint, temperature 0 and a fixed seed. The opening line is the
  * task's, said without asking the model; each later turn asks the model which scripted line
  * applies (pins and closing lines are then said verbatim from the task) or for a short line of

@@ -29,7 +29,7 @@ export interface RunPlan {
   readonly stopRequested?: () => boolean;
   readonly callTimeoutMs: number;
   /**
-   * The conversational caller of DESIGN.md §17 (any kind); absent: the plain local caller
+   * The conversational caller of architecture.md §17 (any kind); absent: the plain local caller
    * (`dialCall`), which says the opening line and waits.
    */
   readonly caller?: CallerSettings;

@@ -1,6 +1,6 @@
 import { exitCodeOf, type CliErrorCode } from '../core/index.ts';
 
-/** What a command may touch: output streams and the environment (style rule 11). */
+/** What a command may touch: output streams and the environment (architecture.md convention 11). */
 export interface CliIO {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
@@ -12,7 +12,7 @@ export interface CliIO {
   readonly signals?: { on(event: 'SIGINT', listener: () => void): unknown; off(event: 'SIGINT', listener: () => void): unknown };
 }
 
-/** A subcommand: parses its own arguments and returns an exit code (DESIGN.md §14). */
+/** A subcommand: parses its own arguments and returns an exit code (architecture.md §14). */
 export type Command = (argv: readonly string[], io: CliIO) => Promise<number>;
 
 /** Prints a command-line problem to stderr and returns the exit status the error catalog gives its code. */

@@ -82,7 +82,7 @@ function failureMessage(result: ProbeResult): string {
   return `close code ${result.close_code ?? 'none'} instead of 1000 (${result.url})`;
 }
 
-/** `mivas probe URL`: the 101 health probe (DESIGN.md §3), with TLS, upgrade and round-trip time. */
+/** `mivas probe URL`: the 101 health probe (architecture.md §3), with TLS, upgrade and round-trip time. */
 export const probeCommand: Command = async (argv, io) => {
   const { values, positionals } = parseArgs({
     args: [...argv],

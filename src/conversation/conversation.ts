@@ -48,7 +48,7 @@ export class ConversationClosedError extends Error {}
 /**
  * One conversation (a voice call, an offline replay, a text episode): it owns its database (a
  * fresh template copy, refused when the id already has one), the active agent, the timeline and
- * dispatch, the only place a tool call is decided (DESIGN.md §7, §16). Dispatch never throws
+ * dispatch, the only place a tool call is decided (architecture.md §7, §16). Dispatch never throws
  * for anything the caller sent; it returns the call's effect for the context's applier.
  */
 export class Conversation {

@@ -61,7 +61,7 @@ function endReasonOf(results: readonly DispatchResult[]): EndReason {
 }
 
 /**
- * The offline applier (DESIGN.md §16): replays actions through a real conversation, as a model
+ * The offline applier (architecture.md §16): replays actions through a real conversation, as a model
  * would make them live, for task lock, validation, mutants and test fixtures. Hops are the
  * declared handoff tools (an undeclared one is refused by the engine), calls resolve their
  * matchers and carried values as the scripted harness does.

@@ -1,6 +1,6 @@
 import { EXIT } from './errors.ts';
 
-/** An exit status of the scheme every command shares (DESIGN.md §14). */
+/** An exit status of the scheme every command shares (architecture.md §14). */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** One declared error code: what it means and how it reaches whoever sees it. */
@@ -11,7 +11,7 @@ export interface ErrorSpec {
   readonly status?: number;
   /** The process exit status when a command fails with it. */
   readonly exit?: ExitCode;
-  /** The fixed sentence a model or caller may hear: tool-envelope codes only (style rule 8). */
+  /** The fixed sentence a model or caller may hear: tool-envelope codes only (architecture.md convention 8). */
   readonly safe_message?: string;
   /** Tool-envelope codes: whether the model can put it right later in the same call. */
   readonly recoverable?: boolean;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
-/** Call ids name files and S3 keys, so nothing else may reach a path (DESIGN.md §4). */
+/** Call ids name files and S3 keys, so nothing else may reach a path (architecture.md §4). */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Source of identifiers; injected so tests can make ids repeatable. */

@@ -2,7 +2,7 @@ import { callerSeed, CallerLog, chatClient, LlmMind, ScriptedMind, type CallerMi
 import { systemClock, type Clock } from '../core/index.ts';
 import { callerScriptOf, type Pack, type Task } from '../packs/index.ts';
 
-/** What an episode asks for when it needs a caller (DESIGN.md §17). */
+/** What an episode asks for when it needs a caller (architecture.md §17). */
 export interface CallerRequest {
   readonly pack: Pack;
   readonly task: Task;

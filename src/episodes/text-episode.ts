@@ -12,7 +12,7 @@ import { scoreParts, textSnapshotParts } from './text-snapshot.ts';
 /** Raised when an episode cannot do what was asked; the code is the catalog's (EPISODE_ENDED, EPISODE_INVALID). */
 export class EpisodeError extends MivasError {}
 
-/** How one text episode is opened (DESIGN.md §18). */
+/** How one text episode is opened (architecture.md §18). */
 export interface EpisodeSpec {
   readonly pack: Pack;
   readonly task: Task;
@@ -101,7 +101,7 @@ function utteranceMs(text: string): number {
 }
 
 /**
- * One text episode (DESIGN.md §18): a conversation through the one engine, played in text. The
+ * One text episode (architecture.md §18): a conversation through the one engine, played in text. The
  * policy acts with tool calls; `say_to_caller` is answered by the caller's mind and recorded as
  * speech (never as a tool), every other name goes to `Conversation.dispatch` exactly as a voice
  * call's would, so ownership, edges and session tools behave the same. The episode keeps its own

@@ -3,7 +3,7 @@ import type { Blueprint, BlueprintAgent } from './schema.ts';
 import { HUMAN_TRANSFER, humanTransferDefinition } from './human-transfer.ts';
 import type { ToolDefinition } from './tool-kit.ts';
 
-/** How the runtime treats a tool; taken from the blueprint flags alone (DESIGN.md §6). */
+/** How the runtime treats a tool; taken from the blueprint flags alone (architecture.md §6). */
 export type ToolKind = 'industry' | 'handoff' | 'session';
 
 /** A JSON Schema object as generated from zod. */

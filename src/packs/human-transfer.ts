@@ -7,7 +7,7 @@ import { escalations } from './session-tables.ts';
 import { defineTool, ok, type ToolDefinition } from './tool-kit.ts';
 
 /**
- * The runtime's human transfer (DESIGN.md §7): declared here once, like end_call, and offered to
+ * The runtime's human transfer (architecture.md §7): declared here once, like end_call, and offered to
  * every agent whose blueprint entry lists `{ "name": "transfer_to_human", "session": true }`. The
  * pack supplies only its vocabulary (blueprint.json `human_transfer.reasons`: code → when and
  * script). Unlike end_call it is dispatched: the executor runs it, it writes the call's one

@@ -5,7 +5,7 @@ import type { PackClock, PackClockSpec } from './pack-clock.ts';
 /** The drizzle handle a tool receives: the call's own SQLite file. */
 export type PackDb = BetterSQLite3Database<Record<string, never>>;
 
-/** What a pack tool may see: the call database, the call and the pack clock (style rule 11). */
+/** What a pack tool may see: the call database, the call and the pack clock (architecture.md convention 11). */
 export interface ToolContext {
   readonly db: PackDb;
   readonly call: { readonly callId: string; readonly agent: string };

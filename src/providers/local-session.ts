@@ -11,7 +11,7 @@ const CHUNK_BYTES = 3_200;
 /**
  * Shared machinery of the keyless harnesses (`scripted`, `noop`): a model session that speaks
  * synthesized text and makes function calls, at 16 kHz both ways, taking turns from the caller's
- * CHIRP speech events (DESIGN.md §12).
+ * CHIRP speech events (architecture.md §12).
  */
 export abstract class LocalModelSession implements ModelSession {
   readonly events = new TypedEmitter<ModelSessionEvents>();

@@ -71,7 +71,7 @@ export type ModelSessionEvents = {
 };
 
 /**
- * The one seam between a call and the model under test (DESIGN.md: Harness). It carries audio,
+ * The one seam between a call and the model under test (docs/architecture.md, "Words used throughout"). It carries audio,
  * applies agent switches natively and owns no policy, prices or schema. The call's turn driver
  * decides when to create responses, answers tool calls and applies handoffs.
  */

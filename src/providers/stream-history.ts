@@ -1,6 +1,6 @@
 /**
  * The conversation as text, kept by the harnesses that open a new model stream per specialist
- * (Gemini Live, Nova Sonic; DESIGN.md §19). At a handoff the next specialist's stream is seeded
+ * (Gemini Live, Nova Sonic; architecture.md §19). At a handoff the next specialist's stream is seeded
  * with it: what the caller said and what the agent said (only as much as the caller heard), and
  * every tool call with its result, written out as text. Audio is never replayed.
  */

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { HarnessSessions } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
 
-/** Everything the app needs, built once in main or a test (style rule 11). */
+/** Everything the app needs, built once in main or a test (architecture.md convention 11). */
 export interface AppContext {
   readonly config: Config;
   readonly version: string;

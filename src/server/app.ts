@@ -36,7 +36,7 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
 /**
  * Refuses new calls (503 with Retry-After), waits for live and reserved calls to finish up to
  * MIVAS_DRAIN_S on the injected clock (or until `cut` resolves: the operator's second Ctrl-C),
- * then ends the rest with `drain_deadline` (DESIGN.md §10) and waits for their snapshots to be stored.
+ * then ends the rest with `drain_deadline` (architecture.md §10) and waits for their snapshots to be stored.
  */
 export async function drainCalls(ctx: AppContext, cut?: Promise<void>): Promise<void> {
   ctx.registry.startDraining();
@@ -82,7 +82,7 @@ function mapError(error: FastifyError): HttpProblem {
   return status === 500 ? httpProblem('INTERNAL_ERROR', 'internal error') : { ...httpProblem('BAD_REQUEST', error.message), status };
 }
 
-/** Builds the Fastify app without listening (style rule 14). */
+/** Builds the Fastify app without listening (architecture.md convention 14). */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const timeoutMs = ctx.config.httpTimeoutMs;
   const app = Fastify({

@@ -17,7 +17,7 @@ export function basicAuthMatches(header: string | undefined, user: string, pass:
   return m !== null && decoded.includes(':') && userOk && passOk;
 }
 
-/** An onRequest hook that answers 401 with a Basic challenge, before any upgrade (DESIGN.md §2). */
+/** An onRequest hook that answers 401 with a Basic challenge, before any upgrade (architecture.md §2). */
 export function basicAuthHook(credentials: { user: string; pass: string } | null) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (!credentials) return;

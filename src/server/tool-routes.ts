@@ -79,7 +79,7 @@ function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, 
   return reply.send(conversation.dispatch({ ...dispatch, origin: 'http' }).output);
 }
 
-/** Tool and state routes for an external harness (DESIGN.md §1, §16), behind their own bearer token. */
+/** Tool and state routes for an external harness (architecture.md §1, §16), behind their own bearer token. */
 export async function toolRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.addHook('onRequest', toolsGate(ctx.config.toolsToken));
   app.post<{ Params: { name: string } }>('/tools/:name', async (request, reply) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * `<pack>/<call_id>.caller.json`: the caller's side of a call dialed by mivas's own caller
- * (DESIGN.md §17, docs/caller.md). The server cannot see the caller's mind, so the run command
+ * (architecture.md §17, docs/caller.md). The server cannot see the caller's mind, so the run command
  * writes this part next to the server's snapshot, keyed by the same call id: what the caller
  * heard and said (joined to the timeline by utterance id), every model request and reply, the
  * audio condition it rendered, and its own usage and cost, kept apart from the agent's. Optional:

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The snapshot contract (DESIGN.md "Snapshot contract"): the server writes every file through
+ * The snapshot contract (docs/architecture.md, "The snapshot contract"): the server writes every file through
  * these schemas and the scorer reads through them. Keys are snake_case on disk and in memory:
  * the timeline is built directly in its wire form so there is one representation, not two.
  */

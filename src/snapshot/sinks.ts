@@ -2,7 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } 
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
-/** Where finished snapshots land: a local directory or an S3 prefix (DESIGN.md §9). */
+/** Where finished snapshots land: a local directory or an S3 prefix (architecture.md §9). */
 export interface SnapshotSink {
   /** Human-readable root, e.g. `./data/snapshots` or `s3://bucket/prefix`. */
   readonly root: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENVELOPE_ERROR_CODES, envelopeRefusal, type EnvelopeErrorCode } from '../core/index.ts';
 
-/** The one response envelope every tool returns, end_call included (DESIGN.md §6). */
+/** The one response envelope every tool returns, end_call included (architecture.md §6). */
 export const envelopeSchema = z
   .object({
     ok: z.boolean(),

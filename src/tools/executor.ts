@@ -52,7 +52,7 @@ function packEnvelope(pack: Pack, result: ToolResult<unknown>, tool: CatalogTool
 
 /**
  * Runs one dispatchable tool (an industry tool or the human-transfer tool) for `agent`. Never
- * throws: every outcome, including a pack bug, is an envelope (DESIGN.md §6).
+ * throws: every outcome, including a pack bug, is an envelope (architecture.md §6).
  */
 export function executeTool(ctx: ExecutorContext, agent: string, tool: CatalogTool, rawArguments: unknown): ToolExecution {
   const started = ctx.nowMs();

@@ -18,7 +18,7 @@ const HTTP_RUNS = 150;
 const PACKS_DIR = join(import.meta.dirname, '../../packs');
 const ENVELOPE_KEYS = new Set(['ok', 'data', 'error_code', 'safe_message']);
 
-/** The declared sentence of an error code: the pack's catalog, then the runtime's (style rule 8). */
+/** The declared sentence of an error code: the pack's catalog, then the runtime's (architecture.md convention 8). */
 function declaredMessage(pack: Pack, code: string): string | undefined {
   return pack.module.errorCodes[code]?.safe_message ?? (RUNTIME_ERROR_CODES as Record<string, { safe_message: string } | undefined>)[code]?.safe_message;
 }

@@ -8,7 +8,7 @@ const RETRY_MS = 3_000;
 const END_CALL: ResponsePart = { call: { name: 'end_call', args: { reason: 'caller_done' } } };
 
 /**
- * One call on the injected clock (DESIGN.md §13) where the stand-in ignores every response.create
+ * One call on the injected clock (architecture.md §13) where the stand-in ignores every response.create
  * before `answerAttempt` (null: all of them). Each ignored nudge is followed by exactly one retry
  * delay on the clock; the answer carries greeting audio plus end_call so that awaiting its output
  * proves the server has taken the audio before the clock moves on. That audio is also the goodbye,

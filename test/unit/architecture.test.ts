@@ -6,7 +6,7 @@ import architecture from '../../architecture.json' with { type: 'json' };
 const SRC = resolve(import.meta.dirname, '../../src');
 
 /**
- * Folders each src folder may import (DESIGN.md data flow; style.md house rule 1). The same table
+ * Folders each src folder may import (docs/architecture.md, convention 1). The same table
  * drives eslint.config.js (import-x/no-restricted-paths), which also keeps every folder's public
  * surface to its index.ts; this test is the resolver-free backing check of direction and cycles.
  */

@@ -69,7 +69,7 @@ interface SpeechJob {
 }
 
 /**
- * The cascaded baseline (DESIGN.md §19, native graph): the caller's audio is cut into turns by an
+ * The cascaded baseline (architecture.md §19, native graph): the caller's audio is cut into turns by an
  * energy VAD with endpointing (and, unless turned off, the caller's CHIRP speech events), each turn
  * is transcribed by `/audio/transcriptions`, answered by a streamed `/chat/completions` with the
  * active agent's tools, and spoken sentence by sentence by `/audio/speech` as PCM. A handoff swaps

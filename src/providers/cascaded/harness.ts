@@ -21,7 +21,7 @@ export function cascadedTargets(settings: ProviderSettings): CascadedTargets {
   };
 }
 
-/** `cascaded`: STT → LLM → TTS on OpenAI-compatible endpoints, the graph hosted natively (DESIGN.md §19). */
+/** `cascaded`: STT → LLM → TTS on OpenAI-compatible endpoints, the graph hosted natively (architecture.md §19). */
 export function cascadedHarness(settings: ProviderSettings, clock: Clock): HarnessFactory {
   const targets = cascadedTargets(settings);
   return {

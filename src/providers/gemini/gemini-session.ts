@@ -93,7 +93,7 @@ class LiveStream {
 }
 
 /**
- * Gemini Live (DESIGN.md §19, a new stream per specialist): one BidiGenerateContent WebSocket per
+ * Gemini Live (architecture.md §19, a new stream per specialist): one BidiGenerateContent WebSocket per
  * agent. Instructions and tools are fixed per session, so a handoff opens the next agent's stream
  * at once, seeds it with the conversation so far as text (`clientContent`, tool calls and results
  * included, audio never replayed), then sends a short realtime text cue so it speaks; the old

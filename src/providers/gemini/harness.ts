@@ -14,7 +14,7 @@ export function geminiOptions(settings: ProviderSettings): GeminiOptions {
   return { url: `${g.baseUrl}${GEMINI_LIVE_PATH}?key=${encodeURIComponent(g.apiKey)}`, apiKey: g.apiKey, model: g.model, voice: g.voice, silenceMs: g.silenceMs };
 }
 
-/** `google/gemini-live`: the Live API, a new stream per specialist seeded with the history as text (DESIGN.md §19). */
+/** `google/gemini-live`: the Live API, a new stream per specialist seeded with the history as text (architecture.md §19). */
 export function geminiLiveHarness(settings: ProviderSettings): HarnessFactory {
   const options = geminiOptions(settings);
   return {

@@ -6,7 +6,7 @@ import { bedrockTransport, type NovaTransport } from './transport.ts';
 
 /**
  * `aws/nova-sonic`: Amazon Nova Sonic through Bedrock's bidirectional stream, a new stream per
- * specialist (DESIGN.md §19). AWS credentials are the SDK's own (environment, profile, role):
+ * specialist (architecture.md §19). AWS credentials are the SDK's own (environment, profile, role):
  * they are not checked at boot, so a missing one shows as the call's provider_error.
  */
 export function novaSonicHarness(settings: ProviderSettings, clock: Clock, transport?: NovaTransport): HarnessFactory {

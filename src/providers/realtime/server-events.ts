@@ -83,7 +83,7 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(serverEventSchema.options.map((
 /**
  * One server frame, parsed: `known` (an event the session acts on), `other` (a well-formed event
  * that only goes to the log), or `invalid` (not JSON, no type, or a known type with a bad shape).
- * Never throws, so a new provider event cannot break a live call (style rule 5).
+ * Never throws, so a new provider event cannot break a live call (architecture.md convention 5).
  */
 export type ParsedServerEvent =
   | { readonly kind: 'known'; readonly event: ServerEvent }

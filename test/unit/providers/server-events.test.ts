@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseServerEvent, usageFromProvider } from '../../../src/providers/index.ts';
 
-describe('parseServerEvent (style rule 5: a tagged result, never a throw)', () => {
+describe('parseServerEvent (architecture.md convention 5: a tagged result, never a throw)', () => {
   it('parses the GA events the session acts on', () => {
     expect(parseServerEvent(JSON.stringify({ type: 'response.output_audio.delta', item_id: 'i1', delta: 'AAA=', response_id: 'r', extra: 1 }))).toEqual({
       kind: 'known',
