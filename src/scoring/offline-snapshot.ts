@@ -1,7 +1,6 @@
 import { addSpeech, OFFLINE_FIRST_ACTION_MS, openOfflineTimeline, type OfflineOptions } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { emptyUsage, type EndReason, type FinalState, type Summary, type TimelineEvent, type TimelineEventInput } from '../snapshot/index.ts';
-import type { ToolExecution } from '../tools/index.ts';
 import type { LoadedSnapshot } from './sources.ts';
 
 /**
@@ -47,26 +46,6 @@ export function syntheticTimeline(steps: readonly SyntheticStep[], options: Synt
   });
   if (!options.omitEnd) timeline.add({ type: 'call.ended', end_reason: options.endReason ?? 'agent_end_call', close_code: options.closeCode ?? 1000 }, options.endAtMs ?? Math.max(60_000, atMs));
   return [...timeline.events()];
-}
-
-/** A hand-written tool-event step (a scorer test's evidence) from execution fields. */
-export function toolStep(execution: Pick<ToolExecution, 'name' | 'agent' | 'arguments' | 'canonicalArguments' | 'output' | 'executed' | 'refusal' | 'internalFault' | 'durationMs'>, kind: 'industry' | 'handoff' | 'session'): SyntheticStep {
-  return {
-    kind: 'tool',
-    event: {
-      kind,
-      name: execution.name,
-      agent: execution.agent,
-      tool_call_id: null,
-      arguments: execution.arguments,
-      canonical_arguments: execution.canonicalArguments,
-      output: { ...execution.output },
-      duration_ms: execution.durationMs,
-      executed: execution.executed,
-      refusal: execution.refusal,
-      internal_fault: execution.internalFault,
-    },
-  };
 }
 
 /** A summary consistent with a synthetic timeline; fields can be overridden. */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import { ENVELOPE_ERROR_CODES } from '../core/index.ts';
 import { agentOwnsTool, END_CALL, taskSchema, type ExpectedCall, type Pack, type Task } from '../packs/index.ts';
-import { RUNTIME_ERROR_CODES } from '../tools/index.ts';
 import { isProseField } from './matchers.ts';
 import { shortestRoutes } from './route-search.ts';
 import { toolShapes } from './verdict.ts';
@@ -53,7 +53,7 @@ function checkOutput(pack: Pack, call: ExpectedCall, where: string): string[] {
   const out = call.output;
   if (!out) return [];
   const problems: string[] = [];
-  if (out.error_code && !(out.error_code in pack.module.errorCodes) && !(out.error_code in RUNTIME_ERROR_CODES)) problems.push(`${where}: error_code ${out.error_code} is not catalogued`);
+  if (out.error_code && !(out.error_code in pack.module.errorCodes) && !(out.error_code in ENVELOPE_ERROR_CODES)) problems.push(`${where}: error_code ${out.error_code} is not catalogued`);
   const fields = outputFields(pack, call.name);
   if (out.ok && out.data && fields) for (const key of Object.keys(out.data)) if (!fields.has(key)) problems.push(`${where}: output field ${key} is not returned by the tool`);
   return problems;

@@ -93,4 +93,15 @@ describe('dependency direction', () => {
       expect(text, file).not.toMatch(/from '(openai|ws|fastify)[^']*'/);
     }
   });
+
+  it("states each folder's allowed imports in its README exactly as architecture.json lists them", () => {
+    const mismatches: string[] = [];
+    for (const [folder, allowed] of Object.entries(ALLOWED)) {
+      const readme = readFileSync(join(SRC, folder, 'README.md'), 'utf8');
+      const line = /^Imports: (.*)$/m.exec(readme)?.[1] ?? '';
+      const named = line.startsWith('anything') ? ['*'] : [...line.replace(/\(.*\)/, '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
+      if ([...named].sort().join(',') !== [...allowed].sort().join(',')) mismatches.push(`${folder}: README says [${named.join(', ')}], architecture.json [${allowed.join(', ')}]`);
+    }
+    expect(mismatches).toEqual([]);
+  });
 });
