@@ -1,4 +1,4 @@
-import { EXIT } from './errors.ts';
+import { EXIT } from './exit-codes.ts';
 
 /** An exit status of the scheme every command shares (architecture.md §14). */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -18,6 +18,3 @@ export class ConfigError extends MivasError {}
 
 /** Pack files that do not satisfy the pack contract; names the file and field. */
 export class PackError extends MivasError {}
-
-/** The exit-code scheme shared by every command (architecture.md §14). */
-export const EXIT = { ok: 0, checkFailed: 1, incomplete: 2, usage: 3 } as const;

@@ -1,6 +1,7 @@
 export * from './clock.ts';
 export * from './ids.ts';
 export * from './errors.ts';
+export * from './exit-codes.ts';
 export * from './error-catalog.ts';
 export * from './error-docs.ts';
 export * from './hash.ts';
