@@ -122,11 +122,19 @@ describe('customer-support tasks', () => {
     for (const t of c3.filter((x) => x.metadata.difficulty !== 'easy')) expect(t.exp_tool_calls.some((c) => SERVICE_TOOLS.includes(c.name)), t.task_id).toBe(true);
   });
 
-  // About 17 s of CPU; on a shared two-core machine the wall time runs well past the 30 s default.
-  it('validates every task: unique shortest route, oracle replay, every mutant killed, every equivalent passing', { timeout: 300_000 }, () => {
+  // The release gate (`mivas tasks validate`, run by .ci/run on every pack) validates all 72 tasks;
+  // here the hardest task of each category (the longest route, so the most mutants) shows the
+  // validator holds on this pack's tools, at a twelfth of the cost.
+  it('validates the hardest task of each category: unique shortest route, oracle replay, every mutant killed, every equivalent passing', { timeout: 120_000 }, () => {
     const seedDb = dbs.create('validate_seed');
     const env = { pack, dbs, seed: dumpDatabase(seedDb.sqlite), columns: schemaColumnsOf(seedDb.sqlite) };
-    for (const task of tasks) {
+    const hardest = new Map<string, Task>();
+    for (const task of tasks.filter((t) => !t.variant_of)) {
+      const best = hardest.get(task.metadata.category);
+      if (!best || task.exp_tool_calls.length > best.exp_tool_calls.length) hardest.set(task.metadata.category, task);
+    }
+    expect(hardest.size).toBe(6);
+    for (const task of hardest.values()) {
       const r = validateTask(env, task);
       expect(r.problems, task.task_id).toEqual([]);
       expect(r.results.filter((x) => !x.ok).map((x) => `${x.kind} ${x.class}: ${x.description}`), task.task_id).toEqual([]);
