@@ -119,3 +119,13 @@ export class HostileEndpoint {
     res.destroy();
   }
 }
+
+/** What `work` rejects with, checked to be an instance of `type` (a test of a bound expects a failure). */
+export async function rejectionOf<E extends Error>(work: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+  const err = await work.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof type)) throw new Error(`expected a rejection with ${type.name}, got ${err === null ? 'a result' : String(err)}`);
+  return err;
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BluejayApiError, BluejayClient } from '../../../src/bluejay/index.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { HostileEndpoint } from '../../support/hostile-endpoint.ts';
+import { HostileEndpoint, rejectionOf } from '../../support/hostile-endpoint.ts';
 
 /** Issue 26: the Bluejay REST client is bounded like every outbound client (MIVAS_BLUEJAY_TIMEOUT_S, MIVAS_BLUEJAY_MAX_BODY_MB). */
 const CAP = 64 * 1024;
@@ -16,25 +16,16 @@ afterAll(async () => {
   await endpoint.close();
 });
 
-async function apiError(work: Promise<unknown>): Promise<BluejayApiError> {
-  const err = await work.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(BluejayApiError);
-  return err as BluejayApiError;
-}
-
 describe('the Bluejay client is bounded in time and size', () => {
   it('stops reading a flooding answer at the cap, and gives up on a hung one at the timeout (BLUEJAY_UNREACHABLE)', async () => {
     const client = (timeoutMs: number) => new BluejayClient({ apiUrl: endpoint.baseUrl, apiKey: 'bj-key', bounds: { timeoutMs, maxBodyBytes: CAP } });
     endpoint.next({ kind: 'flood', prefix: '{"results": ["' });
-    const flooded = await apiError(client(30_000).retrieveSimulationResults('run_1'));
+    const flooded = await rejectionOf(client(30_000).retrieveSimulationResults('run_1'), BluejayApiError);
     expect([flooded.code, flooded.message]).toEqual(['BLUEJAY_UNREACHABLE', expect.stringContaining(`over the ${CAP}-byte cap`)]);
     await endpoint.exchanges.at(-1)?.closed;
     expect(endpoint.exchanges.at(-1)?.written ?? Infinity).toBeLessThan(CAP + 32 * 1024 * 1024);
     endpoint.next({ kind: 'hang' });
-    const hung = await apiError(client(300).digitalHuman('dh_1'));
+    const hung = await rejectionOf(client(300).digitalHuman('dh_1'), BluejayApiError);
     expect([hung.code, hung.message]).toEqual(['BLUEJAY_UNREACHABLE', expect.stringContaining('did not finish within 300 ms')]);
   });
 

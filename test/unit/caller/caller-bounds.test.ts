@@ -4,7 +4,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { systemClock } from '../../../src/core/index.ts';
 import { configuredCallers, scriptedPolicy } from '../../../src/episodes/index.ts';
 import { episodePack, playEpisode, routedTask, type EpisodePack } from '../../support/episode-rig.ts';
-import { HostileEndpoint, type HostileExchange } from '../../support/hostile-endpoint.ts';
+import { HostileEndpoint, rejectionOf, type HostileExchange } from '../../support/hostile-endpoint.ts';
 
 /**
  * Issue 26: the `llm` caller's own endpoints (chat, transcription, speech) are bounded like the
@@ -32,14 +32,8 @@ afterAll(async () => {
 
 const settings = (timeoutMs = 30_000, maxBodyBytes = CAP) => ({ baseUrl: endpoint.baseUrl, apiKey: 'sk-caller', timeoutMs, maxBodyBytes });
 
-async function rejection(work: Promise<unknown>): Promise<string> {
-  const err = await work.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return (err as Error).message;
-}
+/** The message `work` rejects with. */
+const rejection = async (work: Promise<unknown>): Promise<string> => (await rejectionOf(work, Error)).message;
 
 /** The exchanges since `before`, each awaited until the client has gone. */
 async function since(before: number): Promise<HostileExchange[]> {

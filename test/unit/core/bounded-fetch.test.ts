@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedFetch, OutboundLimitError } from '../../../src/core/index.ts';
-import { FLOOD_LIMIT_BYTES, HostileEndpoint } from '../../support/hostile-endpoint.ts';
+import { FLOOD_LIMIT_BYTES, HostileEndpoint, rejectionOf } from '../../support/hostile-endpoint.ts';
 
 const CAP = 256 * 1024;
 const SLACK = 64 * 1024;
@@ -34,21 +34,12 @@ function countingFetch(): { fetch: typeof fetch; read: () => number } {
   return { fetch: counting, read: () => read };
 }
 
-async function failure(work: Promise<unknown>): Promise<OutboundLimitError> {
-  const err = await work.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OutboundLimitError);
-  return err as OutboundLimitError;
-}
-
 describe('boundedFetch: every outbound exchange has a deadline and a body cap', () => {
   it('stops reading a flooding answer just past the cap, closes the connection, and fails OUTBOUND_BODY_TOO_LARGE', async () => {
     endpoint.next({ kind: 'flood', prefix: '{"text": "' });
     const counter = countingFetch();
     const res = await boundedFetch({ timeoutMs: 30_000, maxBodyBytes: CAP }, counter.fetch)(`${endpoint.baseUrl}/audio/transcriptions`, { method: 'POST', body: '{}' });
-    const err = await failure(res.text());
+    const err = await rejectionOf(res.text(), OutboundLimitError);
     expect(err.code).toBe('OUTBOUND_BODY_TOO_LARGE');
     expect(err.message).toContain(`127.0.0.1:${endpoint.port}/v1/audio/transcriptions`);
     expect(counter.read()).toBeGreaterThan(CAP);
@@ -62,7 +53,7 @@ describe('boundedFetch: every outbound exchange has a deadline and a body cap', 
   it('refuses an answer whose Content-Length is over the cap before reading any of it', async () => {
     endpoint.next({ kind: 'declare' });
     const counter = countingFetch();
-    const err = await failure(boundedFetch({ timeoutMs: 30_000, maxBodyBytes: CAP }, counter.fetch)(`${endpoint.baseUrl}/x`, { method: 'POST', body: '{}' }));
+    const err = await rejectionOf(boundedFetch({ timeoutMs: 30_000, maxBodyBytes: CAP }, counter.fetch)(`${endpoint.baseUrl}/x`, { method: 'POST', body: '{}' }), OutboundLimitError);
     expect(err.code).toBe('OUTBOUND_BODY_TOO_LARGE');
     expect(counter.read()).toBe(0);
     await endpoint.exchanges.at(-1)?.closed;
@@ -70,19 +61,19 @@ describe('boundedFetch: every outbound exchange has a deadline and a body cap', 
 
   it('does not send a string request over the cap', async () => {
     const before = endpoint.exchanges.length;
-    const err = await failure(boundedFetch({ timeoutMs: 30_000, maxBodyBytes: CAP })(`${endpoint.baseUrl}/x`, { method: 'POST', body: 'b'.repeat(CAP + 1) }));
+    const err = await rejectionOf(boundedFetch({ timeoutMs: 30_000, maxBodyBytes: CAP })(`${endpoint.baseUrl}/x`, { method: 'POST', body: 'b'.repeat(CAP + 1) }), OutboundLimitError);
     expect(err.code).toBe('OUTBOUND_BODY_TOO_LARGE');
     expect(endpoint.exchanges.length).toBe(before);
   });
 
   it('fails OUTBOUND_TIMEOUT on an endpoint that never answers, and on one that stalls mid-body', async () => {
     endpoint.next({ kind: 'hang' });
-    const hung = await failure(boundedFetch({ timeoutMs: 200, maxBodyBytes: CAP })(`${endpoint.baseUrl}/chat/completions`, { method: 'POST', body: '{}' }));
+    const hung = await rejectionOf(boundedFetch({ timeoutMs: 200, maxBodyBytes: CAP })(`${endpoint.baseUrl}/chat/completions`, { method: 'POST', body: '{}' }), OutboundLimitError);
     expect(hung.code).toBe('OUTBOUND_TIMEOUT');
     endpoint.next({ kind: 'stall', prefix: '{"choices": [' });
     const res = await boundedFetch({ timeoutMs: 300, maxBodyBytes: CAP })(`${endpoint.baseUrl}/chat/completions`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(200);
-    const stalled = await failure(res.text());
+    const stalled = await rejectionOf(res.text(), OutboundLimitError);
     expect(stalled.code).toBe('OUTBOUND_TIMEOUT');
     await endpoint.exchanges.at(-1)?.closed;
   });

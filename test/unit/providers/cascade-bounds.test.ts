@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { cascadedTargets, EndpointError, streamChat, streamSpeech, transcribe, type EndpointTarget } from '../../../src/providers/index.ts';
-import { HostileEndpoint } from '../../support/hostile-endpoint.ts';
+import { HostileEndpoint, rejectionOf } from '../../support/hostile-endpoint.ts';
 
 /**
  * Issue 26: the cascade's STT, LLM and TTS requests are bounded like every outbound client; a
@@ -22,15 +22,6 @@ afterAll(async () => {
 
 const target = (timeoutMs = 30_000): EndpointTarget => ({ baseUrl: endpoint.baseUrl, model: 'm', apiKey: undefined, bounds: { timeoutMs, maxBodyBytes: CAP } });
 
-async function stageFailure(work: Promise<unknown>): Promise<EndpointError> {
-  const err = await work.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(EndpointError);
-  return err as EndpointError;
-}
-
 async function drain<T>(source: AsyncIterable<T>): Promise<void> {
   for await (const item of source) void item;
 }
@@ -38,28 +29,28 @@ async function drain<T>(source: AsyncIterable<T>): Promise<void> {
 describe('the cascade\'s endpoints are bounded in time and size', () => {
   it('STT: a flooding JSON answer, and a flooding SSE stream, fail as stt past the cap', async () => {
     endpoint.next({ kind: 'flood', prefix: '{"text": "' });
-    const json = await stageFailure(transcribe(target(), Buffer.alloc(3_200), 16_000, false, new AbortController().signal));
+    const json = await rejectionOf(transcribe(target(), Buffer.alloc(3_200), 16_000, false, new AbortController().signal), EndpointError);
     expect([json.stage, json.message]).toEqual(['stt', expect.stringContaining(`over the ${CAP}-byte cap`)]);
     endpoint.next({ kind: 'flood', prefix: 'data: {"type": "transcript.text.delta", "delta": "', contentType: 'text/event-stream' });
-    const sse = await stageFailure(transcribe(target(), Buffer.alloc(3_200), 16_000, true, new AbortController().signal));
+    const sse = await rejectionOf(transcribe(target(), Buffer.alloc(3_200), 16_000, true, new AbortController().signal), EndpointError);
     expect([sse.stage, sse.message]).toEqual(['stt', expect.stringContaining('byte cap')]);
   });
 
   it('LLM: an endless SSE line fails as llm past the cap; a stalled stream at the timeout', async () => {
     endpoint.next({ kind: 'flood', prefix: 'data: {"choices": [{"delta": {"content": "', contentType: 'text/event-stream' });
-    const flooded = await stageFailure(drain(streamChat(target(), [{ role: 'user', content: 'hi' }], [], new AbortController().signal)));
+    const flooded = await rejectionOf(drain(streamChat(target(), [{ role: 'user', content: 'hi' }], [], new AbortController().signal)), EndpointError);
     expect([flooded.stage, flooded.message]).toEqual(['llm', expect.stringContaining('byte cap')]);
     endpoint.next({ kind: 'stall', prefix: 'data: {"choices": [{"delta": {"content": "Hi"}}]}\n\n', contentType: 'text/event-stream' });
-    const stalled = await stageFailure(drain(streamChat(target(300), [{ role: 'user', content: 'hi' }], [], new AbortController().signal)));
+    const stalled = await rejectionOf(drain(streamChat(target(300), [{ role: 'user', content: 'hi' }], [], new AbortController().signal)), EndpointError);
     expect([stalled.stage, stalled.message]).toEqual(['llm', expect.stringContaining('did not finish within 300 ms')]);
   });
 
   it('TTS: endless audio fails as tts past the cap; an endpoint that never answers at the timeout', async () => {
     endpoint.next({ kind: 'flood', contentType: 'audio/pcm' });
-    const flooded = await stageFailure(drain(streamSpeech({ ...target(), voice: 'alloy' }, 'Hello.', new AbortController().signal)));
+    const flooded = await rejectionOf(drain(streamSpeech({ ...target(), voice: 'alloy' }, 'Hello.', new AbortController().signal)), EndpointError);
     expect([flooded.stage, flooded.message]).toEqual(['tts', expect.stringContaining('byte cap')]);
     endpoint.next({ kind: 'hang' });
-    const hung = await stageFailure(drain(streamSpeech({ ...target(300), voice: 'alloy' }, 'Hello.', new AbortController().signal)));
+    const hung = await rejectionOf(drain(streamSpeech({ ...target(300), voice: 'alloy' }, 'Hello.', new AbortController().signal)), EndpointError);
     expect([hung.stage, hung.message]).toEqual(['tts', expect.stringContaining('did not finish within 300 ms')]);
   });
 
