@@ -129,3 +129,22 @@ export async function rejectionOf<E extends Error>(work: Promise<unknown>, type:
   if (!(err instanceof type)) throw new Error(`expected a rejection with ${type.name}, got ${err === null ? 'a result' : String(err)}`);
   return err;
 }
+
+/** A fetch that counts the body bytes it hands on: what the client really read off the socket. */
+export function countingFetch(): { fetch: typeof fetch; read: () => number } {
+  let read = 0;
+  const counting: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (!res.body) return res;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: res.status, headers: res.headers });
+  };
+  return { fetch: counting, read: () => read };
+}

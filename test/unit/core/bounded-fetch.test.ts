@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedFetch, OutboundLimitError } from '../../../src/core/index.ts';
-import { FLOOD_LIMIT_BYTES, HostileEndpoint, rejectionOf } from '../../support/hostile-endpoint.ts';
+import { countingFetch, FLOOD_LIMIT_BYTES, HostileEndpoint, rejectionOf } from '../../support/hostile-endpoint.ts';
 
 const CAP = 256 * 1024;
 const SLACK = 64 * 1024;
@@ -14,25 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await endpoint.close();
 });
-
-/** A fetch that counts the body bytes it hands on: what the client really read off the socket. */
-function countingFetch(): { fetch: typeof fetch; read: () => number } {
-  let read = 0;
-  const counting: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    if (!res.body) return res;
-    const counted = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          read += chunk.byteLength;
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, { status: res.status, headers: res.headers });
-  };
-  return { fetch: counting, read: () => read };
-}
 
 describe('boundedFetch: every outbound exchange has a deadline and a body cap', () => {
   it('stops reading a flooding answer just past the cap, closes the connection, and fails OUTBOUND_BODY_TOO_LARGE', async () => {

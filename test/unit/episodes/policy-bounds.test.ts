@@ -3,7 +3,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { openAiChatPolicy } from '../../../src/episodes/index.ts';
 import { summarySchema } from '../../../src/snapshot/index.ts';
 import { episodePack, playEpisode, routedTask, type EpisodePack } from '../../support/episode-rig.ts';
-import { HostileEndpoint } from '../../support/hostile-endpoint.ts';
+import { countingFetch, HostileEndpoint } from '../../support/hostile-endpoint.ts';
 
 /**
  * Issue 26: the text policy's endpoint is not trusted. One that floods its answer is read up to
@@ -25,7 +25,7 @@ afterAll(async () => {
   await endpoint.close();
 });
 
-const policy = (timeoutMs = 30_000) => openAiChatPolicy({ baseUrl: endpoint.baseUrl, model: 'hostile-1', timeoutMs, maxBodyBytes: CAP });
+const policy = (timeoutMs = 30_000, fetch?: typeof globalThis.fetch) => openAiChatPolicy({ baseUrl: endpoint.baseUrl, model: 'hostile-1', timeoutMs, maxBodyBytes: CAP, ...(fetch ? { fetch } : {}) });
 
 function endDetail(result: { snapshot: string }): string {
   return summarySchema.parse(JSON.parse(String(rig.stored.get(result.snapshot)?.get('summary.json')))).end_detail ?? '';
@@ -36,11 +36,16 @@ describe('the text/openai-chat policy is bounded in time and size', () => {
     const task = routedTask(rig.pack);
     endpoint.next({ kind: 'flood', prefix: '{"choices": [{"message": {"role": "assistant", "content": "' });
     const before = endpoint.exchanges.length;
-    const result = await playEpisode(rig, policy(), task);
+    const counter = countingFetch();
+    const result = await playEpisode(rig, policy(30_000, counter.fetch), task);
     expect(result).toMatchObject({ status: 'VOID', valid: false, end_reason: 'provider_error' });
     expect(endDetail(result)).toContain(`over the ${CAP}-byte cap`);
+    // What the policy read off the socket: the cap and at most one more 64 KiB chunk.
+    expect(counter.read()).toBeGreaterThan(CAP);
+    expect(counter.read()).toBeLessThanOrEqual(CAP + 64 * 1024);
     const flooded = endpoint.exchanges.slice(before);
     expect(flooded).toHaveLength(1);
+    expect(flooded[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
     await flooded[0]?.closed;
     // The endpoint stopped because mivas hung up on it: a few socket buffers past the cap at most.
     expect(flooded[0]?.written ?? Infinity).toBeLessThan(CAP + 32 * 1024 * 1024);
