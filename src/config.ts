@@ -4,6 +4,8 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 const seconds = z.coerce.number().positive();
+/** A size given in MiB (fractions allowed), read as bytes. */
+const mebibytesSetting = z.coerce.number().positive().transform((mb) => Math.floor(mb * 1024 * 1024));
 /** A price in USD: empty or unset reads as undefined. */
 const optionalPrice = z
   .string()
@@ -87,6 +89,8 @@ export const envSchema = z.object({
   OTEL_SERVICE_NAME: optionalText,
   MIVAS_OTEL_QUEUE: z.coerce.number().int().positive().default(32_768),
   MIVAS_UPSERT_SETTLE_SECONDS: z.coerce.number().nonnegative().default(10),
+  MIVAS_BLUEJAY_TIMEOUT_S: seconds.default(30),
+  MIVAS_BLUEJAY_MAX_BODY_MB: mebibytesSetting.prefault(8),
   OPENAI_API_KEY: optionalText,
   MIVAS_OPENAI_MODEL: z.string().min(1).default('gpt-realtime-2.1'),
   MIVAS_OPENAI_VOICE: z.string().min(1).default('ash'),
@@ -117,6 +121,8 @@ export const envSchema = z.object({
   MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),
   MIVAS_CALLER_MAX_TURNS: z.coerce.number().int().positive().default(40),
   MIVAS_CALLER_TIMEOUT_S: seconds.default(60),
+  MIVAS_CALLER_MAX_BODY_MB: mebibytesSetting.prefault(4),
+  MIVAS_CALLER_MAX_AUDIO_MB: mebibytesSetting.prefault(32),
   MIVAS_CALLER_MAX_S: seconds.default(600),
   MIVAS_CALLER_AGENT_SILENCE_S: seconds.default(45),
   MIVAS_CALLER_HANGUP_GRACE_S: seconds.default(4),
@@ -143,6 +149,8 @@ export const envSchema = z.object({
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
+  MIVAS_POLICY_TIMEOUT_S: seconds.default(60),
+  MIVAS_POLICY_MAX_BODY_MB: mebibytesSetting.prefault(4),
   MIVAS_CASCADE_STT_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_CASCADE_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
   MIVAS_CASCADE_STT_API_KEY: optionalText,
@@ -161,6 +169,9 @@ export const envSchema = z.object({
   MIVAS_CASCADE_CHIRP_TURNS: bool.default(true),
   MIVAS_CASCADE_RESET_HISTORY: bool.default(false),
   MIVAS_CASCADE_MAX_TOOL_STEPS: z.coerce.number().int().positive().default(16),
+  MIVAS_CASCADE_TIMEOUT_S: seconds.default(60),
+  MIVAS_CASCADE_MAX_BODY_MB: mebibytesSetting.prefault(4),
+  MIVAS_CASCADE_MAX_AUDIO_MB: mebibytesSetting.prefault(32),
   GEMINI_API_KEY: optionalText,
   MIVAS_GEMINI_MODEL: z.string().min(1).default('gemini-3.1-flash-live-preview'),
   MIVAS_GEMINI_VOICE: z.string().min(1).default('Puck'),
@@ -233,6 +244,11 @@ export interface CascadedSettings {
   /** A handoff clears the chat history (Pipecat-style) instead of carrying it over (LiveKit-style). */
   readonly resetHistory: boolean;
   readonly maxToolSteps: number;
+  /** Per request, body included (MIVAS_CASCADE_TIMEOUT_S). */
+  readonly timeoutMs: number;
+  /** Caps of the STT and LLM answers (JSON, SSE) and of the TTS audio. */
+  readonly maxBodyBytes: number;
+  readonly maxAudioBytes: number;
 }
 
 /** One place spans are exported to (OTLP/HTTP protobuf). */
@@ -260,6 +276,9 @@ export interface BluejaySettings {
   readonly otelQueueSize: number;
   /** Wait between a snapshot being spooled and the update-simulation-result POST. */
   readonly settleMs: number;
+  /** Per request, body included, and the answer's cap. */
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
 }
 
 /** One OpenAI-compatible HTTP endpoint of the caller. */
@@ -268,6 +287,8 @@ export interface CallerEndpointConfig {
   readonly apiKey: string | undefined;
   /** Per-request timeout, headers and body (MIVAS_CALLER_TIMEOUT_S). */
   readonly timeoutMs?: number;
+  /** Cap of the answer's body (MIVAS_CALLER_MAX_BODY_MB; speech: MIVAS_CALLER_MAX_AUDIO_MB). */
+  readonly maxBodyBytes?: number;
 }
 
 /**
@@ -308,6 +329,9 @@ export interface PolicySettings {
   readonly baseUrl: string | undefined;
   readonly model: string | undefined;
   readonly apiKey: string | undefined;
+  /** Per request, body included (MIVAS_POLICY_TIMEOUT_S), and the cap of each answer and request (MIVAS_POLICY_MAX_BODY_MB). */
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
 }
 
 /** The parsed, frozen configuration passed down from main. */
@@ -442,12 +466,14 @@ function toConfig(env: Env): ConfigResult {
       tracingOn: env.BLUEJAY_API_KEY !== undefined && env.MIVAS_OTEL,
       otelQueueSize: env.MIVAS_OTEL_QUEUE,
       settleMs: env.MIVAS_UPSERT_SETTLE_SECONDS * 1000,
+      timeoutMs: env.MIVAS_BLUEJAY_TIMEOUT_S * 1000,
+      maxBodyBytes: env.MIVAS_BLUEJAY_MAX_BODY_MB,
     },
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
     rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000 },
-    policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY },
+    policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
   };
   return { ok: true, config: Object.freeze(config) };
 }
@@ -498,6 +524,9 @@ function providerSettings(env: Env): ProviderSettings {
       chirpTurns: env.MIVAS_CASCADE_CHIRP_TURNS,
       resetHistory: env.MIVAS_CASCADE_RESET_HISTORY,
       maxToolSteps: env.MIVAS_CASCADE_MAX_TOOL_STEPS,
+      timeoutMs: env.MIVAS_CASCADE_TIMEOUT_S * 1000,
+      maxBodyBytes: env.MIVAS_CASCADE_MAX_BODY_MB,
+      maxAudioBytes: env.MIVAS_CASCADE_MAX_AUDIO_MB,
     },
     gemini: { apiKey: env.GEMINI_API_KEY, model: env.MIVAS_GEMINI_MODEL, voice: env.MIVAS_GEMINI_VOICE, baseUrl: env.MIVAS_GEMINI_BASE_URL, silenceMs: env.MIVAS_GEMINI_SILENCE_MS },
     nova: { model: env.MIVAS_NOVA_MODEL, region: env.MIVAS_NOVA_REGION, voice: env.MIVAS_NOVA_VOICE, endpoint: env.MIVAS_NOVA_ENDPOINT, endpointing: env.MIVAS_NOVA_ENDPOINTING },
@@ -505,16 +534,17 @@ function providerSettings(env: Env): ProviderSettings {
 }
 
 function callerSettings(env: Env): CallerConfig {
-  const chat = { baseUrl: env.MIVAS_CALLER_BASE_URL, apiKey: env.MIVAS_CALLER_API_KEY, timeoutMs: env.MIVAS_CALLER_TIMEOUT_S * 1000 };
+  const chat = { baseUrl: env.MIVAS_CALLER_BASE_URL, apiKey: env.MIVAS_CALLER_API_KEY, timeoutMs: env.MIVAS_CALLER_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_CALLER_MAX_BODY_MB };
   const priced = [env.MIVAS_CALLER_PRICE_INPUT, env.MIVAS_CALLER_PRICE_CACHED_INPUT, env.MIVAS_CALLER_PRICE_OUTPUT, env.MIVAS_CALLER_PRICE_STT_MIN, env.MIVAS_CALLER_PRICE_TTS_MCHARS].some((p) => p !== undefined);
   return {
     chat: { ...chat, model: env.MIVAS_CALLER_MODEL },
-    stt: { baseUrl: env.MIVAS_CALLER_STT_BASE_URL ?? chat.baseUrl, apiKey: env.MIVAS_CALLER_STT_API_KEY ?? chat.apiKey, timeoutMs: chat.timeoutMs, model: env.MIVAS_CALLER_STT_MODEL },
+    stt: { baseUrl: env.MIVAS_CALLER_STT_BASE_URL ?? chat.baseUrl, apiKey: env.MIVAS_CALLER_STT_API_KEY ?? chat.apiKey, timeoutMs: chat.timeoutMs, maxBodyBytes: chat.maxBodyBytes, model: env.MIVAS_CALLER_STT_MODEL },
     tts: {
       kind: env.MIVAS_CALLER_TTS,
       baseUrl: env.MIVAS_CALLER_TTS_BASE_URL ?? chat.baseUrl,
       apiKey: env.MIVAS_CALLER_TTS_API_KEY ?? chat.apiKey,
       timeoutMs: chat.timeoutMs,
+      maxBodyBytes: env.MIVAS_CALLER_MAX_AUDIO_MB,
       model: env.MIVAS_CALLER_TTS_MODEL,
       voices: env.MIVAS_CALLER_TTS_VOICES.split(',').map((v) => v.trim()).filter(Boolean),
       rateHz: env.MIVAS_CALLER_TTS_RATE,

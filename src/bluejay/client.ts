@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { MivasError } from '../core/index.ts';
+import { boundedFetch, DEFAULT_JSON_CAP_BYTES, MivasError, type OutboundBounds } from '../core/index.ts';
 import {
   createDigitalHumanResponseSchema,
   digitalHumanResponseSchema,
@@ -28,7 +28,12 @@ export interface BluejayClientOptions {
   readonly apiKey: string;
   /** Injected for tests; defaults to the global fetch. */
   readonly fetch?: typeof fetch;
+  /** Per request, body included, and the answer's cap (MIVAS_BLUEJAY_TIMEOUT_S, MIVAS_BLUEJAY_MAX_BODY_MB). */
+  readonly bounds?: OutboundBounds;
 }
+
+/** The bounds where the options give none: the configuration's defaults. */
+const DEFAULT_BOUNDS: OutboundBounds = { timeoutMs: 30_000, maxBodyBytes: 2 * DEFAULT_JSON_CAP_BYTES };
 
 /** The Bluejay REST client (wire.md §4): `X-API-Key` on every request, JSON bodies, zod-parsed answers. */
 export class BluejayClient {
@@ -38,7 +43,7 @@ export class BluejayClient {
 
   constructor(options: BluejayClientOptions) {
     this.options = options;
-    this.fetchImpl = options.fetch ?? fetch;
+    this.fetchImpl = boundedFetch(options.bounds ?? DEFAULT_BOUNDS, options.fetch ?? fetch);
   }
 
   /** One POST /update-simulation-result attempt; the caller owns retries and the ledger. */

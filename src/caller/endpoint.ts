@@ -1,4 +1,4 @@
-import type { Clock } from '../core/index.ts';
+import { boundedFetch, DEFAULT_JSON_CAP_BYTES, OutboundLimitError, type Clock } from '../core/index.ts';
 
 /** An OpenAI-compatible HTTP endpoint: a base URL ending in `/v1` (or the vendor's equivalent) and an optional key. */
 export interface EndpointSettings {
@@ -6,6 +6,8 @@ export interface EndpointSettings {
   readonly apiKey: string | undefined;
   /** Overrides the retry policy's per-attempt timeout (a slow self-hosted model, a person answering by hand). */
   readonly timeoutMs?: number;
+  /** Cap of an answer's body (and of a JSON request); default DEFAULT_JSON_CAP_BYTES. */
+  readonly maxBodyBytes?: number;
 }
 
 /** A caller endpoint failed past its retries; the message names the endpoint, never the key. */
@@ -40,8 +42,10 @@ function sleep(clock: Clock, ms: number): Promise<void> {
 }
 
 /**
- * POSTs to `<baseUrl><path>` with the bearer key, retrying transport errors and the retryable
- * statuses; any other status ≥ 400 fails at once with the first 300 characters of the body.
+ * POSTs to `<baseUrl><path>` with the bearer key, retrying transport errors, timeouts and the
+ * retryable statuses; any other status ≥ 400 fails at once with the first 300 characters of the
+ * body. Each attempt is bounded (core `boundedFetch`): the timeout covers the answer's body, which
+ * is capped as the caller reads it; an answer over the cap is not retried.
  */
 export async function postWithRetry(endpoint: EndpointSettings, path: string, body: RequestInit['body'], headers: Record<string, string>, clock: Clock, retry: RetryPolicy = DEFAULT_RETRY): Promise<Response> {
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}${path}`;
@@ -49,9 +53,10 @@ export async function postWithRetry(endpoint: EndpointSettings, path: string, bo
   if (endpoint.apiKey) allHeaders.Authorization = `Bearer ${endpoint.apiKey}`;
   let last = '';
   let lastStatus: number | null = null;
+  const bounded = boundedFetch({ timeoutMs: endpoint.timeoutMs ?? retry.timeoutMs, maxBodyBytes: endpoint.maxBodyBytes ?? DEFAULT_JSON_CAP_BYTES });
   for (let attempt = 1; attempt <= retry.attempts; attempt++) {
     try {
-      const res = await fetch(url, { method: 'POST', headers: allHeaders, body, signal: AbortSignal.timeout(endpoint.timeoutMs ?? retry.timeoutMs) });
+      const res = await bounded(url, { method: 'POST', headers: allHeaders, body });
       if (res.ok) return res;
       const text = (await res.text().catch(() => '')).slice(0, 300);
       last = `${url} answered ${res.status}: ${text}`;
@@ -60,6 +65,7 @@ export async function postWithRetry(endpoint: EndpointSettings, path: string, bo
     } catch (err) {
       last = `${url} failed: ${err instanceof Error ? err.message : String(err)}`;
       lastStatus = null;
+      if (err instanceof OutboundLimitError && err.code === 'OUTBOUND_BODY_TOO_LARGE') break;
     }
     if (attempt < retry.attempts) await sleep(clock, retry.backoffMs[attempt - 1] ?? retry.backoffMs.at(-1) ?? 1_000);
   }

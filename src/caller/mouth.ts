@@ -1,5 +1,5 @@
 import { createResampler, ESPEAK_CALLER_VOICES, espeakVoiceSynth, type SpeechSynth } from '../audio/index.ts';
-import type { Clock } from '../core/index.ts';
+import { DEFAULT_AUDIO_CAP_BYTES, type Clock } from '../core/index.ts';
 import type { CallerLog } from './caller-log.ts';
 import { postWithRetry, type EndpointSettings, type RetryPolicy } from './endpoint.ts';
 import { sha256Hex } from './llm-mind.ts';
@@ -42,7 +42,8 @@ export function speechEndpointMouth(options: SpeechEndpointOptions): Mouth {
   const cache = new Map<string, Promise<Buffer>>();
   const speak = async (text: string): Promise<Buffer> => {
     const request = { model: options.model, voice: options.voice, input: text, response_format: 'pcm' };
-    const res = await postWithRetry(options.endpoint, '/audio/speech', JSON.stringify(request), { 'Content-Type': 'application/json' }, options.clock, options.retry);
+    const endpoint = { ...options.endpoint, maxBodyBytes: options.endpoint.maxBodyBytes ?? DEFAULT_AUDIO_CAP_BYTES };
+    const res = await postWithRetry(endpoint, '/audio/speech', JSON.stringify(request), { 'Content-Type': 'application/json' }, options.clock, options.retry);
     const resampler = createResampler(options.rateHz, 16_000);
     const out: Buffer[] = [];
     let received = 0;

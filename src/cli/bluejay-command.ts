@@ -17,7 +17,7 @@ export const USAGE = `usage:
 BLUEJAY_API_KEY and BLUEJAY_API_URL come from the environment (push-tasks --dry-run needs neither).`;
 
 function clientOf(config: Config, io: CliIO): BluejayClient | null {
-  if (config.bluejay.apiKey) return new BluejayClient({ apiUrl: config.bluejay.apiUrl, apiKey: config.bluejay.apiKey });
+  if (config.bluejay.apiKey) return new BluejayClient({ apiUrl: config.bluejay.apiUrl, apiKey: config.bluejay.apiKey, bounds: { timeoutMs: config.bluejay.timeoutMs, maxBodyBytes: config.bluejay.maxBodyBytes } });
   io.stderr.write('BLUEJAY_API_KEY is not set\n');
   return null;
 }

@@ -68,7 +68,7 @@ export function callerSinkOf(config: Config, cwd: string): SnapshotSink {
 function mouthOf(config: Config): MouthSettings {
   const tts = config.caller.tts;
   if (tts.kind === 'espeak') return { kind: 'espeak' };
-  return { kind: 'endpoint', endpoint: { baseUrl: tts.baseUrl, apiKey: tts.apiKey, timeoutMs: tts.timeoutMs }, model: tts.model, voices: tts.voices, rateHz: tts.rateHz };
+  return { kind: 'endpoint', endpoint: { baseUrl: tts.baseUrl, apiKey: tts.apiKey, timeoutMs: tts.timeoutMs, maxBodyBytes: tts.maxBodyBytes }, model: tts.model, voices: tts.voices, rateHz: tts.rateHz };
 }
 
 /**
@@ -97,8 +97,8 @@ export async function callerSettingsFrom(values: CallerFlagValues, config: Confi
   const input = io.stdin;
   return {
     kind,
-    chat: { endpoint: { baseUrl: c.chat.baseUrl, apiKey: c.chat.apiKey, timeoutMs: c.chat.timeoutMs }, model: values['caller-model'] ?? c.chat.model },
-    ears: kind === 'scripted' || kind === 'replay' ? null : { endpoint: { baseUrl: c.stt.baseUrl, apiKey: c.stt.apiKey, timeoutMs: c.stt.timeoutMs }, model: c.stt.model },
+    chat: { endpoint: { baseUrl: c.chat.baseUrl, apiKey: c.chat.apiKey, timeoutMs: c.chat.timeoutMs, maxBodyBytes: c.chat.maxBodyBytes }, model: values['caller-model'] ?? c.chat.model },
+    ears: kind === 'scripted' || kind === 'replay' ? null : { endpoint: { baseUrl: c.stt.baseUrl, apiKey: c.stt.apiKey, timeoutMs: c.stt.timeoutMs, maxBodyBytes: c.stt.maxBodyBytes }, model: c.stt.model },
     mouth: mouthOf(config),
     seedBase,
     maxTurns: c.maxTurns,

@@ -18,10 +18,10 @@ export function textPolicyOf(harness: string, config: Config): TextPolicy | { pr
   if (harness === 'text/scripted') return scriptedPolicy();
   if (harness === 'text/noop') return noopPolicy();
   if (harness === 'text/openai-chat') {
-    const { baseUrl, model, apiKey } = config.policy;
+    const { baseUrl, model, apiKey, timeoutMs, maxBodyBytes } = config.policy;
     if (!baseUrl) return { problem: 'text/openai-chat needs MIVAS_POLICY_BASE_URL (an OpenAI-compatible base URL such as http://127.0.0.1:8000/v1)', code: 'PROVIDER_SETTING_MISSING' };
     if (!model) return { problem: 'text/openai-chat needs MIVAS_POLICY_MODEL', code: 'PROVIDER_SETTING_MISSING' };
-    return openAiChatPolicy({ baseUrl, model, ...(apiKey ? { apiKey } : {}), temperature: 0 });
+    return openAiChatPolicy({ baseUrl, model, ...(apiKey ? { apiKey } : {}), temperature: 0, timeoutMs, maxBodyBytes });
   }
   return { problem: `--mode text takes a text policy harness: ${TEXT_HARNESSES.join(', ')} (got ${harness})`, code: 'UNKNOWN_HARNESS' };
 }

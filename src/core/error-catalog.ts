@@ -123,6 +123,14 @@ const CATALOG = {
   UPGRADE_REQUIRED: { meaning: 'A plain GET on a CHIRP path (`/` or any path no HTTP route takes): that path speaks CHIRP over WebSocket.', status: 426 },
 
   // Inside the server: logged and recorded, never sent as they are.
+  OUTBOUND_TIMEOUT: {
+    meaning:
+      'An endpoint mivas calls (the text policy, the `llm` caller\'s chat, transcription and speech, the cascade\'s STT, LLM and TTS, Bluejay) did not finish its answer, body included, within its timeout (`MIVAS_POLICY_TIMEOUT_S`, `MIVAS_CALLER_TIMEOUT_S`, `MIVAS_CASCADE_TIMEOUT_S`, `MIVAS_BLUEJAY_TIMEOUT_S`). The conversation is voided: `provider_error` on the agent\'s side, the caller\'s `mind_error` (`infra_error`) on the caller\'s.',
+  },
+  OUTBOUND_BODY_TOO_LARGE: {
+    meaning:
+      'An endpoint mivas calls sent an answer over its body cap (`MIVAS_*_MAX_BODY_MB`, `MIVAS_*_MAX_AUDIO_MB`), or a request to it would have been over the cap; mivas stops reading at the cap and closes the connection. Voided like `OUTBOUND_TIMEOUT`.',
+  },
 
   // Commands: the message goes to stderr and the command exits with the status below.
   USAGE: { meaning: 'The command line is wrong: an unknown command or subcommand, a missing or malformed flag. The usage text follows.', exit: EXIT.usage },

@@ -8,3 +8,4 @@ export * from './hash.ts';
 export * from './typed-emitter.ts';
 export * from './log.ts';
 export * from './plain-object.ts';
+export * from './bounded-fetch.ts';

@@ -21,7 +21,7 @@ export const builtInCallers: CallerMinds = (request) => (request.kind === 'scrip
 
 /** The `llm` caller's endpoint and caps, as the configuration gives them (MIVAS_CALLER_*). */
 export interface LlmCallerSettings {
-  readonly chat: { readonly baseUrl: string; readonly apiKey: string | undefined; readonly model: string; readonly timeoutMs?: number };
+  readonly chat: { readonly baseUrl: string; readonly apiKey: string | undefined; readonly model: string; readonly timeoutMs?: number; readonly maxBodyBytes?: number };
   readonly seedBase: number;
   readonly maxTurns: number;
 }
@@ -37,7 +37,7 @@ export function configuredCallers(settings: LlmCallerSettings, clock: Clock = sy
       script: callerScriptOf(request.task),
       model: settings.chat.model,
       seed: callerSeed(settings.seedBase, request.task.task_id, request.seed ?? 0),
-      chat: chatClient({ baseUrl: settings.chat.baseUrl, apiKey: settings.chat.apiKey, timeoutMs: settings.chat.timeoutMs }, clock),
+      chat: chatClient({ baseUrl: settings.chat.baseUrl, apiKey: settings.chat.apiKey, timeoutMs: settings.chat.timeoutMs, maxBodyBytes: settings.chat.maxBodyBytes }, clock),
       cache: null,
       log: new CallerLog(),
       maxTurns: settings.maxTurns,

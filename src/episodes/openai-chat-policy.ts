@@ -1,4 +1,5 @@
 import type { ToolSpec } from '../conversation/index.ts';
+import { boundedFetch, DEFAULT_JSON_CAP_BYTES } from '../core/index.ts';
 import { greetingOf, SAY_TO_CALLER } from './framing.ts';
 import type { PlayableEpisode, TextPolicy } from './policies.ts';
 
@@ -13,6 +14,10 @@ export interface ChatPolicyOptions {
   readonly temperature?: number;
   /** Sent as `seed` for endpoints that honour it. */
   readonly seed?: number;
+  /** Per request, the answer's body included (MIVAS_POLICY_TIMEOUT_S; default 60 s). */
+  readonly timeoutMs?: number;
+  /** Cap of each answer and each request (MIVAS_POLICY_MAX_BODY_MB; default DEFAULT_JSON_CAP_BYTES). */
+  readonly maxBodyBytes?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -48,10 +53,12 @@ export const CALLER_SILENT = '(the caller says nothing)';
  * episode action (its result goes back as the tool message); a native handoff swaps the system
  * message and the tool list. A reply with text and no tool call is said to the caller (as
  * say_to_caller, the caller's answer comes back as the next user message); text beside tool calls
- * is spoken without waiting for an answer. An empty reply ends the policy's play.
+ * is spoken without waiting for an answer. An empty reply ends the policy's play. Every request
+ * is bounded in time and size (core `boundedFetch`): an endpoint that hangs or floods ends the
+ * episode as `provider_error`, and no answer past the cap enters the conversation.
  */
 export function openAiChatPolicy(options: ChatPolicyOptions): TextPolicy {
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = boundedFetch({ timeoutMs: options.timeoutMs ?? 60_000, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_JSON_CAP_BYTES }, options.fetch ?? fetch);
   return {
     name: 'openai-chat',
     model: options.model,

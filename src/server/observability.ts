@@ -20,7 +20,7 @@ export function createOperations(config: Config, deps: { clock: Clock; ids: IdSo
   const metrics = new MivasMetrics(deps.sources);
   const settings = config.bluejay;
   const tracer = config.tracing.destinations.length ? new CallTracer(config.tracing, deps.ids, (n) => metrics.spansLost(n)) : null;
-  const client = settings.apiKey ? new BluejayClient({ apiUrl: settings.apiUrl, apiKey: settings.apiKey }) : null;
+  const client = settings.apiKey ? new BluejayClient({ apiUrl: settings.apiUrl, apiKey: settings.apiKey, bounds: { timeoutMs: settings.timeoutMs, maxBodyBytes: settings.maxBodyBytes } }) : null;
   const links = new LinkWorker({
     ledger: new LinkLedger(join(deps.dataDir, 'bluejay')),
     client,

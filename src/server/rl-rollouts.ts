@@ -3,7 +3,7 @@ import { dialCall, type CallerMind } from '../caller/index.ts';
 import type { ProviderSettings } from '../config.ts';
 import { httpProblem, isPlainObject, MivasError } from '../core/index.ts';
 import { rewardOf, rolloutPolicyUrl, rolloutRequestSchema, type EpisodeReward, type RolloutRequest, type SpeechProtocol, type VoiceCaller } from '../episodes/index.ts';
-import { createHarnessFactory, type HarnessFactory } from '../providers/index.ts';
+import { createHarnessFactory, foreignEndpointSettings, type HarnessFactory } from '../providers/index.ts';
 import { loadSnapshot, scoreConversation, type SnapshotSource } from '../scoring/index.ts';
 import { SNAPSHOT_PARTS, snapshotKey } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
@@ -32,14 +32,13 @@ export interface RolloutRecord {
 /** Rollouts remembered at most (the oldest finished ones go first). */
 const KEEP = 1024;
 
-/** The settings of one provider with the rollout's endpoint, model, voice and key in place. */
+/**
+ * The provider settings of a rollout: the request's endpoint, model, voice and key, and none of
+ * this server's credentials (a URL from a request gets only the request's own; docs/rl.md).
+ */
 function providersFor(base: ProviderSettings, request: RolloutRequest, url: string): ProviderSettings {
   const p = request.policy;
-  const key: keyof Omit<ProviderSettings, 'turnDetection'> = p.protocol === 'openai/realtime' ? 'openai' : p.protocol === 'azure/realtime' ? 'azure' : p.protocol === 'xai/grok-voice' ? 'xai' : 'qwen';
-  const current = base[key];
-  // A trainer's own server may take no key; the dialects send one, so a placeholder goes.
-  const patched = { ...current, baseUrl: url, apiKey: p.api_key ?? 'mivas-rollout', model: p.model ?? current.model, voice: p.voice ?? current.voice };
-  return { ...base, [key]: patched };
+  return foreignEndpointSettings(base, p.protocol, { url, apiKey: p.api_key, model: p.model, voice: p.voice });
 }
 
 /** This build's voice caller: the local CHIRP caller speaks the mind's opening line, then holds. */

@@ -1,14 +1,20 @@
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { wavHeader } from '../../audio/index.ts';
+import { boundedFetch, OutboundLimitError, type OutboundBounds } from '../../core/index.ts';
 import type { ToolSpec } from '../model-session.ts';
 import { sseData } from './sse.ts';
 
-/** Where one OpenAI-compatible endpoint lives: `<baseUrl>/<path>`, with an optional bearer key. */
+/**
+ * Where one OpenAI-compatible endpoint lives: `<baseUrl>/<path>`, with an optional bearer key, and
+ * the bounds of each request to it (MIVAS_CASCADE_TIMEOUT_S and the body caps; the timeout covers
+ * a streamed body too).
+ */
 export interface EndpointTarget {
   readonly baseUrl: string;
   readonly model: string;
   readonly apiKey: string | undefined;
+  readonly bounds: OutboundBounds;
 }
 
 /** A chat message in the `/v1/chat/completions` shape (docs/providers.md, "Cascaded"). */
@@ -62,9 +68,10 @@ function headers(target: EndpointTarget, json: boolean): Record<string, string> 
 async function post(stage: EndpointError['stage'], target: EndpointTarget, path: string, body: BodyInit, json: boolean, signal: AbortSignal): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(`${target.baseUrl}${path}`, { method: 'POST', headers: headers(target, json), body, signal });
+    res = await boundedFetch(target.bounds)(`${target.baseUrl}${path}`, { method: 'POST', headers: headers(target, json), body, signal });
   } catch (err) {
     if (signal.aborted) throw err;
+    if (err instanceof OutboundLimitError) throw stageError(stage, err);
     throw new EndpointError(stage, null, `${stage} endpoint unreachable: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!res.ok) {
@@ -72,6 +79,19 @@ async function post(stage: EndpointError['stage'], target: EndpointTarget, path:
     throw new EndpointError(stage, res.status, `${stage} endpoint answered HTTP ${res.status}${text ? `: ${text}` : ''}`);
   }
   return res;
+}
+
+/** A body read past a bound fails as the stage's EndpointError, so the call's failure names the stage. */
+function stageError(stage: EndpointError['stage'], err: unknown): unknown {
+  return err instanceof OutboundLimitError ? new EndpointError(stage, null, `${stage} endpoint: ${err.message}`) : err;
+}
+
+async function* staged<T>(stage: EndpointError['stage'], source: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (err) {
+    throw stageError(stage, err);
+  }
 }
 
 const transcriptionSchema = z.object({ text: z.string() });
@@ -90,12 +110,16 @@ export async function transcribe(target: EndpointTarget, pcm: Buffer, rateHz: nu
   if (stream) form.append('stream', 'true');
   const res = await post('stt', target, '/audio/transcriptions', form, false, signal);
   if (!stream || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
-    const parsed = transcriptionSchema.safeParse(await res.json().catch(() => null));
+    const answer: unknown = await res.json().catch((err: unknown) => {
+      if (err instanceof OutboundLimitError) throw stageError('stt', err);
+      return null;
+    });
+    const parsed = transcriptionSchema.safeParse(answer);
     if (!parsed.success) throw new EndpointError('stt', res.status, 'stt endpoint answered without a text field');
     return parsed.data.text.trim();
   }
   let deltas = '';
-  for await (const data of sseData(res.body)) {
+  for await (const data of staged('stt', sseData(res.body))) {
     if (data === '[DONE]') break;
     const event = transcriptionEventSchema.safeParse(safeJson(data));
     if (!event.success) continue;
@@ -145,7 +169,7 @@ export async function* streamChat(target: EndpointTarget, messages: readonly Cha
   let usage: ChatUsage | null = null;
   let finishReason: string | null = null;
   let first = true;
-  for await (const data of sseData(res.body)) {
+  for await (const data of staged('llm', sseData(res.body))) {
     if (data.trim() === '[DONE]') break;
     const chunk = chunkSchema.safeParse(safeJson(data));
     if (!chunk.success) continue;
@@ -185,7 +209,9 @@ export async function* streamSpeech(target: EndpointTarget & { readonly voice: s
   let finished = false;
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await reader.read().catch((err: unknown) => {
+        throw stageError('tts', err);
+      });
       finished = done;
       if (done) break;
       if (value.length) yield Buffer.from(value.buffer, value.byteOffset, value.byteLength);

@@ -14,10 +14,12 @@ function required(value: string | undefined, variable: string): string {
 /** The three endpoints of the cascade from settings; a missing base URL or chat model throws a ConfigError (exit 3 at boot). */
 export function cascadedTargets(settings: ProviderSettings): CascadedTargets {
   const c = settings.cascaded;
+  const json = { timeoutMs: c.timeoutMs, maxBodyBytes: c.maxBodyBytes };
+  const audio = { timeoutMs: c.timeoutMs, maxBodyBytes: c.maxAudioBytes };
   return {
-    stt: { baseUrl: required(c.stt.baseUrl, 'MIVAS_CASCADE_STT_BASE_URL'), model: required(c.stt.model, 'MIVAS_CASCADE_STT_MODEL'), apiKey: c.stt.apiKey, stream: c.stt.stream },
-    llm: { baseUrl: required(c.llm.baseUrl, 'MIVAS_CASCADE_LLM_BASE_URL'), model: required(c.llm.model, 'MIVAS_CASCADE_LLM_MODEL'), apiKey: c.llm.apiKey },
-    tts: { baseUrl: required(c.tts.baseUrl, 'MIVAS_CASCADE_TTS_BASE_URL'), model: required(c.tts.model, 'MIVAS_CASCADE_TTS_MODEL'), apiKey: c.tts.apiKey, voice: c.tts.voice, rateHz: c.tts.rateHz },
+    stt: { baseUrl: required(c.stt.baseUrl, 'MIVAS_CASCADE_STT_BASE_URL'), model: required(c.stt.model, 'MIVAS_CASCADE_STT_MODEL'), apiKey: c.stt.apiKey, stream: c.stt.stream, bounds: json },
+    llm: { baseUrl: required(c.llm.baseUrl, 'MIVAS_CASCADE_LLM_BASE_URL'), model: required(c.llm.model, 'MIVAS_CASCADE_LLM_MODEL'), apiKey: c.llm.apiKey, bounds: json },
+    tts: { baseUrl: required(c.tts.baseUrl, 'MIVAS_CASCADE_TTS_BASE_URL'), model: required(c.tts.model, 'MIVAS_CASCADE_TTS_MODEL'), apiKey: c.tts.apiKey, voice: c.tts.voice, rateHz: c.tts.rateHz, bounds: audio },
   };
 }
 

@@ -8,3 +8,4 @@ export * from './usage.ts';
 export * from './realtime-session.ts';
 export * from './harnesses.ts';
 export * from './capability-probe.ts';
+export * from './foreign-endpoint.ts';

@@ -8,6 +8,12 @@ import { usageFromProvider } from './usage.ts';
 
 /** How long the WebSocket handshake may take before the call ends with provider_error. */
 const HANDSHAKE_TIMEOUT_MS = 15_000;
+/**
+ * Largest provider message taken (ws closes 1009 past it, and the call ends provider_error): far
+ * above any real event (an audio delta, a session echo with every tool), far below ws's 100 MiB
+ * default, since a rollout's endpoint is named by a request (docs/reliability.md).
+ */
+export const MAX_PROVIDER_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** How much of a refused upgrade's body is kept, and how long reading it may take. */
 const REFUSAL_BODY_CHARS = 500;
 const REFUSAL_READ_MS = 2_000;
@@ -140,7 +146,7 @@ export class RealtimeSession implements ModelSession {
         this.events.emit('failure', { code: err.code, message: err.message, fatal: true });
         reject(err);
       };
-      const ws = new WebSocket(this.dialect.url, { headers: { ...headers }, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
+      const ws = new WebSocket(this.dialect.url, { headers: { ...headers }, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, maxPayload: MAX_PROVIDER_MESSAGE_BYTES });
       this.socket = ws;
       ws.once('open', () => {
         this.isOpen = true;

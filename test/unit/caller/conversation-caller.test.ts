@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CallerLog, dialConversation, type CallerMind, type CallerTurn, type ConversationReport } from '../../../src/caller/index.ts';
+import { CallerLog, dialConversation, speechEndpointMouth, transcriptionEars, type CallerMind, type CallerTurn, type ConversationReport, type Ears, type Mouth } from '../../../src/caller/index.ts';
 import { decodeCallerFrame, encodeServerFrame, type CallerFrame } from '../../../src/chirp/index.ts';
 import { ManualClock, seededIds } from '../../../src/core/index.ts';
+import { HostileEndpoint } from '../../support/hostile-endpoint.ts';
 
 let wss: WebSocketServer | null = null;
 afterEach(async () => {
@@ -75,7 +76,7 @@ function listMind(turns: readonly CallerTurn[]): CallerMind {
 const say = (text: string, hangUp: CallerTurn['hangUp'] = null): CallerTurn => ({ text, hangUp, source: hangUp === 'closing_line' ? 'closing' : 'free' });
 const completedLines = (agent: Agent): number => agent.frames.filter((f) => f.type === 'speech.completed').length;
 
-function dial(agent: Agent, mind: CallerMind, clock: ManualClock, options: { paced?: boolean; log?: CallerLog; agentSilenceMs?: number } = {}): Promise<ConversationReport> {
+function dial(agent: Agent, mind: CallerMind, clock: ManualClock, options: { paced?: boolean; log?: CallerLog; agentSilenceMs?: number; ears?: Ears; mouth?: Mouth } = {}): Promise<ConversationReport> {
   return dialConversation({
     url: agent.url,
     callId: 'loc_unit00000001',
@@ -83,8 +84,8 @@ function dial(agent: Agent, mind: CallerMind, clock: ManualClock, options: { pac
     runId: null,
     auth: null,
     mind,
-    ears: null,
-    mouth: { engine: 'tones', synthesize: async () => Buffer.alloc(640 * 10) },
+    ears: options.ears ?? null,
+    mouth: options.mouth ?? { engine: 'tones', voice: null, synthesize: async () => Buffer.alloc(640 * 10) },
     log: options.log ?? new CallerLog(),
     paced: options.paced ?? false,
     limits: { maxDurationMs: 600_000, agentSilenceMs: options.agentSilenceMs ?? 45_000, hangupGraceMs: 4_000 },
@@ -197,5 +198,31 @@ describe('dialConversation on an injected clock', () => {
     await settle();
     clock.advance(45_000);
     expect(await call).toMatchObject({ endReason: 'agent_silent' });
+  });
+
+  it('hangs up with mind_error (VOID infra_error) when its ears or its mouth meet an endpoint that floods them (issue 26)', async () => {
+    const endpoint = await HostileEndpoint.start({ kind: 'flood', prefix: '{"text": "' });
+    try {
+      const endpointSettings = { baseUrl: endpoint.baseUrl, apiKey: undefined, timeoutMs: 30_000, maxBodyBytes: 64 * 1024 };
+      const once = { attempts: 1, backoffMs: [], timeoutMs: 30_000 };
+      const deaf = await agentServer();
+      const clock = new ManualClock();
+      const ears = transcriptionEars({ endpoint: endpointSettings, model: 'stt-1', clock, cache: null, log: new CallerLog(), retry: once });
+      const heard = dial(deaf, listMind([say('Hello.')]), clock, { ears });
+      await settle();
+      deaf.speak('u_000000000001');
+      expect(await heard).toMatchObject({ endReason: 'mind_error', hungUp: true });
+      await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
+
+      const mute = await agentServer();
+      const mouth = speechEndpointMouth({ endpoint: endpointSettings, model: 'tts-1', voice: 'alloy', rateHz: 24_000, clock, log: new CallerLog(), retry: once });
+      const spoken = dial(mute, listMind([say('Hello.')]), clock, { mouth });
+      await settle();
+      mute.speak('u_000000000001');
+      expect(await spoken).toMatchObject({ endReason: 'mind_error', hungUp: true });
+      expect(endpoint.exchanges.map((e) => e.path)).toEqual(['/v1/audio/transcriptions', '/v1/audio/speech']);
+    } finally {
+      await endpoint.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gaDialect, ProviderConnectError, RealtimeSession, xaiDialect, type AgentSetup, type ModelSession, type ModelSessionEvents, type ProviderFailure } from '../../../src/providers/index.ts';
+import { gaDialect, MAX_PROVIDER_MESSAGE_BYTES, ProviderConnectError, RealtimeSession, xaiDialect, type AgentSetup, type ModelSession, type ModelSessionEvents, type ProviderFailure } from '../../../src/providers/index.ts';
 import { DEFAULT_USAGE, RealtimeStandIn, sessionOf, tone, type StandInConnection } from '../../support/realtime-server.ts';
 
 const AGENT: AgentSetup = {
@@ -167,6 +167,15 @@ describe('RealtimeSession against the GA stand-in', () => {
     conn.drop();
     const [f]: [ProviderFailure] = await failure;
     expect(f).toMatchObject({ code: 'provider_disconnected', fatal: true });
+  });
+
+  it('refuses a message over MAX_PROVIDER_MESSAGE_BYTES: mivas closes 1009 and the session fails fatally (issue 26)', async () => {
+    const failure = next(model, 'failure');
+    conn.send({ type: 'response.output_audio.delta', response_id: 'r1', item_id: 'i1', delta: 'A'.repeat(MAX_PROVIDER_MESSAGE_BYTES) });
+    const [f]: [ProviderFailure] = await failure;
+    expect(f).toMatchObject({ code: 'provider_disconnected', fatal: true });
+    // mivas tells the endpoint why (1009, message too big) and drops the socket.
+    expect((await conn.closed).code).toBe(1009);
   });
 
   it('sends nothing for the caller\'s CHIRP speech events: its own VAD takes turns (wire.md §6.12)', async () => {
