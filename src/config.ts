@@ -71,6 +71,7 @@ export const envSchema = z.object({
   MIVAS_NUDGE_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
   MIVAS_NOOP_WAIT_S: seconds.default(15),
   MIVAS_PING_INTERVAL_S: seconds.default(20),
+  MIVAS_PROVIDER_READY_S: seconds.default(10),
   MIVAS_DRAIN_S: seconds.default(900),
   MIVAS_HTTP_TIMEOUT_S: seconds.default(30),
   MIVAS_FAST: bool.default(false),
@@ -341,6 +342,8 @@ export interface Config {
   readonly nudgeMaxAttempts: number;
   readonly noopWaitMs: number;
   readonly pingIntervalMs: number;
+  /** How long a provider may take, once connected, to confirm its setup (the first session.updated) before the call ends provider_error. */
+  readonly providerReadyMs: number;
   readonly drainMs: number;
   /** Longest an HTTP request may take to arrive, and the idle limit of a connection. */
   readonly httpTimeoutMs: number;
@@ -430,6 +433,7 @@ function toConfig(env: Env): ConfigResult {
     nudgeMaxAttempts: env.MIVAS_NUDGE_MAX_ATTEMPTS,
     noopWaitMs: env.MIVAS_NOOP_WAIT_S * 1000,
     pingIntervalMs: env.MIVAS_PING_INTERVAL_S * 1000,
+    providerReadyMs: env.MIVAS_PROVIDER_READY_S * 1000,
     drainMs: env.MIVAS_DRAIN_S * 1000,
     httpTimeoutMs: env.MIVAS_HTTP_TIMEOUT_S * 1000,
     fast: env.MIVAS_FAST,
