@@ -116,6 +116,7 @@ export const envSchema = z.object({
   MIVAS_CALLER_MODEL: z.string().min(1).default('gpt-4.1-mini'),
   MIVAS_CALLER_API_KEY: optionalText,
   MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),
+  MIVAS_CALLER_CACHE: optionalText,
   MIVAS_CALLER_MAX_TURNS: z.coerce.number().int().positive().default(40),
   MIVAS_CALLER_TIMEOUT_S: seconds.default(60),
   MIVAS_CALLER_MAX_S: seconds.default(600),
@@ -281,6 +282,8 @@ export interface CallerConfig {
   readonly stt: CallerEndpointConfig & { readonly model: string };
   readonly tts: { readonly kind: 'espeak' | 'endpoint'; readonly model: string; readonly voices: readonly string[]; readonly rateHz: number } & CallerEndpointConfig;
   readonly seedBase: number;
+  /** The caller cache's directory (`--caller-cache` defaults to it; speech rollouts use it); undefined: no cache. */
+  readonly cacheDir: string | undefined;
   readonly maxTurns: number;
   readonly maxCallMs: number;
   readonly agentSilenceMs: number;
@@ -524,6 +527,7 @@ function callerSettings(env: Env): CallerConfig {
       rateHz: env.MIVAS_CALLER_TTS_RATE,
     },
     seedBase: env.MIVAS_CALLER_SEED,
+    cacheDir: env.MIVAS_CALLER_CACHE,
     maxTurns: env.MIVAS_CALLER_MAX_TURNS,
     maxCallMs: env.MIVAS_CALLER_MAX_S * 1000,
     agentSilenceMs: env.MIVAS_CALLER_AGENT_SILENCE_S * 1000,

@@ -39,7 +39,7 @@ export interface AppContext {
   readonly ops: Operations;
   /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
   readonly rlCallers: CallerMinds;
-  /** Speech for the local caller (the speech rollouts dial this server with it). */
+  /** Speech of the keyless harnesses (`scripted`, `noop`), whoever the call's harness is for (a speech rollout's too). */
   readonly synth: SpeechSynth;
   /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
   readonly callHarnesses: Map<string, HarnessFactory>;
