@@ -143,6 +143,30 @@ describe('speech rollouts: POST /rl/rollouts', () => {
     expect(server.ctx.callHarnesses.size).toBe(0);
   }, 120_000);
 
+  it('runs the scripted caller too: its opening line once the greeting has played, then silence until the policy ends the call', async () => {
+    const rollout = request(`${server.httpUrl}/rl/rollouts`, { task_id: TASK, policy: { url: policy.baseUrl('/v1'), protocol: 'openai/realtime' } });
+    const conn = await policy.nextConnection();
+    await conn.next('response.create');
+    say(conn, 'Thank you for calling Straus Dermatology. How can I help you today?');
+    expect(await callerLine(conn, 1)).toBe("Hi, I'm a new patient. Do you take Aetna at your Park Avenue office?");
+    await call(conn, 'transfer_to_coverage');
+    const check = conn.respond([{ call: { name: 'check_plan_accepted', args: { carrier: 'Aetna', location_id: 'loc_park_ave' } } }]);
+    await conn.toolOutput(check.callIds[0] ?? '');
+    await conn.next('response.create');
+    const end = conn.respond([{ audio: encodeModem('Yes, Park Avenue takes Aetna. Goodbye.', 24_000) }, { call: { name: 'end_call', args: { reason: 'caller_done' } } }]);
+    await conn.toolOutput(end.callIds[0] ?? '');
+    const reply = await rollout;
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const id = String(reply.body.rollout_id);
+    expect(reply.body).toMatchObject({ status: 'done', caller: 'scripted', result: { end_reason: 'agent_end_call' } });
+    const callerFile = callerFileSchema.parse(JSON.parse(String(await server.ctx.sink.get(`healthcare/${id}.caller.json`))));
+    expect(callerFile).toMatchObject({ kind: 'scripted', seed: null, ears: null, hung_up: false, end_reason: null });
+    expect(callerFile.turns.filter((t) => t.side === 'caller').map((t) => t.source)).toEqual(['opening']);
+    const snapshots = await loadSnapshots(directorySource(server.ctx.sink.root), 'healthcare');
+    const scored = scoreRun(snapshots, new Map([['healthcare', server.ctx.pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack: 'healthcare', stamp: null, flags: {} });
+    expect((reply.body.result as { reward: number }).reward).toBe(scored.conversations.find((c) => c.conversation_id === id)?.reward);
+  }, 120_000);
+
   it('refuses a request it cannot run, and an unknown rollout', async () => {
     const badUrl = await request(`${server.httpUrl}/rl/rollouts`, { task_id: TASK, policy: { url: 'http://x/v1' } });
     expect(badUrl.status).toBe(422);
