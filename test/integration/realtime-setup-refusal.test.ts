@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
 import { dialCall } from '../../src/caller/index.ts';
+import type { TimelineEvent } from '../../src/snapshot/index.ts';
 import { eventsOf, OPENING_LINE, PACK, readSnapshot } from '../support/realtime-call.ts';
 import { RealtimeStandIn } from '../support/realtime-server.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -32,17 +33,23 @@ async function callAgainst(options: Parameters<typeof RealtimeStandIn.start>[0],
   return { elapsedMs: performance.now() - started, closeCode: report.closeCode, callId };
 }
 
+/** Checks that the server ended the call (1011) as provider_error, end and void; returns its timeline. */
+async function endedByProvider(callId: string, closeCode: number): Promise<readonly TimelineEvent[]> {
+  expect(closeCode).toBe(1011);
+  if (!server) throw new Error('no server');
+  const { summary, events } = await readSnapshot(server, callId);
+  expect(summary.end_reason).toBe('provider_error');
+  expect(summary.void_reason).toBe('provider_error');
+  return events;
+}
+
 describe('a provider that refuses or never confirms its setup ends the call provider_error (issue 26)', () => {
   it('an error answering the first session.update ends the call provider_error in under 10 s', async () => {
     const refusal = { type: 'invalid_request_error', code: 'invalid_value', message: "Invalid value: 'ash2'. Supported values are: 'alloy', 'ash'.", param: 'session.audio.output.voice' };
     const { elapsedMs, closeCode, callId } = await callAgainst({ refuseSetup: refusal });
     console.log(`setup refused: call ended after ${(elapsedMs / 1000).toFixed(2)} s`);
-    expect(closeCode).toBe(1011);
     expect(elapsedMs).toBeLessThan(10_000);
-    if (!server) throw new Error('no server');
-    const { summary, events } = await readSnapshot(server, callId);
-    expect(summary.end_reason).toBe('provider_error');
-    expect(summary.void_reason).toBe('provider_error');
+    const events = await endedByProvider(callId, closeCode);
     expect(eventsOf(events, 'provider.ready')).toHaveLength(0);
     expect(eventsOf(events, 'provider.error')).toEqual([expect.objectContaining({ code: 'session_refused', fatal: true, message: expect.stringContaining('invalid_value') })]);
   }, 30_000);
@@ -50,13 +57,9 @@ describe('a provider that refuses or never confirms its setup ends the call prov
   it('a provider that never answers session.update ends the call at the ready deadline', async () => {
     const { elapsedMs, closeCode, callId } = await callAgainst({ autoSessionUpdated: false }, { MIVAS_PROVIDER_READY_S: '1.5' });
     console.log(`silent provider: call ended after ${(elapsedMs / 1000).toFixed(2)} s (ready deadline 1.5 s)`);
-    expect(closeCode).toBe(1011);
     expect(elapsedMs).toBeGreaterThanOrEqual(1_500);
     expect(elapsedMs).toBeLessThan(10_000);
-    if (!server) throw new Error('no server');
-    const { summary, events } = await readSnapshot(server, callId);
-    expect(summary.end_reason).toBe('provider_error');
-    expect(summary.void_reason).toBe('provider_error');
+    const events = await endedByProvider(callId, closeCode);
     expect(eventsOf(events, 'provider.error')).toEqual([expect.objectContaining({ code: 'provider_not_ready', fatal: true })]);
   }, 30_000);
 
