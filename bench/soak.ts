@@ -8,14 +8,18 @@
  *   npm run soak                      every scenario (about 5 minutes; the S3 outage alone is 60 s)
  *   npm run soak -- --only drop,rows  some: s3, drop, vanish, sigterm, kill9, rows, and the faults of
  *                                     issue 14 (bench/soak-faults.ts): flood, s3stall, diskfull,
- *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades, and
- *                                     the outbound endpoints of issue 26 (bench/soak-outbound.ts):
- *                                     hugereply, hungpolicy
+ *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades; the
+ *                                     outbound endpoints of issue 26 (bench/soak-outbound.ts):
+ *                                     hugereply, hungpolicy; and the setup faults of issue 26:
+ *                                     setuprefused, setupsilent
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createSpeechSynth } from '../src/audio/index.ts';
+import { dialCall } from '../src/caller/index.ts';
 import { renderTable } from '../src/cli/index.ts';
+import { RealtimeStandIn } from '../test/support/realtime-server.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../test/support/s3.ts';
 import { startTestServer } from '../test/support/server.ts';
 import { startServerProcess, tempDir } from './bench-context.ts';
@@ -254,6 +258,51 @@ const distinctRows: Scenario = async (dates) => {
   }
 };
 
+/** The ready deadline the setup faults run with, and how long past it (or past dialing, for a refusal) a call may take to end on this shared machine. */
+const READY_S = 3;
+const SETUP_SLACK_MS = 5_000;
+
+/**
+ * Issue 26: a provider that refuses the session setup (an error answering the first
+ * session.update) or never confirms it (no session.updated). Ten calls each: every one ends
+ * provider_error on the server's side (close 1011) within its bound, never held until the caller
+ * gives up (the local caller's own timeout is 60 s).
+ */
+function setupFault(fault: 'refused' | 'silent'): Scenario {
+  return async () => {
+    const refusal = { type: 'invalid_request_error', code: 'invalid_value', message: 'Invalid value for session.audio.output.voice.', param: 'session.audio.output.voice' };
+    const standIn = await RealtimeStandIn.start(fault === 'refused' ? { refuseSetup: refusal } : { autoSessionUpdated: false });
+    const server = await startTestServer({ MIVAS_HARNESS: 'openai/realtime', MIVAS_PACK: PACK, OPENAI_API_KEY: 'sk-soak', MIVAS_OPENAI_BASE_URL: standIn.baseUrl('/v1'), MIVAS_PROVIDER_READY_S: String(READY_S) });
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const calls = ids(`setup_${fault}`, 10);
+    const boundMs = (fault === 'silent' ? READY_S * 1000 : 0) + SETUP_SLACK_MS;
+    try {
+      const ended = await Promise.all(
+        calls.map(async (callId) => {
+          const started = performance.now();
+          const report = await dialCall({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: 'Hello.', synth, paced: true, timeoutMs: 60_000 });
+          return { callId, ms: performance.now() - started, closeCode: report.closeCode };
+        }),
+      );
+      await server.ctx.outbox.flush();
+      const dir = join(server.dataDir, 'snapshots');
+      const facts = calls.map((id) => readDirectorySnapshot(dir, PACK, id));
+      const slowest = Math.max(...ended.map((e) => e.ms));
+      const fastest = Math.min(...ended.map((e) => e.ms));
+      const checks = [
+        check('the server ended every call (close 1011), none waited for the caller', ended.every((e) => e.closeCode === 1011), JSON.stringify(tally(ended.map((e) => String(e.closeCode))))),
+        check(`every call ended within ${(boundMs / 1000).toFixed(0)} s`, slowest < boundMs, `${(fastest / 1000).toFixed(2)}–${(slowest / 1000).toFixed(2)} s`),
+        check('every snapshot says provider_error (end and void)', facts.every((f) => f?.endReason === 'provider_error' && f.voidReason === 'provider_error'), JSON.stringify(tally(facts.map((f) => `${f?.endReason ?? 'missing'}/${f?.voidReason ?? '-'}`)))),
+      ];
+      if (fault === 'silent') checks.push(check(`no call ended before the ${READY_S} s ready deadline`, fastest >= READY_S * 1000, `first after ${(fastest / 1000).toFixed(2)} s`));
+      return checks;
+    } finally {
+      await server.close();
+      await standIn.close();
+    }
+  };
+}
+
 const SCENARIOS: Record<string, { title: string; run: Scenario }> = {
   s3: { title: 'S3 down 60 s while 50 calls hang up', run: s3Outage },
   drop: { title: 'provider drops 10% of sessions', run: providerDrops },
@@ -263,6 +312,8 @@ const SCENARIOS: Record<string, { title: string; run: Scenario }> = {
   rows: { title: '100 concurrent calls writing distinct rows', run: distinctRows },
   ...FAULT_SCENARIOS,
   ...OUTBOUND_SCENARIOS,
+  setuprefused: { title: 'provider refuses the session setup (10 calls)', run: setupFault('refused') },
+  setupsilent: { title: `provider never confirms its setup (10 calls, ready deadline ${READY_S} s)`, run: setupFault('silent') },
 };
 
 async function main(): Promise<number> {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // Runs the TypeScript CLI on Node's own type stripping (Node 24: erasable syntax only, enforced by
 // tsconfig's erasableSyntaxOnly), so there is no build step and no compiler at start-up.
-const { runCli } = await import('../src/cli/index.ts');
-process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() });
+const { main } = await import('../src/cli/index.ts');
+await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() });

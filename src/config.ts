@@ -73,6 +73,7 @@ export const envSchema = z.object({
   MIVAS_NUDGE_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
   MIVAS_NOOP_WAIT_S: seconds.default(15),
   MIVAS_PING_INTERVAL_S: seconds.default(20),
+  MIVAS_PROVIDER_READY_S: seconds.default(10),
   MIVAS_DRAIN_S: seconds.default(900),
   MIVAS_HTTP_TIMEOUT_S: seconds.default(30),
   MIVAS_FAST: bool.default(false),
@@ -119,6 +120,7 @@ export const envSchema = z.object({
   MIVAS_CALLER_MODEL: z.string().min(1).default('gpt-4.1-mini'),
   MIVAS_CALLER_API_KEY: optionalText,
   MIVAS_CALLER_SEED: z.coerce.number().int().nonnegative().default(0),
+  MIVAS_CALLER_CACHE: optionalText,
   MIVAS_CALLER_MAX_TURNS: z.coerce.number().int().positive().default(40),
   MIVAS_CALLER_TIMEOUT_S: seconds.default(60),
   MIVAS_CALLER_MAX_BODY_MB: mebibytesSetting.prefault(4),
@@ -301,6 +303,8 @@ export interface CallerConfig {
   readonly stt: CallerEndpointConfig & { readonly model: string };
   readonly tts: { readonly kind: 'espeak' | 'endpoint'; readonly model: string; readonly voices: readonly string[]; readonly rateHz: number } & CallerEndpointConfig;
   readonly seedBase: number;
+  /** The caller cache's directory (`--caller-cache` defaults to it; speech rollouts use it); undefined: no cache. */
+  readonly cacheDir: string | undefined;
   readonly maxTurns: number;
   readonly maxCallMs: number;
   readonly agentSilenceMs: number;
@@ -365,6 +369,8 @@ export interface Config {
   readonly nudgeMaxAttempts: number;
   readonly noopWaitMs: number;
   readonly pingIntervalMs: number;
+  /** How long a provider may take, once connected, to confirm its setup (the first session.updated) before the call ends provider_error. */
+  readonly providerReadyMs: number;
   readonly drainMs: number;
   /** Longest an HTTP request may take to arrive, and the idle limit of a connection. */
   readonly httpTimeoutMs: number;
@@ -454,6 +460,7 @@ function toConfig(env: Env): ConfigResult {
     nudgeMaxAttempts: env.MIVAS_NUDGE_MAX_ATTEMPTS,
     noopWaitMs: env.MIVAS_NOOP_WAIT_S * 1000,
     pingIntervalMs: env.MIVAS_PING_INTERVAL_S * 1000,
+    providerReadyMs: env.MIVAS_PROVIDER_READY_S * 1000,
     drainMs: env.MIVAS_DRAIN_S * 1000,
     httpTimeoutMs: env.MIVAS_HTTP_TIMEOUT_S * 1000,
     fast: env.MIVAS_FAST,
@@ -550,6 +557,7 @@ function callerSettings(env: Env): CallerConfig {
       rateHz: env.MIVAS_CALLER_TTS_RATE,
     },
     seedBase: env.MIVAS_CALLER_SEED,
+    cacheDir: env.MIVAS_CALLER_CACHE,
     maxTurns: env.MIVAS_CALLER_MAX_TURNS,
     maxCallMs: env.MIVAS_CALLER_MAX_S * 1000,
     agentSilenceMs: env.MIVAS_CALLER_AGENT_SILENCE_S * 1000,

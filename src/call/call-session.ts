@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { StereoRecorder, CHIRP_RATE_HZ, createResampler, type FinishedRecording } from '../audio/index.ts';
 import { decodeCallerFrame, type ChirpSocket } from '../chirp/index.ts';
-import type { Clock, IdSource, Log } from '../core/index.ts';
+import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
 import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
@@ -25,6 +25,8 @@ export interface CallLimits {
   readonly nudgeRetryDelayMs: number;
   readonly nudgeMaxAttempts: number;
   readonly pingIntervalMs: number;
+  /** How long a connected provider may take to be ready (its first session.updated) before the call ends provider_error. */
+  readonly providerReadyMs: number;
   readonly fast: boolean;
 }
 
@@ -92,6 +94,9 @@ export class CallSession {
   private readonly watchdogs: CallWatchdogs;
   private readonly abort = new AbortController();
   private graph: { conversation: Conversation; driver: TurnDriver } | null = null;
+  /** Set once the provider is ready; until then the ready deadline runs (after connect). */
+  private providerReady = false;
+  private readyDeadline: Timer | null = null;
   /** Why the conversation failed (setup, a rejected timeline event, a dump error); ends it with internal_error. */
   private fault: string | null = null;
   /** Why the caller's input ended the call (caller_flood). */
@@ -205,8 +210,25 @@ export class CallSession {
     try {
       await this.session.connect(conversation.agentSetup(), this.abort.signal);
     } catch (err) {
-      this.fail({ code: 'connect_failed', message: err instanceof Error ? err.message : 'connect failed', fatal: true });
+      return this.fail({ code: 'connect_failed', message: err instanceof Error ? err.message : 'connect failed', fatal: true });
     }
+    this.awaitReady();
+  }
+
+  /**
+   * A provider that took the connection but never confirms its setup (no first session.updated,
+   * no error either) would leave the call waiting for the caller to hang up: past the ready
+   * deadline the call ends provider_error, with the reason on the timeline.
+   */
+  private awaitReady(): void {
+    if (this.ended || this.providerReady) return;
+    const limitMs = this.ctx.limits.providerReadyMs;
+    this.readyDeadline = this.ctx.clock.setTimer(limitMs, () => {
+      if (this.ended || this.providerReady) return;
+      const failure: ProviderFailure = { code: 'provider_not_ready', message: `the provider did not confirm its session setup within ${limitMs / 1000} s`, fatal: true };
+      this.timeline.add({ type: 'provider.error', ...failure });
+      this.fail(failure);
+    });
   }
 
   /**
@@ -219,6 +241,7 @@ export class CallSession {
     this.ended = { callId: this.identity.callId, endReason: reason, closeCode };
     this.abort.abort();
     this.watchdogs.stop();
+    this.readyDeadline?.cancel();
     this.graph?.driver.detach();
     const writable = !callerClosed && this.socket.isOpen();
     this.agent.closeOpenUtterances(writable);
@@ -238,6 +261,8 @@ export class CallSession {
 
   private onProviderReady(connectStartMs: number): void {
     if (this.ended) return;
+    this.providerReady = true;
+    this.readyDeadline?.cancel();
     this.timeline.add({ type: 'provider.ready', connect_ms: Math.round((this.ctx.clock.nowMs() - connectStartMs) * 10) / 10 });
     this.inbound.markReady();
   }

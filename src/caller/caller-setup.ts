@@ -1,12 +1,12 @@
 import type { SpeechSynth } from '../audio/index.ts';
-import { systemClock, type Clock } from '../core/index.ts';
+import { systemClock, type Clock, type IdSource } from '../core/index.ts';
 import type { Task } from '../packs/index.ts';
 import type { CallerFile, CallerUsage } from '../snapshot/index.ts';
 import type { CallerCache } from './caller-cache.ts';
 import { CallerLog } from './caller-log.ts';
 import { ScriptedMind, type CallerMind } from './caller-mind.ts';
 import { chatClient, type ChatCompleter } from './chat-completions.ts';
-import type { ConversationLimits, ConversationReport, OutboundAudio } from './conversation-caller.ts';
+import { dialConversation, type ConversationLimits, type ConversationReport, type OutboundAudio } from './conversation-caller.ts';
 import { transcriptionEars, type Ears } from './ears.ts';
 import type { EndpointSettings } from './endpoint.ts';
 import { callerSeed, LlmMind } from './llm-mind.ts';
@@ -66,8 +66,35 @@ export interface PreparedCaller {
   readonly seed: number;
   readonly outbound: OutboundAudio | null;
   readonly limits: ConversationLimits;
-  /** The call's `caller.json` content. */
-  record(report: ConversationReport, ids: { callId: string; runId: string | null; trial: number }): CallerFile;
+  /** The call's `caller.json` content (`trial` null: a call that is no trial of a run, such as a speech rollout). */
+  record(report: ConversationReport, ids: { callId: string; runId: string | null; trial: number | null }): CallerFile;
+}
+
+/** Where and how one call with a prepared caller is dialed. */
+export interface CallerDial {
+  readonly url: string;
+  readonly callId: string;
+  readonly taskId: string;
+  readonly runId: string | null;
+  readonly auth: { readonly user: string; readonly pass: string } | null;
+  /** Real-time pacing with hold audio; false: each line in one burst (`--fast`). */
+  readonly paced: boolean;
+  readonly timeoutMs: number;
+  readonly ids?: IdSource;
+  readonly clock?: Clock;
+}
+
+/** Dials one conversational call (`dialConversation`) with a prepared caller: its mind, ears, mouth, log, caps and audio condition. */
+export function dialPrepared(caller: PreparedCaller, dial: CallerDial): Promise<ConversationReport> {
+  return dialConversation({
+    ...dial,
+    mind: caller.mind,
+    ears: caller.ears,
+    mouth: caller.mouth,
+    log: caller.log,
+    limits: caller.limits,
+    outbound: caller.outbound,
+  });
 }
 
 /** What the caller's usage cost at the given prices. */

@@ -2,8 +2,8 @@ import type { SpeechSynth } from '../audio/index.ts';
 import type { IdSource } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CallerFile } from '../snapshot/index.ts';
-import { prepareCaller, type CallerSettings } from './caller-setup.ts';
-import { dialConversation, type ConversationReport } from './conversation-caller.ts';
+import { dialPrepared, prepareCaller, type CallerSettings } from './caller-setup.ts';
+import type { ConversationReport } from './conversation-caller.ts';
 import { dialCall, openingLineOf, type CallerReport } from './local-caller.ts';
 
 /** One planned call of a run. */
@@ -80,7 +80,7 @@ export async function runCalls(plan: RunPlan, calls: readonly PlannedCall[], onD
       const call = calls[index] as PlannedCall;
       const task = plan.pack.tasks.get(call.taskId);
       if (plan.caller && task) {
-        const report = await dialPrepared(plan, plan.caller, call, task);
+        const report = await dialPlanned(plan, plan.caller, call, task);
         reports[index] = report;
         onDone(report, call);
         continue;
@@ -105,21 +105,15 @@ export async function runCalls(plan: RunPlan, calls: readonly PlannedCall[], onD
   return reports;
 }
 
-async function dialPrepared(plan: RunPlan, settings: CallerSettings, call: PlannedCall, task: NonNullable<ReturnType<Pack['tasks']['get']>>): Promise<ConversationReport> {
+async function dialPlanned(plan: RunPlan, settings: CallerSettings, call: PlannedCall, task: NonNullable<ReturnType<Pack['tasks']['get']>>): Promise<ConversationReport> {
   const caller = prepareCaller(settings, task, call.trial);
-  const report = await dialConversation({
+  const report = await dialPrepared(caller, {
     url: plan.url,
     callId: call.callId,
     taskId: call.taskId,
     runId: plan.runId,
     auth: plan.auth,
-    mind: caller.mind,
-    ears: caller.ears,
-    mouth: caller.mouth,
-    log: caller.log,
     paced: plan.paced,
-    limits: caller.limits,
-    outbound: caller.outbound,
     timeoutMs: plan.callTimeoutMs,
     ids: plan.ids,
     ...(settings.clock ? { clock: settings.clock } : {}),

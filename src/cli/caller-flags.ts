@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { lineConditionFor } from '../audio/index.ts';
-import { CALLER_KINDS, directoryCache, terminalTurns, type CallerKind, type CallerSettings, type MouthSettings } from '../caller/index.ts';
+import { CALLER_KINDS, directoryCache, terminalTurns, type CallerKind, type CallerSettings } from '../caller/index.ts';
 import type { Config } from '../config.ts';
 import { ConfigError } from '../core/index.ts';
 import { directorySource, s3Source, type SnapshotSource } from '../scoring/index.ts';
+import { callerSettingsOf, llmCallerProblem } from '../server/index.ts';
 import { callerFileSchema, createS3Client, directorySink, parseS3Uri, s3Sink, type CallerFile, type SnapshotSink } from '../snapshot/index.ts';
 import type { CliIO } from './io.ts';
 
@@ -22,7 +22,7 @@ export const CALLER_USAGE = `caller (docs/caller.md):
   --caller scripted|llm|external|replay   scripted (default, no key): the opening line, then silence;
                            llm: a digital human on MIVAS_CALLER_BASE_URL / MIVAS_CALLER_MODEL / MIVAS_CALLER_API_KEY;
                            external: each caller line typed at the terminal; replay: re-speak a recorded run's callers
-  --caller-cache DIR       cache every caller request by the conversation so far (repeat runs ask nothing new)
+  --caller-cache DIR       cache every caller request by the conversation so far (repeat runs ask nothing new; default MIVAS_CALLER_CACHE)
   --caller-frozen          read the cache only; a miss ends that call with cache_miss
   --caller-replay SNAPSHOTS   where the recorded caller.json files are (a directory or s3://), for --caller replay
   --caller-seed N          base of the per-(task, trial) seeds (default MIVAS_CALLER_SEED)
@@ -65,12 +65,6 @@ export function callerSinkOf(config: Config, cwd: string): SnapshotSink {
   return s3Sink(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
 }
 
-function mouthOf(config: Config): MouthSettings {
-  const tts = config.caller.tts;
-  if (tts.kind === 'espeak') return { kind: 'espeak' };
-  return { kind: 'endpoint', endpoint: { baseUrl: tts.baseUrl, apiKey: tts.apiKey, timeoutMs: tts.timeoutMs, maxBodyBytes: tts.maxBodyBytes }, model: tts.model, voices: tts.voices, rateHz: tts.rateHz };
-}
-
 /**
  * The run's caller settings from the flags and the configuration; a `ConfigError` names what is
  * missing (the llm caller without a key for a vendor endpoint, replay without recordings).
@@ -84,9 +78,8 @@ export async function callerSettingsFrom(values: CallerFlagValues, config: Confi
   const audio = values.audio ?? c.audio;
   if (audio !== 'task' && audio !== 'perfect') throw new ConfigError('USAGE', '--audio must be task or perfect');
   if (values['caller-frozen'] && !values['caller-cache']) throw new ConfigError('USAGE', '--caller-frozen needs --caller-cache DIR');
-  if (kind === 'llm' && !c.chat.apiKey && /api\.openai\.com/.test(c.chat.baseUrl)) {
-    throw new ConfigError('CONFIG_INVALID', 'the llm caller needs MIVAS_CALLER_API_KEY for api.openai.com (or point MIVAS_CALLER_BASE_URL at a keyless local server)');
-  }
+  const keyProblem = kind === 'llm' ? llmCallerProblem(config) : null;
+  if (keyProblem) throw new ConfigError('CONFIG_INVALID', keyProblem);
   let replayOf: CallerSettings['replayOf'];
   if (kind === 'replay') {
     if (!values['caller-replay']) throw new ConfigError('USAGE', '--caller replay needs --caller-replay SNAPSHOTS (where the recorded caller.json files are)');
@@ -95,18 +88,10 @@ export async function callerSettingsFrom(values: CallerFlagValues, config: Confi
     replayOf = (taskId, trial) => recorded.get(`${taskId}#${trial}`) ?? null;
   }
   const input = io.stdin;
+  const cache = values['caller-cache'] ? directoryCache(resolve(io.cwd, values['caller-cache']), { frozen: values['caller-frozen'] ?? false }) : undefined;
   return {
-    kind,
-    chat: { endpoint: { baseUrl: c.chat.baseUrl, apiKey: c.chat.apiKey, timeoutMs: c.chat.timeoutMs, maxBodyBytes: c.chat.maxBodyBytes }, model: values['caller-model'] ?? c.chat.model },
-    ears: kind === 'scripted' || kind === 'replay' ? null : { endpoint: { baseUrl: c.stt.baseUrl, apiKey: c.stt.apiKey, timeoutMs: c.stt.timeoutMs, maxBodyBytes: c.stt.maxBodyBytes }, model: c.stt.model },
-    mouth: mouthOf(config),
-    seedBase,
-    maxTurns: c.maxTurns,
-    limits: { maxDurationMs: c.maxCallMs, agentSilenceMs: c.agentSilenceMs, hangupGraceMs: c.hangupGraceMs },
-    cache: values['caller-cache'] ? directoryCache(resolve(io.cwd, values['caller-cache']), { frozen: values['caller-frozen'] ?? false }) : null,
+    ...callerSettingsOf(config, { kind, seedBase, audio, ...(values['caller-model'] ? { model: values['caller-model'] } : {}), ...(cache ? { cache } : {}) }, io.cwd),
     ...(replayOf ? { replayOf } : {}),
     ...(kind === 'external' ? { externalTurns: () => terminalTurns(input ?? process.stdin, io.stderr) } : {}),
-    ...(audio === 'task' ? { conditionFor: (task, seed) => lineConditionFor(task.metadata.audio_condition, task.metadata.category, seed) } : {}),
-    prices: c.prices,
   };
 }

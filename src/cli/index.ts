@@ -1,4 +1,4 @@
-export { runCli } from './main.ts';
+export { main, runCli } from './main.ts';
 export { ProgressBar, renderTable } from './progress.ts';
 export { handoffProblems } from './check-command.ts';
 export { toolRecordPath } from './preflight-command.ts';

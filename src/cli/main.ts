@@ -107,3 +107,18 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     throw err;
   }
 }
+
+/** How long a process may linger after a usage or configuration error (exit 3) before it is ended. */
+export const USAGE_EXIT_GRACE_MS = 500;
+
+/**
+ * The process entry (`bin/mivas.js`): runs the command and sets the exit code. A usage or
+ * configuration error (3) is printed before anything long-running starts, so nothing should keep
+ * the process alive after it; as a safety net against a timer or handle opened before the failing
+ * step, the process then exits after a short grace (unref'd: a clean process exits at once).
+ */
+export async function main(argv: readonly string[], io: CliIO): Promise<void> {
+  const code = await runCli(argv, io);
+  process.exitCode = code;
+  if (code === EXIT.usage) setTimeout(() => process.exit(code), USAGE_EXIT_GRACE_MS).unref();
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CallerMind } from '../caller/index.ts';
+import type { CallerDial, ConversationReport, PreparedCaller } from '../caller/index.ts';
 
 /**
  * Speech rollouts (docs/rl.md "Speech rollouts"): the request a trainer sends, the policy URL
@@ -50,23 +50,14 @@ export function rolloutPolicyUrl(url: string, rolloutId: string): string {
   return `${parsed.protocol}//${parsed.host}/${ROLLOUT_PATH_PREFIX}/${rolloutId}${path}${parsed.search}`;
 }
 
-/** How one rollout's caller dials the server. */
-export interface VoiceDial {
-  readonly url: string;
-  readonly callId: string;
-  readonly taskId: string;
-  readonly runId: string | null;
-  readonly auth: { readonly user: string; readonly pass: string } | null;
-  readonly mind: CallerMind;
-  readonly timeoutMs: number;
-}
+/** The caller kinds a speech rollout takes: the no-key scripted caller and the llm digital human (docs/caller.md). */
+export const ROLLOUT_CALLER_KINDS = ['scripted', 'llm'] as const;
 
 /**
- * The caller of a speech rollout in voice mode: a mind with a mouth (speech) and, for more than
- * an opening line, ears (the agent's audio transcribed). This build's caller speaks the mind's
- * opening line and then holds (the local CHIRP caller); a caller with ears (issue 16) plugs in
- * here and turns the same rollout into a whole conversation.
+ * The caller of a speech rollout in voice mode: a prepared caller (mind, ears, mouth, caps) dials
+ * the server's own CHIRP endpoint as any call, so the llm caller hears the trainer's agent
+ * (transcribed), answers it aloud and hangs up after its closing line: a whole conversation.
  */
 export interface VoiceCaller {
-  dial(dial: VoiceDial): Promise<{ readonly closeCode: number; readonly closeReason: string; readonly refusedStatus: number | null }>;
+  dial(caller: PreparedCaller, dial: CallerDial): Promise<ConversationReport>;
 }

@@ -39,7 +39,7 @@ export interface AppContext {
   readonly ops: Operations;
   /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
   readonly rlCallers: CallerMinds;
-  /** Speech for the local caller (the speech rollouts dial this server with it). */
+  /** Speech of the keyless harnesses (`scripted`, `noop`), whoever the call's harness is for (a speech rollout's too). */
   readonly synth: SpeechSynth;
   /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
   readonly callHarnesses: Map<string, HarnessFactory>;
@@ -104,6 +104,10 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const clock = overrides.clock ?? systemClock();
   const ids = overrides.ids ?? randomIds();
   const pack = await loadPack(resolve(config.packsDir), config.pack, resolve(config.migrationsDir));
+  // The harness is validated (an unknown name, a missing key) before anything starts a timer or a
+  // handle: a configuration error must leave nothing running that keeps the process alive.
+  const synth = overrides.synth ?? (await createSpeechSynth(16_000));
+  const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
   const dataDir = resolve(config.dataDir);
   const template = ensureTemplate(join(dataDir, 'templates'), pack);
   const sink = createSink(config);
@@ -153,8 +157,6 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     },
     { uploadConcurrency: config.uploadConcurrency },
   );
-  const synth = overrides.synth ?? (await createSpeechSynth(16_000));
-  const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
   ops.metrics.buildInfo({ version: packageVersion(), pack: pack.id, harness: harness.name });
   const resumed = outbox.resume();
   if (resumed) log.info({ count: resumed }, 'resuming spooled snapshot uploads');
@@ -186,6 +188,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
       nudgeRetryDelayMs: config.nudgeRetryDelayMs,
       nudgeMaxAttempts: config.nudgeMaxAttempts,
       pingIntervalMs: config.pingIntervalMs,
+      providerReadyMs: config.providerReadyMs,
       fast: config.fast,
     },
   };

@@ -5,3 +5,4 @@ export * from './observability.ts';
 export * from './node-flags.ts';
 export * from './bind-check.ts';
 export * from './shutdown.ts';
+export * from './caller-settings.ts';

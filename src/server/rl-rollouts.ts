@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { dialCall, type CallerMind } from '../caller/index.ts';
+import { dialPrepared, prepareCaller, type PreparedCaller } from '../caller/index.ts';
 import type { ProviderSettings } from '../config.ts';
 import { httpProblem, isPlainObject, MivasError } from '../core/index.ts';
-import { rewardOf, rolloutPolicyUrl, rolloutRequestSchema, type EpisodeReward, type RolloutRequest, type SpeechProtocol, type VoiceCaller } from '../episodes/index.ts';
+import { rewardOf, ROLLOUT_CALLER_KINDS, rolloutPolicyUrl, rolloutRequestSchema, type EpisodeReward, type RolloutRequest, type SpeechProtocol, type VoiceCaller } from '../episodes/index.ts';
+import type { Task } from '../packs/index.ts';
 import { createHarnessFactory, foreignEndpointSettings, type HarnessFactory } from '../providers/index.ts';
 import { loadSnapshot, scoreConversation, type SnapshotSource } from '../scoring/index.ts';
-import { SNAPSHOT_PARTS, snapshotKey } from '../snapshot/index.ts';
+import { callerFileSchema, callerPartKey, SNAPSHOT_PARTS, snapshotKey } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
+import { callerSettingsOf, llmCallerProblem } from './caller-settings.ts';
 import { sendProblem } from './problem.ts';
 
 /** A rollout as reported: running, or done with its reward and where its evidence is. */
@@ -41,27 +43,8 @@ function providersFor(base: ProviderSettings, request: RolloutRequest, url: stri
   return foreignEndpointSettings(base, p.protocol, { url, apiKey: p.api_key, model: p.model, voice: p.voice });
 }
 
-/** This build's voice caller: the local CHIRP caller speaks the mind's opening line, then holds. */
-export function localVoiceCaller(ctx: AppContext): VoiceCaller {
-  return {
-    async dial(d) {
-      const opening = await d.mind.open();
-      const report = await dialCall({
-        url: d.url,
-        callId: d.callId,
-        taskId: d.taskId,
-        runId: d.runId,
-        auth: d.auth,
-        openingLine: opening.text ?? 'Hello.',
-        synth: ctx.synth,
-        paced: !ctx.config.fast,
-        timeoutMs: d.timeoutMs,
-        ids: ctx.ids,
-      });
-      return report;
-    },
-  };
-}
+/** The voice caller of rollouts: the conversing CHIRP caller `mivas run` dials with (`dialConversation`). */
+const conversingCaller: VoiceCaller = { dial: dialPrepared };
 
 /**
  * Speech rollouts (docs/rl.md): `POST /rl/rollouts` runs one call of a task on this server's
@@ -77,7 +60,7 @@ export class RolloutDesk {
 
   constructor(
     ctx: AppContext,
-    voice: VoiceCaller = localVoiceCaller(ctx),
+    voice: VoiceCaller = conversingCaller,
   ) {
     this.ctx = ctx;
     this.voice = voice;
@@ -97,9 +80,8 @@ export class RolloutDesk {
     const tasks = [...ctx.pack.tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
     const task = request.task_id ? ctx.pack.tasks.get(request.task_id) : tasks[(request.seed ?? 0) % Math.max(1, tasks.length)];
     if (!task) throw new MivasError('EPISODE_INVALID', `pack ${ctx.pack.id} has no task ${request.task_id ?? ''}`);
+    const caller = this.callerOf(request, task);
     const id = `ro_${ctx.ids.hex(24)}`;
-    const mind: CallerMind | null = ctx.rlCallers({ pack: ctx.pack, task, kind: request.caller.kind, seed: request.seed ?? null, episodeId: id });
-    if (!mind) throw new MivasError('EPISODE_INVALID', `this build has no ${JSON.stringify(request.caller.kind)} caller`);
     const policyUrl = rolloutPolicyUrl(request.policy.url, id);
     let harness: HarnessFactory;
     try {
@@ -110,7 +92,7 @@ export class RolloutDesk {
     const record: RolloutRecord = { rollout_id: id, status: 'running', pack: ctx.pack.id, task_id: task.task_id, protocol: request.policy.protocol, policy_url: policyUrl, caller: request.caller.kind };
     this.remember(record);
     ctx.callHarnesses.set(id, harness);
-    const done = this.run(record, mind, selfUrl, request.run_id ?? null)
+    const done = this.run(record, caller, selfUrl, request.run_id ?? null)
       .catch((err: unknown): RolloutRecord => ({ ...record, status: 'failed', error: err instanceof Error ? err.message : String(err) }))
       .then((finished) => {
         ctx.callHarnesses.delete(id);
@@ -120,11 +102,28 @@ export class RolloutDesk {
     return { record, done };
   }
 
-  private async run(record: RolloutRecord, mind: CallerMind, selfUrl: string, runId: string | null): Promise<RolloutRecord> {
+  /**
+   * The rollout's caller, built from MIVAS_CALLER_* as `mivas run` builds its own and seeded by
+   * (task, request seed) as a text episode's; EPISODE_INVALID for a kind rollouts do not take or
+   * an llm caller with no key for its vendor endpoint.
+   */
+  private callerOf(request: RolloutRequest, task: Task): PreparedCaller {
+    const kind = ROLLOUT_CALLER_KINDS.find((k) => k === request.caller.kind);
+    if (!kind) throw new MivasError('EPISODE_INVALID', `speech rollouts take the ${ROLLOUT_CALLER_KINDS.join(' or ')} caller; this build has no ${JSON.stringify(request.caller.kind)} caller for them`);
+    const problem = kind === 'llm' ? llmCallerProblem(this.ctx.config) : null;
+    if (problem) throw new MivasError('EPISODE_INVALID', problem);
+    return prepareCaller({ ...callerSettingsOf(this.ctx.config, { kind }), clock: this.ctx.clock }, task, request.seed ?? 0);
+  }
+
+  private async run(record: RolloutRecord, caller: PreparedCaller, selfUrl: string, runId: string | null): Promise<RolloutRecord> {
     const { ctx } = this;
     const id = record.rollout_id;
-    const report = await this.voice.dial({ url: selfUrl, callId: id, taskId: record.task_id, runId, auth: ctx.config.auth, mind, timeoutMs: ctx.config.maxCallMs + 30_000 });
+    const timeoutMs = Math.max(ctx.config.maxCallMs, ctx.config.caller.maxCallMs) + 30_000;
+    const report = await this.voice.dial(caller, { url: selfUrl, callId: id, taskId: record.task_id, runId, auth: ctx.config.auth, paced: !ctx.config.fast, timeoutMs, ids: ctx.ids, clock: ctx.clock });
     if (report.refusedStatus) throw new Error(`the call was refused with HTTP ${report.refusedStatus} (the server is at capacity or draining)`);
+    // The caller's own record lands beside the snapshot, as a run's does, so the scorer reads it too.
+    const callerFile = callerFileSchema.parse(caller.record(report, { callId: id, runId, trial: null }));
+    await ctx.sink.put(callerPartKey(ctx.pack.id, id), Buffer.from(`${JSON.stringify(callerFile, null, 1)}\n`));
     const summaryKey = snapshotKey(ctx.pack.id, id, 'summary.json');
     // The call's side writes its snapshot as it closes; wait for it (bounded) and push it to the sink.
     for (let waited = 0; !(ctx.outbox.isSpooled(ctx.pack.id, id) || (await ctx.sink.exists(summaryKey))); waited += 20) {

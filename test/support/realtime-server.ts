@@ -66,6 +66,19 @@ const BETA_NAMES: Readonly<Record<string, string>> = {
  */
 export type AutoRespond = 'call-tools' | 'ignore-tools';
 
+/**
+ * How a stand-in refuses the session setup: the `error` event it answers the first session.update
+ * with, in the shape of openai-node 7.59's `RealtimeErrorEvent` / `RealtimeError`
+ * (`resources/realtime/realtime.d.ts`: `error {type, code?, message, param?, event_id?}`), whose
+ * doc says most errors leave the session open. No session.updated follows.
+ */
+export interface SetupRefusal {
+  readonly type: string;
+  readonly code: string | null;
+  readonly message: string;
+  readonly param: string | null;
+}
+
 /** A tool as a session.update offers it, flat (GA, xAI) or nested (Qwen). */
 const offeredToolSchema = z.union([
   z.object({ type: z.literal('function'), name: z.string(), parameters: z.unknown().optional() }),
@@ -92,6 +105,7 @@ export class StandInConnection {
   private readonly autoSessionUpdated: boolean;
   private readonly autoRespond: AutoRespond | null;
   private readonly autoAudioRateHz;
+  private readonly refuseSetup: SetupRefusal | null;
 
   constructor(
     ws: WebSocket,
@@ -101,6 +115,7 @@ export class StandInConnection {
     autoSessionUpdated: boolean,
     autoRespond: AutoRespond | null = null,
     autoAudioRateHz = 24_000,
+    refuseSetup: SetupRefusal | null = null,
   ) {
     this.ws = ws;
     this.url = url;
@@ -109,6 +124,7 @@ export class StandInConnection {
     this.autoSessionUpdated = autoSessionUpdated;
     this.autoRespond = autoRespond;
     this.autoAudioRateHz = autoAudioRateHz;
+    this.refuseSetup = refuseSetup;
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.onClientText(data.toString());
     });
@@ -227,9 +243,19 @@ export class StandInConnection {
     const event = clientEventSchema.safeParse(json);
     const entry = event.success ? event.data : { type: 'invalid_event' };
     this.log.push({ seq: this.log.length, dir: 'in', type: entry.type, event: entry });
-    if (entry.type === 'session.update' && this.autoSessionUpdated) this.send({ type: 'session.updated', session: { ...sessionOf(entry) } });
+    if (entry.type === 'session.update') this.answerSessionUpdate(entry);
     if (entry.type === 'response.create' && this.autoRespond) this.answerOnItsOwn();
     this.settle();
+  }
+
+  /** session.updated (when automatic), or the setup refusal for the first session.update. */
+  private answerSessionUpdate(entry: ClientEvent): void {
+    if (this.refuseSetup && this.received('session.update').length === 1) {
+      const clientEventId = typeof entry.event_id === 'string' ? entry.event_id : null;
+      this.send({ type: 'error', error: { ...this.refuseSetup, event_id: clientEventId } });
+      return;
+    }
+    if (this.autoSessionUpdated) this.send({ type: 'session.updated', session: { ...sessionOf(entry) } });
   }
 
   /** The scripted answer of an auto-responding stand-in (see AutoRespond). */
@@ -308,7 +334,8 @@ export class RealtimeStandIn {
   /**
    * Starts a stand-in on an ephemeral loopback port. `refuseUpgrade` answers every upgrade with
    * that HTTP status and body (a provider rejecting a key); `autoRespond` answers response.create
-   * on its own, with audio at `autoAudioRateHz`.
+   * on its own, with audio at `autoAudioRateHz`; `refuseSetup` answers the first session.update
+   * with that error instead of session.updated; `autoSessionUpdated: false` leaves it unanswered.
    */
   static async start(
     options: {
@@ -317,6 +344,7 @@ export class RealtimeStandIn {
       autoRespond?: AutoRespond;
       autoAudioRateHz?: number;
       refuseUpgrade?: { readonly status: number; readonly body: string };
+      refuseSetup?: SetupRefusal;
     } = {},
   ): Promise<RealtimeStandIn> {
     const refuse = options.refuseUpgrade;
@@ -329,7 +357,7 @@ export class RealtimeStandIn {
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     const standIn = new RealtimeStandIn(server, (server.address() as AddressInfo).port);
     server.on('connection', (ws, req) => {
-      const conn = new StandInConnection(ws, req.url ?? '/', req.headers, options.dialect ?? 'ga', options.autoSessionUpdated ?? true, options.autoRespond ?? null, options.autoAudioRateHz);
+      const conn = new StandInConnection(ws, req.url ?? '/', req.headers, options.dialect ?? 'ga', options.autoSessionUpdated ?? true, options.autoRespond ?? null, options.autoAudioRateHz, options.refuseSetup ?? null);
       standIn.connections.push(conn);
       standIn.arrivals.shift()?.(conn);
     });

@@ -270,9 +270,14 @@ export class RealtimeSession implements ModelSession {
         return this.events.emit('callerSpeechStarted');
       case 'input_audio_buffer.speech_stopped':
         return this.events.emit('callerSpeechStopped');
-      case 'error':
+      case 'error': {
+        const code = event.error.code ?? event.error.type ?? 'error';
+        // Before the session is ready the only event sent is the setup's session.update: an error
+        // then refuses the setup, and a session with no instructions or tools cannot run the call.
+        if (!this.isReady) return this.events.emit('failure', { code: 'session_refused', message: `the provider refused the session setup (${code}): ${event.error.message}`, fatal: true });
         // Recorded, never fatal by itself: "active response" errors during nudges are expected (§1.6).
-        return this.events.emit('failure', { code: event.error.code ?? event.error.type ?? 'error', message: event.error.message, fatal: false });
+        return this.events.emit('failure', { code, message: event.error.message, fatal: false });
+      }
       case 'rate_limits.updated':
         // Reported for metrics only; the session takes no action on it (wire.md §2.5).
         return this.events.emit('rateLimits', remainingOf(event.rate_limits));
