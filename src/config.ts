@@ -141,6 +141,7 @@ export const envSchema = z.object({
   MIVAS_RL_MAX_EPISODES: z.coerce.number().int().positive().default(256),
   MIVAS_RL_IDLE_S: seconds.default(900),
   MIVAS_RL_UNTOUCHED_S: seconds.default(60),
+  MIVAS_RL_CALLER_CACHE: optionalText,
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
@@ -304,6 +305,8 @@ export interface RlSettings {
   readonly idleMs: number;
   /** An episode nobody acted on since its seed is ended (idle) this soon, and the oldest one makes room when the desk is full. */
   readonly untouchedMs: number;
+  /** Directory of the `llm` caller's request cache for RL episodes (as `--caller-cache`); unset: none. */
+  readonly callerCacheDir: string | undefined;
 }
 
 /** The OpenAI-compatible chat endpoint the `text/openai-chat` policy harness calls. */
@@ -454,7 +457,7 @@ function toConfig(env: Env): ConfigResult {
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
-    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000 },
+    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY },
   };
   return { ok: true, config: Object.freeze(config) };

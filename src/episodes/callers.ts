@@ -1,4 +1,4 @@
-import { callerSeed, CallerLog, chatClient, LlmMind, ScriptedMind, type CallerMind } from '../caller/index.ts';
+import { callerSeed, CallerLog, chatClient, LlmMind, ScriptedMind, type CallerCache, type CallerMind } from '../caller/index.ts';
 import { systemClock, type Clock } from '../core/index.ts';
 import { callerScriptOf, openingLineOf, wordsOf, type Pack, type Task } from '../packs/index.ts';
 
@@ -28,9 +28,10 @@ export interface LlmCallerSettings {
 
 /**
  * The callers of a configured process: `scripted`, and `llm` (the digital human of docs/caller.md
- * on the MIVAS_CALLER_* chat endpoint, seeded per task and episode seed) for text episodes.
+ * on the MIVAS_CALLER_* chat endpoint, seeded per task and episode seed, its requests cached in
+ * `cache` when one is given) for text episodes.
  */
-export function configuredCallers(settings: LlmCallerSettings, clock: Clock = systemClock()): CallerMinds {
+export function configuredCallers(settings: LlmCallerSettings, clock: Clock = systemClock(), cache: CallerCache | null = null): CallerMinds {
   return (request) => {
     if (request.kind !== 'llm') return builtInCallers(request);
     return new LlmMind({
@@ -38,7 +39,7 @@ export function configuredCallers(settings: LlmCallerSettings, clock: Clock = sy
       model: settings.chat.model,
       seed: callerSeed(settings.seedBase, request.task.task_id, request.seed ?? 0),
       chat: chatClient({ baseUrl: settings.chat.baseUrl, apiKey: settings.chat.apiKey, timeoutMs: settings.chat.timeoutMs }, clock),
-      cache: null,
+      cache,
       log: new CallerLog(),
       maxTurns: settings.maxTurns,
     });

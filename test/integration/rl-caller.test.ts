@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,13 +15,16 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 describe('RL episodes with a caller endpoint configured', () => {
   let standIn: OpenAICompatibleStandIn;
   let server: TestServer;
+  let cacheDir: string;
   beforeAll(async () => {
     standIn = await OpenAICompatibleStandIn.start({ chat: () => ({ content: 'My plan is Aetna, and I mean the Park Avenue office.' }) });
-    server = await startTestServer({ MIVAS_PACK: 'healthcare', MIVAS_RL: '1', MIVAS_CALLER_BASE_URL: standIn.baseUrl, MIVAS_CALLER_MODEL: 'caller-standin' });
+    cacheDir = mkdtempSync(join(tmpdir(), 'mivas-rl-caller-cache-'));
+    server = await startTestServer({ MIVAS_PACK: 'healthcare', MIVAS_RL: '1', MIVAS_CALLER_BASE_URL: standIn.baseUrl, MIVAS_CALLER_MODEL: 'caller-standin', MIVAS_RL_CALLER_CACHE: cacheDir });
   }, 120_000);
   afterAll(async () => {
     await server?.close();
     await standIn?.close();
+    rmSync(cacheDir, { recursive: true, force: true });
   });
 
   it('makes llm the default: the dataset rows say so and the caller answers say_to_caller from the endpoint', async () => {
@@ -33,6 +39,23 @@ describe('RL episodes with a caller endpoint configured', () => {
     expect(said.body).toEqual({ ok: true, data: { caller_said: 'My plan is Aetna, and I mean the Park Avenue office.', caller_hung_up: false } });
     expect(standIn.chatRequests().at(-1)).toMatchObject({ model: 'caller-standin', temperature: 0 });
     expect((await client.verify(row)).status).toBe(200);
+  });
+
+  it('seeds and caches the caller: the same task, seed and conversation replays its lines without asking again', async () => {
+    const task = routedTask(server.ctx.pack);
+    const converse = async (): Promise<unknown> => {
+      const client = new NemoGymClient(`${server.httpUrl}/rl/healthcare`, server.ctx.pack, task);
+      await client.seed({ task_id: task.task_id, seed: 5 });
+      const said = await client.call('say_to_caller', { text: 'Can I have your full name, please?' });
+      await client.verify({});
+      return said.body;
+    };
+    const before = standIn.chatRequests().length;
+    const first = await converse();
+    expect(standIn.chatRequests().length).toBe(before + 1);
+    expect(standIn.chatRequests().at(-1)?.seed).toEqual(expect.any(Number));
+    expect(await converse()).toEqual(first);
+    expect(standIn.chatRequests().length).toBe(before + 1);
   });
 
   it('takes caller llm on an OpenEnv reset', async () => {
