@@ -135,8 +135,7 @@ export class EpisodeDesk {
   /** Opens an episode: EPISODES_FULL at capacity, EPISODE_INVALID for a request it cannot run. */
   async open(request: OpenRequest): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
     if (this.closed) throw new EpisodeError('EPISODES_FULL', 'the server is closing; no new episodes');
-    if (this.count() >= this.options.maxEpisodes) await this.evictUntouched();
-    if (this.count() >= this.options.maxEpisodes) throw new EpisodeError('EPISODES_FULL', `${this.options.maxEpisodes} episodes are live in this process`, { status: 503 });
+    if (this.isFull()) throw this.full();
     const desk = this.options.packs.get(request.pack);
     if (!desk) throw new EpisodeError('EPISODE_INVALID', `pack ${request.pack} is not mounted here`);
     const task = this.taskFor(desk.pack, request.taskId, request.seed);
@@ -150,6 +149,9 @@ export class EpisodeDesk {
     if (unavailable) throw new EpisodeError('EPISODE_INVALID', unavailable);
     const caller = this.options.callers({ pack: desk.pack, task, kind, seed: request.seed ?? null, episodeId: id });
     if (!caller) throw new EpisodeError('EPISODE_INVALID', `this build has no ${JSON.stringify(String(kind).slice(0, 20))} caller`);
+    // Only a request that can run makes room.
+    if (this.count() >= this.options.maxEpisodes) await this.evictUntouched();
+    if (this.count() >= this.options.maxEpisodes) throw this.full();
     this.opening++;
     try {
       const started = await TextEpisode.start({
@@ -250,6 +252,10 @@ export class EpisodeDesk {
     this.closed = true;
     this.reaper.cancel();
     await Promise.allSettled([...this.live.values()].map((h) => this.finish(h.episode.id, 'server_closing')));
+  }
+
+  private full(): EpisodeError {
+    return new EpisodeError('EPISODES_FULL', `${this.options.maxEpisodes} episodes are live in this process`, { status: 503 });
   }
 
   private missing(id: string): EpisodeError {

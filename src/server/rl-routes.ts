@@ -170,7 +170,7 @@ function renewCookie(reply: FastifyReply, desk: EpisodeDesk, id: string): void {
  * no cookie jar but replaces its cookies with each response's Set-Cookie, so an answer without it
  * would lose the episode for the next call and for verify.
  */
-function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, prefix: string, defaultCaller: string): void {
+function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, prefix: string): void {
   app.post(`${prefix}/seed_session`, async (request, reply) => {
     if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'seed_session takes the dataset row as a JSON object'));
     const body = seedBodySchema.safeParse(request.body);
@@ -184,7 +184,7 @@ function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, 
         taskId: body.data.task_id,
         seed: body.data.seed ?? body.data._ng_rollout_index,
         handoffMode: body.data.handoff_mode ?? 'soft',
-        caller: body.data.caller ?? defaultCaller,
+        caller: body.data.caller,
         maxTurns: body.data.max_turns,
         policy: 'nemo-gym',
         reapUntouched: true,
@@ -371,11 +371,11 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     const base = `/rl/${packId}`;
     const pack = (desk.deskPack(packId) as DeskPack).pack;
     app.get(`${base}/dataset.jsonl`, async (_request, reply) => reply.type('application/jsonl').send(`${datasetRows(pack, { caller: caller.default }).map((r) => JSON.stringify(r)).join('\n')}\n`));
-    for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix, caller.default);
+    for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix);
     openEnvRoutes(app, ctx, desk, packId, `${base}/openenv`);
   }
   rolloutRoutes(app, ctx);
-  for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix, caller.default);
+  for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix);
 }
 
 /** What `GET /rl` says of the caller: the default kind, whether `llm` can be had, and without it the notice and the tasks passable by the opening line. */
