@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openingLineTasks } from '../../src/episodes/index.ts';
 import { routedTask } from '../support/episode-rig.ts';
+import { capturedLog } from '../support/log-capture.ts';
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
 import { NemoGymClient, OpenEnvClient, request } from '../support/rl-clients.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -74,15 +73,9 @@ describe('RL episodes with a caller endpoint configured', () => {
 
 describe('RL episodes with no caller endpoint', () => {
   let server: TestServer;
-  const logged: string[] = [];
+  const captured = capturedLog('info');
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logged.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    server = await startTestServer({ MIVAS_PACK: 'healthcare', MIVAS_RL: '1' }, { log: pino({ level: 'info' }, sink) });
+    server = await startTestServer({ MIVAS_PACK: 'healthcare', MIVAS_RL: '1' }, { log: captured.log });
   }, 120_000);
   afterAll(async () => {
     await server?.close();
@@ -93,7 +86,7 @@ describe('RL episodes with no caller endpoint', () => {
     expect(passable).toContain('C1-E1');
     expect(passable).not.toContain('C2-E1');
     expect(passable.length).toBeLessThan(server.ctx.pack.tasks.size);
-    const boot = logged.map((l) => JSON.parse(l) as { level: number; msg: string; opening_line_tasks?: Record<string, string[]> }).find((l) => l.msg.includes('no caller endpoint'));
+    const boot = captured.lines.map((l) => JSON.parse(l) as { level: number; msg: string; opening_line_tasks?: Record<string, string[]> }).find((l) => l.msg.includes('no caller endpoint'));
     expect(boot).toMatchObject({ level: 40, opening_line_tasks: { healthcare: passable } });
     const rl = await request(`${server.httpUrl}/rl`);
     expect(rl.body).toMatchObject({ caller: { default: 'scripted', llm: false, notice: expect.stringContaining('only tasks passable by the opening line can pass'), opening_line_tasks: { healthcare: passable } } });

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routedTask } from '../support/episode-rig.ts';
+import { capturedLog } from '../support/log-capture.ts';
 import { OpenEnvClient, request } from '../support/rl-clients.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -13,16 +12,10 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const TOKEN = 'url-token-7f3a9c';
 let server: TestServer;
-const logged: string[] = [];
+const captured = capturedLog('trace');
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logged.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  server = await startTestServer({ MIVAS_PACK: 'healthcare', MIVAS_RL: '1', MIVAS_RL_TOKEN: TOKEN }, { log: pino({ level: 'trace' }, sink) });
+  server = await startTestServer({ MIVAS_PACK: 'healthcare', MIVAS_RL: '1', MIVAS_RL_TOKEN: TOKEN }, { log: captured.log });
 }, 120_000);
 
 afterAll(async () => {
@@ -63,7 +56,7 @@ describe('the RL token in the URL', () => {
     expect(missing.status).toBe(404);
     expect(JSON.stringify(missing.body)).not.toContain(TOKEN);
     expect(JSON.stringify(missing.body)).toContain('/rl/healthcare/openenv/nothing/here');
-    expect(logged.length).toBeGreaterThan(0);
-    expect(logged.join('')).not.toContain(TOKEN);
+    expect(captured.lines.length).toBeGreaterThan(0);
+    expect(captured.lines.join('')).not.toContain(TOKEN);
   });
 });
