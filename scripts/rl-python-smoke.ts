@@ -27,7 +27,8 @@ export interface SmokeResult {
   readonly verdict: { reward?: number; status?: string; reward_components?: Record<string, number>; episode_id?: string } | null;
 }
 
-export async function pythonSmoke(python = process.env.PYTHON ?? 'python3'): Promise<SmokeResult> {
+/** `tokenIn`: how the client sends MIVAS_RL_TOKEN (`header`: Authorization: Bearer; `url`: the /rl/~<token>/ path segment). */
+export async function pythonSmoke(python = process.env.PYTHON ?? 'python3', tokenIn: 'header' | 'url' = 'header'): Promise<SmokeResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mivas-py-smoke-'));
   const parsed = loadConfig({ MIVAS_DATA_DIR: dataDir, MIVAS_PACK: 'healthcare', MIVAS_PACKS_DIR: join(ROOT, 'packs'), MIVAS_MIGRATIONS_DIR: join(ROOT, 'migrations'), MIVAS_RL: '1', MIVAS_RL_TOKEN: 'smoke-token', MIVAS_LOG_LEVEL: 'silent' });
   if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
@@ -36,7 +37,7 @@ export async function pythonSmoke(python = process.env.PYTHON ?? 'python3'): Pro
   const server = await app.listen({ port: 0, host: '127.0.0.1' });
   const chat = await PolicyChatServer.start(routeBrain(ctx.pack, ctx.pack.tasks.get(TASK) as NonNullable<ReturnType<typeof ctx.pack.tasks.get>>), { apiKey: 'sk-smoke' });
   try {
-    const args = [join(ROOT, 'examples/python/mivas_episode.py'), '--server', server, '--pack', 'healthcare', '--task', TASK, '--policy-url', chat.baseUrl, '--policy-model', 'stand-in-1', '--min-reward', '1'];
+    const args = [join(ROOT, 'examples/python/mivas_episode.py'), '--server', server, '--pack', 'healthcare', '--task', TASK, '--policy-url', chat.baseUrl, '--policy-model', 'stand-in-1', '--min-reward', '1', '--token-in', tokenIn];
     const child = spawn(python, args, { cwd: ROOT, env: { ...process.env, MIVAS_RL_TOKEN: 'smoke-token', MIVAS_POLICY_API_KEY: 'sk-smoke' } });
     let stdout = '';
     let stderr = '';
@@ -61,10 +62,14 @@ export async function pythonSmoke(python = process.env.PYTHON ?? 'python3'): Pro
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await pythonSmoke();
-  process.stdout.write(result.stdout);
-  process.stderr.write(result.stderr);
-  const ok = result.code === 0 && result.verdict?.reward === 1;
-  console.log(ok ? 'python client: reward 1 (PASS)' : `python client: FAILED (exit ${result.code}, reward ${result.verdict?.reward ?? 'none'})`);
+  let ok = true;
+  for (const tokenIn of ['header', 'url'] as const) {
+    const result = await pythonSmoke(undefined, tokenIn);
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+    const passed = result.code === 0 && result.verdict?.reward === 1;
+    console.log(passed ? `python client (token in ${tokenIn}): reward 1 (PASS)` : `python client (token in ${tokenIn}): FAILED (exit ${result.code}, reward ${result.verdict?.reward ?? 'none'})`);
+    ok &&= passed;
+  }
   process.exit(ok ? 0 : 1);
 }

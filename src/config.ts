@@ -148,6 +148,8 @@ export const envSchema = z.object({
   MIVAS_RL_PACKS: optionalText,
   MIVAS_RL_MAX_EPISODES: z.coerce.number().int().positive().default(256),
   MIVAS_RL_IDLE_S: seconds.default(900),
+  MIVAS_RL_UNTOUCHED_S: seconds.default(60),
+  MIVAS_RL_CALLER_CACHE: optionalText,
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
@@ -326,6 +328,10 @@ export interface RlSettings {
   readonly maxEpisodes: number;
   /** An episode untouched this long is ended (truncated) and scored. */
   readonly idleMs: number;
+  /** An episode nobody acted on since its seed is ended (idle) this soon, and the oldest one makes room when the desk is full. */
+  readonly untouchedMs: number;
+  /** Directory of the `llm` caller's request cache for RL episodes (as `--caller-cache`); unset: none. */
+  readonly callerCacheDir: string | undefined;
 }
 
 /** The OpenAI-compatible chat endpoint the `text/openai-chat` policy harness calls. */
@@ -404,6 +410,11 @@ function authProblems(env: AuthEnv): string[] {
   return problems;
 }
 
+/** True when the `llm` caller has an endpoint: a key, or MIVAS_CALLER_BASE_URL naming an endpoint of your own (a local server may take none). */
+export function callerEndpointConfigured(caller: Pick<CallerConfig, 'chat'>): boolean {
+  return caller.chat.apiKey !== undefined || caller.chat.baseUrl !== DEFAULT_CALLER_BASE_URL;
+}
+
 /** Packs the RL routes mount: the served pack, then MIVAS_RL_PACKS (comma-separated), each once. */
 function rlPacks(env: Pick<Env, 'MIVAS_PACK' | 'MIVAS_RL_PACKS'>): { packs: string[]; problems: string[] } {
   const listed = (env.MIVAS_RL_PACKS ?? '').split(',').map((p) => p.trim()).filter(Boolean);
@@ -479,7 +490,7 @@ function toConfig(env: Env): ConfigResult {
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
-    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000 },
+    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
   };
   return { ok: true, config: Object.freeze(config) };

@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """Run one mivas text episode end to end over the NeMo Gym routes, with the standard library only.
 
-The script does what a NeMo Gym simple agent does against a resources server (docs/rl.md):
+The script makes the requests NeMo Gym's simple agent makes against a resources server
+(NVIDIA-NeMo/Gym 07d6b0d, responses_api_agents/simple_agent/app.py; docs/rl.md "Contract 1"):
 
 1. GET  <server>/rl/<pack>/dataset.jsonl        pick the task's row
-2. POST <server>/rl/<pack>/seed_session         a fresh episode; its cookie tracks the session
+2. POST <server>/rl/<pack>/seed_session         a fresh episode, named by the mivas_episode cookie
 3. loop: ask an OpenAI-compatible chat-completions endpoint (the policy) for the next message;
          POST <server>/rl/<pack>/<tool> for each tool call, hand the reply back as the tool result;
          stop at a message without tool calls
 4. POST <server>/rl/<pack>/verify               the row plus the policy's Responses-API output;
                                                 prints the reward, its components and why
+
+Like NeMo Gym's agent it keeps no cookie jar: after every answer it holds only that answer's
+Set-Cookie (mivas sets the episode's cookie on every answer about it). With MIVAS_RL_TOKEN the
+token goes in the Authorization header, or with --token-in url in the path (/rl/~<token>/<pack>/…)
+for setups where headers cannot be sent. Run here in CI (scripts/rl-python-smoke.ts, both token
+forms) against the real server and a chat stand-in that replays the reference route.
 
 Example:
     python3 examples/python/mivas_episode.py --server http://127.0.0.1:8765 --pack healthcare \\
@@ -26,6 +33,7 @@ import json
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -53,13 +61,21 @@ def _call(url: str, body: Any | None, headers: dict[str, str], timeout: float) -
         return err.code, err.read().decode("utf-8", errors="replace"), dict(err.headers.items())
 
 
-class MivasSession:
-    """One episode's session on a mivas pack: its cookie is sent with every request after seed."""
+def _set_cookie(headers: dict[str, str]) -> str | None:
+    """The name=value of an answer's Set-Cookie header, or None when it sets none."""
+    value = next((v for k, v in headers.items() if k.lower() == "set-cookie"), "")
+    return value.split(";", 1)[0] or None
 
-    def __init__(self, server: str, pack: str, token: str | None = None, timeout: float = 60.0) -> None:
-        self.base = f"{server.rstrip('/')}/rl/{pack}"
+
+class MivasSession:
+    """One episode's session on a mivas pack, its cookie replaced by each answer's (no jar, as NeMo Gym)."""
+
+    def __init__(self, server: str, pack: str, token: str | None = None, timeout: float = 60.0, token_in: str = "header") -> None:
+        in_url = bool(token) and token_in == "url"
+        prefix = f"/rl/~{urllib.parse.quote(token or '', safe='')}" if in_url else "/rl"
+        self.base = f"{server.rstrip('/')}{prefix}/{pack}"
         self.timeout = timeout
-        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.headers = {"Authorization": f"Bearer {token}"} if token and not in_url else {}
         self.cookie: str | None = None
 
     def _post(self, path: str, body: Any, ok_only: bool = True) -> tuple[int, str, dict[str, str]]:
@@ -67,6 +83,7 @@ class MivasSession:
         if self.cookie:
             headers["Cookie"] = self.cookie
         status, text, response_headers = _call(f"{self.base}/{path}", body, headers, self.timeout)
+        self.cookie = _set_cookie(response_headers)
         if ok_only and not 200 <= status < 300:
             raise HttpError(f"{self.base}/{path}", status, text)
         return status, text, response_headers
@@ -78,9 +95,7 @@ class MivasSession:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
     def seed(self, row: dict[str, Any]) -> dict[str, Any]:
-        _, text, headers = self._post("seed_session", row)
-        set_cookie = next((v for k, v in headers.items() if k.lower() == "set-cookie"), "")
-        self.cookie = set_cookie.split(";", 1)[0] or None
+        _, text, _ = self._post("seed_session", row)
         return json.loads(text)
 
     def tool(self, name: str, arguments: dict[str, Any]) -> str:
@@ -146,11 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy-model", required=True)
     parser.add_argument("--policy-key", default=os.environ.get("MIVAS_POLICY_API_KEY"))
     parser.add_argument("--token", default=os.environ.get("MIVAS_RL_TOKEN"), help="MIVAS_RL_TOKEN, when the server sets one")
+    parser.add_argument("--token-in", choices=["header", "url"], default="header", help="send the token as Authorization: Bearer (default) or in the URL path (/rl/~<token>/...)")
     parser.add_argument("--max-steps", type=int, default=60)
     parser.add_argument("--min-reward", type=float, default=None, help="exit 1 when the reward is below this")
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
-    session = MivasSession(args.server, args.pack, args.token, args.timeout)
+    session = MivasSession(args.server, args.pack, args.token, args.timeout, args.token_in)
     try:
         rows = session.dataset()
         row = next((r for r in rows if args.task in (None, r.get("task_id"))), None)

@@ -19,7 +19,10 @@ type hints and Google-style docstring) and reads `get_reward()` once the rollout
     trainer.train()
 
 Settings come from the environment: MIVAS_URL (default http://127.0.0.1:8765), MIVAS_PACK
-(default healthcare), MIVAS_RL_TOKEN. Standard library only (plus `datasets` for trl_dataset).
+(default healthcare), MIVAS_RL_TOKEN, and MIVAS_RL_TOKEN_IN (`header`, the default, or `url` for
+the token in the path). The session keeps no cookie jar, as NeMo Gym's agent does (mivas names the
+episode in every answer's cookie). Standard library only (plus `datasets` for trl_dataset). Only
+compiled here; its HTTP calls are the stdlib client's, which CI runs.
 """
 
 from __future__ import annotations
@@ -43,7 +46,12 @@ class MivasEnv:
     """One mivas text episode per rollout, over the NeMo Gym routes (soft handoffs: a fixed tool list)."""
 
     def __init__(self) -> None:
-        self.session = MivasSession(os.environ.get("MIVAS_URL", "http://127.0.0.1:8765"), os.environ.get("MIVAS_PACK", "healthcare"), os.environ.get("MIVAS_RL_TOKEN"))
+        self.session = MivasSession(
+            os.environ.get("MIVAS_URL", "http://127.0.0.1:8765"),
+            os.environ.get("MIVAS_PACK", "healthcare"),
+            os.environ.get("MIVAS_RL_TOKEN"),
+            token_in=os.environ.get("MIVAS_RL_TOKEN_IN", "header"),
+        )
         self.row: dict[str, Any] | None = None
         self.result: dict[str, Any] | None = None
 

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_CALLER_BASE_URL, type Config } from '../config.ts';
+import { callerEndpointConfigured, type Config } from '../config.ts';
 import type { IdSource } from '../core/index.ts';
 import { configuredCallers, HANDOFF_MODES, noopPolicy, openAiChatPolicy, runTextEpisode, scriptedPolicy, type EpisodeResult, type HandoffMode, type TextPolicy } from '../episodes/index.ts';
 import type { Pack } from '../packs/index.ts';
@@ -71,7 +71,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   if (!HANDOFF_MODES.includes(plan.handoffMode as HandoffMode)) return { exit: failWith(io, 'USAGE', `--handoff takes native or soft (got ${plan.handoffMode})`) };
   const probe = plan.pack.tasks.get(plan.taskIds[0] ?? '');
   // The llm caller needs a key, unless MIVAS_CALLER_BASE_URL names an endpoint of your own (a local server may take none).
-  if (plan.caller === 'llm' && !config.caller.chat.apiKey && config.caller.chat.baseUrl === DEFAULT_CALLER_BASE_URL) {
+  if (plan.caller === 'llm' && !callerEndpointConfigured(config.caller)) {
     return { exit: failWith(io, 'PROVIDER_SETTING_MISSING', '--caller llm needs MIVAS_CALLER_API_KEY, or MIVAS_CALLER_BASE_URL set to an endpoint of your own (docs/caller.md)') };
   }
   const callers = configuredCallers(config.caller);

@@ -90,15 +90,15 @@ const CATALOG = {
   },
 
   // RL environment routes (docs/rl.md): NeMo Gym, OpenEnv and speech rollouts over episodes.
-  RL_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_RL_TOKEN`) on an RL route (`/rl/...`, the root NeMo Gym routes, the OpenEnv WebSocket upgrade).', status: 401 },
+  RL_UNAUTHORIZED: { meaning: 'Wrong or missing `MIVAS_RL_TOKEN` on an RL route (`/rl/...`, the root NeMo Gym routes, the OpenEnv WebSocket upgrade): send it as `Authorization: Bearer`, or under `/rl` in the URL (`/rl/~<token>/...` or `?token=`).', status: 401 },
   EPISODE_NOT_FOUND: {
     meaning: 'No episode for the session: the request carries no `mivas_episode` cookie (or path id), the id names no episode this process holds, or an OpenEnv step came before reset. Episodes live in one process: route a session to the replica that seeded it.',
     status: 404,
   },
   EPISODE_ENDED: { meaning: 'The episode has ended (end_call, a human transfer, the caller hung up, the turn cap, or verify): it takes no more actions; verify still answers with its reward.', status: 409 },
-  EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process; `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead.', status: 503 },
+  EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process and every one has been acted on (an episode untouched since its seed is ended to make room); `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead.', status: 503 },
   EPISODE_INVALID: {
-    meaning: 'An episode or rollout cannot start as asked: an unknown task id, a handoff mode other than native or soft, a caller kind this build has not got, a bad turn cap, or a policy URL that is not ws:// or wss://.',
+    meaning: 'An episode or rollout cannot start as asked: an unknown task id, a handoff mode other than native or soft, a caller kind this build has not got (or `llm` with no caller endpoint configured: the message names the tasks the opening line can pass), a bad turn cap, or a policy URL that is not ws:// or wss://.',
     status: 422,
   },
   ROLLOUT_NOT_FOUND: { meaning: '`GET /rl/rollouts/:id` names no speech rollout this process ran or runs.', status: 404 },

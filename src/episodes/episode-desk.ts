@@ -21,6 +21,16 @@ export interface EpisodeDeskOptions {
   readonly maxEpisodes: number;
   /** An episode untouched this long is finished as truncated (`idle`). */
   readonly idleMs: number;
+  /**
+   * An episode nobody has acted on since it opened is finished (`idle`) after this long, and when
+   * the desk is full the oldest such episode is finished to make room (a rollout that died after
+   * its seed never holds a slot). Default: `idleMs`, and no eviction.
+   */
+  readonly untouchedMs?: number;
+  /** The caller kind an episode gets when its request names none (default `scripted`). */
+  readonly defaultCaller?: string;
+  /** Why an `llm` caller cannot be had here (no caller endpoint configured), or null when it can. */
+  readonly llmUnavailable?: (pack: Pack) => string | null;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly callers: CallerMinds;
@@ -46,6 +56,12 @@ export interface OpenRequest {
   readonly runId?: string | null;
   /** A client-chosen id (OpenEnv `episode_id`): used when it can name a call and is fresh. */
   readonly episodeId?: string | null;
+  /**
+   * True for a contract whose client may vanish between requests (NeMo Gym's seed, an MCP session
+   * over HTTP): until its first action the episode falls under `untouchedMs` and may be evicted
+   * at capacity. A WebSocket session holds its episode by its connection instead.
+   */
+  readonly reapUntouched?: boolean;
 }
 
 /** The turn cap when a request names none. */
@@ -56,6 +72,8 @@ export const MAX_TURNS_LIMIT = 1000;
 interface Held {
   readonly episode: TextEpisode;
   lastUsedMs: number;
+  /** False until the first action or lookup after the episode opened (true from the start unless the open asked `reapUntouched`). */
+  touched: boolean;
 }
 
 /**
@@ -96,8 +114,9 @@ export class EpisodeDesk {
     return this.live.size + this.opening;
   }
 
+  /** True when no episode can be opened: at capacity, and no untouched episode to make room. */
   isFull(): boolean {
-    return this.count() >= this.options.maxEpisodes;
+    return this.count() >= this.options.maxEpisodes && this.oldestUntouched() === null;
   }
 
   /** The task a request names, or the seed's pick; EPISODE_INVALID when the pack has no such task. */
@@ -116,7 +135,7 @@ export class EpisodeDesk {
   /** Opens an episode: EPISODES_FULL at capacity, EPISODE_INVALID for a request it cannot run. */
   async open(request: OpenRequest): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
     if (this.closed) throw new EpisodeError('EPISODES_FULL', 'the server is closing; no new episodes');
-    if (this.isFull()) throw new EpisodeError('EPISODES_FULL', `${this.options.maxEpisodes} episodes are live in this process`, { status: 503 });
+    if (this.isFull()) throw this.full();
     const desk = this.options.packs.get(request.pack);
     if (!desk) throw new EpisodeError('EPISODE_INVALID', `pack ${request.pack} is not mounted here`);
     const task = this.taskFor(desk.pack, request.taskId, request.seed);
@@ -125,9 +144,14 @@ export class EpisodeDesk {
     const maxTurns = request.maxTurns ?? DEFAULT_MAX_TURNS;
     if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS_LIMIT) throw new EpisodeError('EPISODE_INVALID', `max_turns must be an integer from 1 to ${MAX_TURNS_LIMIT}`);
     const id = this.idFor(desk, request.episodeId);
-    const kind = request.caller ?? 'scripted';
+    const kind = request.caller ?? this.options.defaultCaller ?? 'scripted';
+    const unavailable = kind === 'llm' ? (this.options.llmUnavailable?.(desk.pack) ?? null) : null;
+    if (unavailable) throw new EpisodeError('EPISODE_INVALID', unavailable);
     const caller = this.options.callers({ pack: desk.pack, task, kind, seed: request.seed ?? null, episodeId: id });
     if (!caller) throw new EpisodeError('EPISODE_INVALID', `this build has no ${JSON.stringify(String(kind).slice(0, 20))} caller`);
+    // Only a request that can run makes room.
+    if (this.count() >= this.options.maxEpisodes) await this.evictUntouched();
+    if (this.count() >= this.options.maxEpisodes) throw this.full();
     this.opening++;
     try {
       const started = await TextEpisode.start({
@@ -145,7 +169,7 @@ export class EpisodeDesk {
         epochMs: () => this.options.clock.epochMs(),
         store: this.options.store,
       });
-      this.hold(started.episode);
+      this.hold(started.episode, request.reapUntouched === true);
       return started;
     } finally {
       this.opening--;
@@ -155,7 +179,10 @@ export class EpisodeDesk {
   /** The live episode with this id (marks it used), or undefined. */
   get(id: string): TextEpisode | undefined {
     const held = this.live.get(id);
-    if (held) held.lastUsedMs = this.options.clock.nowMs();
+    if (held) {
+      held.lastUsedMs = this.options.clock.nowMs();
+      held.touched = true;
+    }
     return held?.episode;
   }
 
@@ -195,12 +222,29 @@ export class EpisodeDesk {
     return this.done.get(id);
   }
 
-  /** Finishes every episode idle for at least `idleMs`; returns how many. */
+  /** Finishes every episode idle for at least `idleMs`, or untouched since it opened for `untouchedMs`; returns how many. */
   async reapIdle(idleMs = this.options.idleMs): Promise<number> {
-    const cutoff = this.options.clock.nowMs() - idleMs;
-    const idle = [...this.live.values()].filter((h) => h.lastUsedMs <= cutoff);
+    const now = this.options.clock.nowMs();
+    const untouchedMs = this.options.untouchedMs ?? idleMs;
+    const idle = [...this.live.values()].filter((h) => now - h.lastUsedMs >= (h.touched ? idleMs : Math.min(idleMs, untouchedMs)));
     await Promise.allSettled(idle.map((h) => this.finish(h.episode.id, 'idle')));
     return idle.length;
+  }
+
+  /** At capacity: finishes (`idle`, scored) the oldest episode nobody has acted on since it opened, when `untouchedMs` is set. */
+  private async evictUntouched(): Promise<void> {
+    const oldest = this.oldestUntouched();
+    if (!oldest) return;
+    oldest.touched = true; // the desk acts on it now: a concurrent open picks the next one
+    await this.finish(oldest.episode.id, 'idle');
+  }
+
+  /** The live episode opened longest ago that nobody has acted on (when eviction is on), or null. */
+  private oldestUntouched(): Held | null {
+    if (this.options.untouchedMs === undefined) return null;
+    let oldest: Held | null = null;
+    for (const held of this.live.values()) if (!held.touched && !held.episode.isDone() && (!oldest || held.lastUsedMs < oldest.lastUsedMs)) oldest = held;
+    return oldest;
   }
 
   /** Stops reaping, refuses new episodes and finishes the live ones (`server_closing`): their snapshots are written. */
@@ -208,6 +252,10 @@ export class EpisodeDesk {
     this.closed = true;
     this.reaper.cancel();
     await Promise.allSettled([...this.live.values()].map((h) => this.finish(h.episode.id, 'server_closing')));
+  }
+
+  private full(): EpisodeError {
+    return new EpisodeError('EPISODES_FULL', `${this.options.maxEpisodes} episodes are live in this process`, { status: 503 });
   }
 
   private missing(id: string): EpisodeError {
@@ -223,12 +271,12 @@ export class EpisodeDesk {
     return `ep_${this.options.ids.hex(24)}`;
   }
 
-  private hold(episode: TextEpisode): void {
+  private hold(episode: TextEpisode, reapUntouched: boolean): void {
     if (episode.isDone()) {
       this.remember(episode);
       return;
     }
-    this.live.set(episode.id, { episode, lastUsedMs: this.options.clock.nowMs() });
+    this.live.set(episode.id, { episode, lastUsedMs: this.options.clock.nowMs(), touched: !reapUntouched });
   }
 
   /** Moves an episode that has ended out of the live set (its database is already gone). */
@@ -251,7 +299,8 @@ export class EpisodeDesk {
   }
 
   private schedule(): Timer {
-    return this.options.clock.setTimer(Math.max(1000, this.options.idleMs / 4), () => {
+    const shortest = Math.min(this.options.idleMs, this.options.untouchedMs ?? this.options.idleMs);
+    return this.options.clock.setTimer(Math.max(250, shortest / 4), () => {
       void this.reapIdle().finally(() => {
         if (!this.closed) this.reaper = this.schedule();
       });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { openingLineOf } from '../caller/index.ts';
+import { isPlainObject } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
-import { passAtK, passHatK } from '../scoring/index.ts';
 import { episodeInstructions, greetingOf, offeredTools, type HandoffMode } from './framing.ts';
 import { REWARD_VERSION } from './reward.ts';
 import type { EpisodeResult } from './text-episode.ts';
@@ -77,17 +77,24 @@ export function datasetRows(pack: Pack, options: { readonly caller?: string; rea
   return tasks.map((task, i) => datasetRow(pack, task, i, options));
 }
 
-/** What seed_session reads of the row it is sent (NeMo Gym posts the whole row; extra fields are kept). */
+/**
+ * What seed_session reads of the row it is sent. NeMo Gym's simple agent posts the whole row as
+ * `body.model_dump()` (`responses_api_agents/simple_agent/app.py` `SimpleAgent.run`), so every
+ * field of its create-params model it did not set arrives as null (`model`, `temperature`, …), and
+ * its own resources servers take the seed body with pydantic's defaults (unknown fields ignored,
+ * `Optional` fields null or absent). Here likewise: each field may be absent or null (null reads as
+ * absent), and every other field is kept for verify to echo.
+ */
 export const seedBodySchema = z
   .object({
-    task_id: z.string().min(1).max(64).optional(),
-    pack: z.string().optional(),
-    handoff_mode: z.string().optional(),
-    caller: z.string().optional(),
-    seed: z.number().int().nonnegative().optional(),
-    max_turns: z.number().int().optional(),
-    [ROLLOUT_INDEX_KEY]: z.number().int().nonnegative().optional(),
-    responses_create_params: z.object({ model: z.string().optional() }).loose().optional(),
+    task_id: z.string().min(1).max(64).nullish(),
+    pack: z.string().nullish(),
+    handoff_mode: z.string().nullish(),
+    caller: z.string().nullish(),
+    seed: z.number().int().nonnegative().nullish(),
+    max_turns: z.number().int().nullish(),
+    [ROLLOUT_INDEX_KEY]: z.number().int().nonnegative().nullish(),
+    responses_create_params: z.object({ model: z.string().nullish() }).loose().nullish(),
   })
   .loose();
 export type SeedBody = z.infer<typeof seedBodySchema>;
@@ -136,12 +143,29 @@ export interface AggregateMetrics {
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** The metric fields profiled per rollout: the reward and its components. */
-const PROFILED = ['reward', 'state', 'tools', 'handoff', 'route', 'pass'] as const;
-
 function numberOf(value: unknown): number | null {
   if (typeof value === 'boolean') return value ? 1 : 0;
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * Calls `add` with every metric of one verify response, as NeMo Gym's reward profiler reads them
+ * (`nemo_gym/reward_profile.py` `RewardProfiler.profile_from_data`): each top-level number or
+ * boolean (as 1/0), then the numbers of `response.usage` (which win on a shared name); the task
+ * and rollout indices are keys, not metrics. No fixed list: whatever verify adds is profiled.
+ */
+function eachMetric(row: Row, add: (name: string, value: number) => void): void {
+  const usage = (row.response as { usage?: unknown } | null | undefined)?.usage;
+  const usageRow: Row = isPlainObject(usage) ? usage : {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name === TASK_INDEX_KEY || name === ROLLOUT_INDEX_KEY || name in usageRow) continue;
+    const n = numberOf(value);
+    if (n !== null) add(name, n);
+  }
+  for (const [name, value] of Object.entries(usageRow)) {
+    const n = numberOf(value);
+    if (n !== null) add(name, n);
+  }
 }
 
 /** A rollout counts toward pass@k and pass^k only when it was scored (PASS or FAIL): voids are not the policy's. */
@@ -156,32 +180,91 @@ function passed(row: Row): boolean {
   return (numberOf(row.reward) ?? 0) >= 1;
 }
 
-function describe(values: readonly number[], name: string, out: Record<string, number>): void {
-  if (!values.length) return;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mean = values.reduce((s, v) => s + v, 0) / values.length;
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-  const variance = values.length > 1 ? values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1) : 0;
-  out[`mean/${name}`] = mean;
-  out[`max/${name}`] = sorted.at(-1) ?? 0;
-  out[`min/${name}`] = sorted[0] ?? 0;
-  out[`median/${name}`] = median;
-  out[`std/${name}`] = Math.sqrt(variance);
+/** The k-th smallest value (0-based) by quickselect: expected linear time; reorders `values`. */
+function kthSmallest(values: number[], k: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((values[i] as number) < pivot) i++;
+      while ((values[j] as number) > pivot) j--;
+      if (i <= j) {
+        [values[i], values[j]] = [values[j] as number, values[i] as number];
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return values[k] as number;
 }
 
+/** NeMo Gym's baseline statistics of one metric: mean, max, min, median, std (sample; 0 for one value). */
+function describe(values: readonly number[], name: string, out: Record<string, number>): void {
+  const n = values.length;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const mean = sum / n;
+  let squares = 0;
+  for (const v of values) squares += (v - mean) ** 2;
+  const scratch = [...values];
+  const upper = kthSmallest(scratch, n >> 1);
+  const median = n % 2 ? upper : (kthSmallest(scratch, (n >> 1) - 1) + upper) / 2;
+  out[`mean/${name}`] = mean;
+  out[`max/${name}`] = max;
+  out[`min/${name}`] = min;
+  out[`median/${name}`] = median;
+  out[`std/${name}`] = n > 1 ? Math.sqrt(squares / (n - 1)) : 0;
+}
+
+/** The statistics of every metric the rows carry, in the order the metrics first appear. */
 function profile(rows: readonly Row[]): Record<string, number> {
+  const columns = new Map<string, number[]>();
+  for (const row of rows) {
+    eachMetric(row, (name, value) => {
+      const column = columns.get(name);
+      if (column) column.push(value);
+      else columns.set(name, [value]);
+    });
+  }
   const out: Record<string, number> = {};
-  for (const name of PROFILED) describe(rows.flatMap((r) => (numberOf(r[name]) === null ? [] : [numberOf(r[name]) as number])), name, out);
+  for (const [name, values] of columns) describe(values, name, out);
   return out;
+}
+
+/** pass^k and pass@k of one task for k = 1..n, built term by term (the same products as passHatK / passAtK). */
+function taskEstimators(n: number, c: number): { hat: number[]; at: number[] } {
+  const hat: number[] = [];
+  const at: number[] = [];
+  let p = 1;
+  let q = 1;
+  for (let i = 0; i < n; i++) {
+    p *= Math.max(0, c - i) / (n - i);
+    q *= Math.max(0, n - c - i) / (n - i);
+    hat.push(p);
+    at.push(1 - q);
+  }
+  return { hat, at };
 }
 
 /**
  * `/aggregate_metrics`: the verify responses grouped by task (`_ng_task_index`, else `task_id`),
- * NeMo Gym's baseline statistics (`mean/`, `max/`, `min/`, `median/`, `std/` of the reward and
- * each component; sample std, 0 for one value), and mivas's estimators over scored rollouts only
+ * NeMo Gym's baseline statistics (`mean/`, `max/`, `min/`, `median/`, `std/`) of every numeric
+ * field (sample std, 0 for one value), and mivas's estimators over scored rollouts only
  * (scoring.md §8.1): `pass@1` (mean per-task pass rate), `pass^k` (all k trials pass) and `pass@k`
- * (at least one of k passes) for every k some task has n ≥ k, as fractions in [0, 1].
+ * (at least one of k passes) for every k some task has n ≥ k, as fractions in [0, 1]. Linear in the
+ * number of fields (medians by quickselect, estimators term by term).
  */
 export function aggregateMetrics(verifyResponses: readonly Row[]): AggregateMetrics {
   const groups = new Map<string, { key: Record<string, unknown>; rows: Row[] }>();
@@ -193,29 +276,32 @@ export function aggregateMetrics(verifyResponses: readonly Row[]): AggregateMetr
     group.rows.push(row);
     groups.set(id, group);
   }
-  const tasks = [...groups.values()].map((g) => {
+  const hatSums: number[] = [];
+  const atSums: number[] = [];
+  const reaching: number[] = [];
+  let numScored = 0;
+  const group_level_metrics = [...groups.values()].map((g) => {
     const scoredRows = g.rows.filter(scored);
-    return { ...g, n: scoredRows.length, c: scoredRows.filter(passed).length };
-  });
-  const maxK = Math.max(0, ...tasks.map((t) => t.n));
-  const estimators = (list: typeof tasks, k: number) => {
-    const hats = list.flatMap((t) => (passHatK(t.n, t.c, k) === null ? [] : [passHatK(t.n, t.c, k) as number]));
-    const ats = list.flatMap((t) => (passAtK(t.n, t.c, k) === null ? [] : [passAtK(t.n, t.c, k) as number]));
-    return { hat: hats.length ? hats.reduce((s, v) => s + v, 0) / hats.length : null, at: ats.length ? ats.reduce((s, v) => s + v, 0) / ats.length : null };
-  };
-  const group_level_metrics = tasks.map((t) => {
-    const metrics: Record<string, unknown> = { ...t.key, ...profile(t.rows), num_rollouts: t.rows.length, num_scored: t.n, num_passed: t.c };
-    for (let k = 1; k <= t.n; k++) {
-      metrics[`pass^${k}`] = passHatK(t.n, t.c, k);
-      metrics[`pass@${k}`] = passAtK(t.n, t.c, k);
+    const n = scoredRows.length;
+    const c = scoredRows.filter(passed).length;
+    numScored += n;
+    const { hat, at } = taskEstimators(n, c);
+    const metrics: Record<string, unknown> = { ...g.key, ...profile(g.rows), num_rollouts: g.rows.length, num_scored: n, num_passed: c };
+    for (let k = 1; k <= n; k++) {
+      metrics[`pass^${k}`] = hat[k - 1];
+      metrics[`pass@${k}`] = at[k - 1];
+      hatSums[k - 1] = (hatSums[k - 1] ?? 0) + (hat[k - 1] as number);
+      atSums[k - 1] = (atSums[k - 1] ?? 0) + (at[k - 1] as number);
+      reaching[k - 1] = (reaching[k - 1] ?? 0) + 1;
     }
     return metrics;
   });
-  const agent_metrics: Record<string, number> = { ...profile(verifyResponses), num_rollouts: verifyResponses.length, num_scored: tasks.reduce((s, t) => s + t.n, 0), num_tasks: tasks.length };
+  const maxK = reaching.length;
+  const agent_metrics: Record<string, number> = { ...profile(verifyResponses), num_rollouts: verifyResponses.length, num_scored: numScored, num_tasks: groups.size };
   for (let k = 1; k <= maxK; k++) {
-    const { hat, at } = estimators(tasks, k);
-    if (hat !== null) agent_metrics[`pass^${k}`] = hat;
-    if (at !== null) agent_metrics[`pass@${k}`] = at;
+    const tasks = reaching[k - 1] as number;
+    agent_metrics[`pass^${k}`] = (hatSums[k - 1] as number) / tasks;
+    agent_metrics[`pass@${k}`] = (atSums[k - 1] as number) / tasks;
   }
   const key_metrics: Record<string, number> = {};
   for (const name of ['mean/reward', 'pass@1', `pass^${maxK}`]) if (agent_metrics[name] !== undefined) key_metrics[name] = agent_metrics[name];

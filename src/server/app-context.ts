@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'no
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { createSpeechSynth, type SpeechSynth } from '../audio/index.ts';
+import { directoryCache } from '../caller/index.ts';
 import { CallRegistry, type CallLimits } from '../call/index.ts';
 import type { Config } from '../config.ts';
 import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
@@ -177,7 +178,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     estimateCost,
     registry,
     ops,
-    rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock),
+    rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
     synth,
     callHarnesses: new Map(),
     limits: {

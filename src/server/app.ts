@@ -6,7 +6,7 @@ import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
 import { closeOperations } from './observability.ts';
 import { sendProblem } from './problem.ts';
-import { rlRoutes } from './rl-routes.ts';
+import { rlRoutes, takeRlUrlToken } from './rl-routes.ts';
 import { toolRoutes } from './tool-routes.ts';
 import { uiRoutes } from './ui-routes.ts';
 
@@ -87,6 +87,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const timeoutMs = ctx.config.httpTimeoutMs;
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
+    // An RL token sent in the URL (clients that cannot send headers) is taken out before routing and logging.
+    rewriteUrl: (req) => takeRlUrlToken(req),
     bodyLimit: MAX_MESSAGE_BYTES,
     // A request (headers and body) must arrive within the timeout, and a connection idle past the
     // keep-alive is closed: a slow or stalled client never holds a socket (and a file) open.

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -20,13 +21,15 @@ import {
   seedBodySchema,
   trailingAssistantText,
   offeredTools,
-  unionTools,
   verifyFields,
-  SAY_TO_CALLER,
+  noCallerEndpointNotice,
+  NO_CALLER_ENDPOINT,
+  openingLineTasks,
   actionSchema,
   REWARD_VERSION,
   type DeskPack,
 } from '../episodes/index.ts';
+import { callerEndpointConfigured } from '../config.ts';
 import { loadPack } from '../packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { AppContext } from './app-context.ts';
@@ -42,14 +45,71 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** Off without MIVAS_RL_TOKEN (loopback only, config.ts); with it, every RL request needs the bearer token. */
+/** Where `takeRlUrlToken` keeps a token it took out of the URL, for `rlGate`. */
+const URL_TOKEN = Symbol('mivas.rlUrlToken');
+type TokenRequest = IncomingMessage & { originalUrl?: string; [URL_TOKEN]?: string };
+
+/**
+ * Fastify's `rewriteUrl` for the RL routes: takes the token out of the URL before routing, for
+ * clients that cannot send headers (docs/rl.md "Turning it on"). Two forms under `/rl`: a path
+ * segment, `/rl/~<token>/<the usual path>` (it survives clients that append paths to a base URL, as
+ * OpenEnv's does with `/ws`), and the query `?token=<token>`. The token is kept on the raw request
+ * for `rlGate`; neither the routed URL nor `originalUrl` (what logs and messages read) carries it.
+ */
+export function takeRlUrlToken(req: TokenRequest): string {
+  const url = req.url ?? '/';
+  if (!/^\/rl(?:[/?]|$)/.test(url)) return url;
+  let token: string | undefined;
+  let rest = url;
+  const segment = /^\/rl\/~([^/?]*)(.*)$/.exec(url);
+  if (segment) {
+    token = decodedOrEmpty(segment[1] ?? '');
+    rest = `/rl${segment[2] ?? ''}`;
+  }
+  const q = rest.indexOf('?');
+  if (q >= 0) {
+    const params = new URLSearchParams(rest.slice(q + 1));
+    const fromQuery = params.get('token');
+    if (fromQuery !== null) {
+      token ??= fromQuery;
+      params.delete('token');
+      const query = params.toString();
+      rest = `${rest.slice(0, q)}${query ? `?${query}` : ''}`;
+    }
+  }
+  if (token === undefined) return url;
+  req[URL_TOKEN] = token;
+  req.originalUrl = rest;
+  return rest;
+}
+
+/** A percent-decoded path segment; a malformed one reads as empty (and so never matches a token). */
+function decodedOrEmpty(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The one gate of every RL route (NeMo Gym, OpenEnv HTTP and its WebSocket upgrade, MCP, rollouts):
+ * off without MIVAS_RL_TOKEN (loopback only, config.ts); with it, the request needs the token as
+ * `Authorization: Bearer`, or in its URL (`takeRlUrlToken`). Compared in constant time.
+ */
 function rlGate(token: string | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (token === undefined) return;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (m && timingSafeEqual(digest(m[1] ?? ''), digest(token))) return;
-    await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-rl"'), httpProblem('RL_UNAUTHORIZED', 'the RL routes need Authorization: Bearer <MIVAS_RL_TOKEN>'));
+    const presented = m?.[1] ?? (request.raw as TokenRequest)[URL_TOKEN];
+    if (presented !== undefined && timingSafeEqual(digest(presented), digest(token))) return;
+    await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-rl"'), httpProblem('RL_UNAUTHORIZED', 'the RL routes need MIVAS_RL_TOKEN: Authorization: Bearer <token>, or in the URL as /rl/~<token>/… or ?token=<token>'));
   };
+}
+
+/** The Set-Cookie value that names an episode (sent on every answer about it: see nemoGymRoutes). */
+function episodeCookie(id: string): string {
+  return `${EPISODE_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`;
 }
 
 /** The episode id a request names: the path's, else the session cookie's. */
@@ -97,13 +157,20 @@ async function deskPacks(ctx: AppContext): Promise<Map<string, DeskPack>> {
   return packs;
 }
 
+/** Sets the episode's cookie on an answer about an episode this desk knows (see nemoGymRoutes). */
+function renewCookie(reply: FastifyReply, desk: EpisodeDesk, id: string): void {
+  if (desk.knows(id)) reply.header('Set-Cookie', episodeCookie(id));
+}
+
 /**
  * The NeMo Gym resources-server routes of one pack under `prefix` (docs/rl.md "NeMo Gym"):
- * seed_session (a fresh episode, tracked by cookie), one POST per tool, verify, aggregate_metrics
- * and reverify_mode. `tools` limits the per-tool routes to names (the root mount); without it a
- * path parameter takes any name, so an unknown one is refused by the engine like a model's.
+ * seed_session (a fresh episode, tracked by cookie), one POST per tool (a path parameter takes any
+ * name, so an unknown one is refused by the engine like a model's), verify, aggregate_metrics and
+ * reverify_mode. Every answer about an episode sets its cookie again: NeMo Gym's simple agent keeps
+ * no cookie jar but replaces its cookies with each response's Set-Cookie, so an answer without it
+ * would lose the episode for the next call and for verify.
  */
-function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, prefix: string, tools?: readonly string[]): void {
+function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, prefix: string): void {
   app.post(`${prefix}/seed_session`, async (request, reply) => {
     if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'seed_session takes the dataset row as a JSON object'));
     const body = seedBodySchema.safeParse(request.body);
@@ -120,10 +187,11 @@ function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, 
         caller: body.data.caller,
         maxTurns: body.data.max_turns,
         policy: 'nemo-gym',
+        reapUntouched: true,
         model: body.data.responses_create_params?.model ?? null,
       });
       const view = episode.view();
-      reply.header('Set-Cookie', `${EPISODE_COOKIE}=${episode.id}; Path=/; HttpOnly; SameSite=Lax`);
+      reply.header('Set-Cookie', episodeCookie(episode.id));
       return reply.send({ episode_id: episode.id, task_id: view.task_id, agent: view.agent, handoff_mode: view.handoff_mode, caller_said: callerSaid, done: view.done });
     } catch (err) {
       return sendEpisodeError(reply, err);
@@ -134,6 +202,7 @@ function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, 
     if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'verify takes {responses_create_params, response, ...row} as a JSON object'));
     try {
       const id = requireEpisodeId(request);
+      renewCookie(reply, desk, id);
       const live = desk.get(id);
       if (live) {
         const trailing = trailingAssistantText(request.body.response);
@@ -158,14 +227,15 @@ function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, 
   const tool = async (request: FastifyRequest, reply: FastifyReply, name: string): Promise<FastifyReply> => {
     if (!isPlainObject(request.body)) return sendProblem(reply, httpProblem('BODY_NOT_OBJECT', 'a tool takes its arguments as a JSON object'));
     try {
-      const step = await desk.step(requireEpisodeId(request), { name, arguments: request.body });
+      const id = requireEpisodeId(request);
+      renewCookie(reply, desk, id);
+      const step = await desk.step(id, { name, arguments: request.body });
       return reply.send(step.output);
     } catch (err) {
       return sendEpisodeError(reply, err);
     }
   };
-  if (tools) for (const name of tools) app.post(`${prefix}/${name}`, (request, reply) => tool(request, reply, name));
-  else app.post<{ Params: { tool: string } }>(`${prefix}/:tool`, (request, reply) => tool(request, reply, request.params.tool));
+  app.post<{ Params: { tool: string } }>(`${prefix}/:tool`, (request, reply) => tool(request, reply, request.params.tool));
 }
 
 /** A socket message queue: messages are answered one at a time, in order. */
@@ -237,7 +307,7 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
       if (body.method === 'openenv/session/create') {
         const data = resetDataSchema.safeParse(Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'session_id')));
         if (!data.success) return reply.send(rpcError(id, JSON_RPC.invalidParams, data.error.issues.map((i) => i.message).join('; ')));
-        const { episode } = await desk.open({ pack: packId, taskId: data.data.task_id, seed: data.data.seed, handoffMode: data.data.handoff_mode, caller: data.data.caller, maxTurns: data.data.max_turns, episodeId: data.data.episode_id, policy: 'openenv' });
+        const { episode } = await desk.open({ pack: packId, taskId: data.data.task_id, seed: data.data.seed, handoffMode: data.data.handoff_mode, caller: data.data.caller, maxTurns: data.data.max_turns, episodeId: data.data.episode_id, policy: 'openenv', reapUntouched: true });
         return reply.send(rpcResult(id, { session_id: episode.id }));
       }
       const sessionId = typeof params.session_id === 'string' ? params.session_id : null;
@@ -276,10 +346,16 @@ function entryToolsOf(desk: EpisodeDesk, packId: string): { name: string; descri
  */
 export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   if (!ctx.config.rl.enabled) return;
+  const packs = await deskPacks(ctx);
+  const caller = rlCallerFacts(ctx, packs);
+  if (caller.notice) ctx.log.warn({ opening_line_tasks: caller.opening_line_tasks }, `RL episodes: ${caller.notice}`);
   const desk = new EpisodeDesk({
-    packs: await deskPacks(ctx),
+    packs,
     maxEpisodes: ctx.config.rl.maxEpisodes,
     idleMs: ctx.config.rl.idleMs,
+    untouchedMs: ctx.config.rl.untouchedMs,
+    defaultCaller: caller.default,
+    llmUnavailable: caller.llm ? undefined : (pack) => `caller llm: ${noCallerEndpointNotice(pack)}`,
     clock: ctx.clock,
     ids: ctx.ids,
     callers: ctx.rlCallers,
@@ -290,15 +366,34 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
   });
   app.addHook('onRequest', rlGate(ctx.config.rl.token));
   app.addHook('preClose', async () => desk.close());
-  app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION }));
+  app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION, caller }));
   for (const packId of desk.packIds()) {
     const base = `/rl/${packId}`;
     const pack = (desk.deskPack(packId) as DeskPack).pack;
-    app.get(`${base}/dataset.jsonl`, async (_request, reply) => reply.type('application/jsonl').send(`${datasetRows(pack).map((r) => JSON.stringify(r)).join('\n')}\n`));
+    app.get(`${base}/dataset.jsonl`, async (_request, reply) => reply.type('application/jsonl').send(`${datasetRows(pack, { caller: caller.default }).map((r) => JSON.stringify(r)).join('\n')}\n`));
     for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix);
     openEnvRoutes(app, ctx, desk, packId, `${base}/openenv`);
   }
   rolloutRoutes(app, ctx);
-  const rootTools = [SAY_TO_CALLER, ...unionTools(ctx.pack).map((t) => t.name)];
-  for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix, rootTools);
+  for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix);
+}
+
+/** What `GET /rl` says of the caller: the default kind, whether `llm` can be had, and without it the notice and the tasks passable by the opening line. */
+interface RlCallerFacts {
+  readonly default: 'llm' | 'scripted';
+  readonly llm: boolean;
+  readonly notice: string | null;
+  readonly opening_line_tasks: Record<string, string[]> | null;
+}
+
+/** The episodes' caller: `llm` when a caller endpoint is configured (MIVAS_CALLER_*), else `scripted`, said plainly. */
+function rlCallerFacts(ctx: AppContext, packs: ReadonlyMap<string, DeskPack>): RlCallerFacts {
+  if (callerEndpointConfigured(ctx.config.caller)) return { default: 'llm', llm: true, notice: null, opening_line_tasks: null };
+  const deskPacks = [...packs.values()].map((p) => p.pack);
+  return {
+    default: 'scripted',
+    llm: false,
+    notice: NO_CALLER_ENDPOINT,
+    opening_line_tasks: Object.fromEntries(deskPacks.map((pack) => [pack.id, openingLineTasks(pack)])),
+  };
 }

@@ -7,8 +7,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 describe.skipIf(!hasPython)('the stdlib Python client (examples/python)', () => {
-  it('runs one episode end to end against the server and the chat stand-in: reward 1', async () => {
-    const result = await pythonSmoke();
+  it.each(['header', 'url'] as const)('runs one episode end to end against the server and the chat stand-in, the token in the %s: reward 1', async (tokenIn) => {
+    const result = await pythonSmoke(undefined, tokenIn);
     expect(result.code, result.stderr).toBe(0);
     expect(result.verdict).toMatchObject({ reward: 1, status: 'PASS', reward_components: { state: 1, tools: 1, handoff: 1, route: 1 } });
   }, 120_000);

@@ -31,7 +31,13 @@ export function cookieOf(reply: JsonReply): string {
   return (reply.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 }
 
-/** A NeMo Gym session as a client with a cookie jar drives it: seed, tools, verify. */
+/**
+ * A NeMo Gym session as NeMo Gym's simple agent drives it: seed, tools, verify, with no cookie jar:
+ * after each answer the client holds only that answer's Set-Cookie (NVIDIA-NeMo/Gym 07d6b0d,
+ * `responses_api_agents/simple_agent/app.py` `_create_episode`: `resources_server_cookies =
+ * api_response.cookies`), so an answer without the cookie loses the episode. The full request
+ * path is emulated in `nemo-gym-agent.ts`.
+ */
 export class NemoGymClient implements PlayableEpisode {
   cookie = '';
   private ended = false;
@@ -57,7 +63,9 @@ export class NemoGymClient implements PlayableEpisode {
   }
 
   async call(name: string, args: unknown): Promise<JsonReply> {
-    return request(`${this.base}/${name}`, args, this.cookie ? { cookie: this.cookie } : {});
+    const reply = await request(`${this.base}/${name}`, args, this.cookie ? { cookie: this.cookie } : {});
+    this.cookie = cookieOf(reply);
+    return reply;
   }
 
   isDone(): boolean {
@@ -74,7 +82,9 @@ export class NemoGymClient implements PlayableEpisode {
   }
 
   async verify(row: Record<string, unknown>, response: Record<string, unknown> = { output: [] }): Promise<JsonReply> {
-    return request(`${this.base}/verify`, { ...row, response }, this.cookie ? { cookie: this.cookie } : {});
+    const reply = await request(`${this.base}/verify`, { ...row, response }, this.cookie ? { cookie: this.cookie } : {});
+    this.cookie = cookieOf(reply);
+    return reply;
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededIds } from '../../../src/core/index.ts';
-import { builtInCallers, EpisodeDesk } from '../../../src/episodes/index.ts';
+import { builtInCallers, EpisodeDesk, type EpisodeDeskOptions } from '../../../src/episodes/index.ts';
 import { episodePack, type EpisodePack } from '../../support/episode-rig.ts';
 
 let rig: EpisodePack;
@@ -9,13 +9,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rig.close());
 
-function deskOf(clock: ManualClock, maxEpisodes = 2): EpisodeDesk {
+let desks = 0;
+function deskOf(clock: ManualClock, maxEpisodes = 2, extra: Partial<EpisodeDeskOptions> = {}): EpisodeDesk {
   return new EpisodeDesk({
+    ...extra,
     packs: new Map([['healthcare', { pack: rig.pack, databases: rig.databases, templateDump: rig.templateDump }]]),
     maxEpisodes,
     idleMs: 60_000,
     clock,
-    ids: seededIds('desk'),
+    ids: seededIds(`desk-${++desks}`),
     callers: builtInCallers,
     store: (pack, id, parts) => rig.stored.set(`${pack}/${id}`, parts),
   });
@@ -61,6 +63,48 @@ describe('EpisodeDesk', () => {
     await expect(desk.finish(episode.id, 'client_closed')).resolves.toMatchObject({ truncated: 'idle', end_reason: 'max_duration' });
     await expect(desk.step(episode.id, { name: 'list_locations', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_ENDED' });
     await expect(desk.step('ep_nobody', { name: 'list_locations', arguments: {} })).rejects.toMatchObject({ code: 'EPISODE_NOT_FOUND' });
+    await desk.close();
+  });
+
+  it('reaps an episode nobody acted on after untouchedMs, but a used one only after idleMs', async () => {
+    const clock = new ManualClock();
+    const desk = deskOf(clock, 4, { untouchedMs: 5_000 });
+    const seeded = await desk.open({ pack: 'healthcare', policy: 'p', reapUntouched: true });
+    const used = await desk.open({ pack: 'healthcare', policy: 'p', reapUntouched: true });
+    const socket = await desk.open({ pack: 'healthcare', policy: 'p' });
+    await desk.step(used.episode.id, { name: 'list_locations', arguments: {} });
+    clock.advance(4_999);
+    expect(await desk.reapIdle()).toBe(0);
+    clock.advance(1);
+    expect(await desk.reapIdle()).toBe(1);
+    await expect(desk.result(seeded.episode.id)).resolves.toMatchObject({ truncated: 'idle', end_reason: 'max_duration', status: 'FAIL' });
+    expect(desk.get(used.episode.id)).toBeDefined();
+    expect(desk.get(socket.episode.id)).toBeDefined();
+    await desk.close();
+  });
+
+  it('at capacity finishes the oldest untouched episode to make room, never a used one', async () => {
+    const clock = new ManualClock();
+    const desk = deskOf(clock, 2, { untouchedMs: 60_000 });
+    const older = await desk.open({ pack: 'healthcare', policy: 'p', reapUntouched: true });
+    clock.advance(10);
+    const newer = await desk.open({ pack: 'healthcare', policy: 'p', reapUntouched: true });
+    expect(desk.isFull()).toBe(false);
+    const third = await desk.open({ pack: 'healthcare', policy: 'p', reapUntouched: true });
+    await expect(desk.result(older.episode.id)).resolves.toMatchObject({ truncated: 'idle' });
+    expect(desk.count()).toBe(2);
+    await desk.step(newer.episode.id, { name: 'list_locations', arguments: {} });
+    await desk.step(third.episode.id, { name: 'list_locations', arguments: {} });
+    expect(desk.isFull()).toBe(true);
+    await expect(desk.open({ pack: 'healthcare', policy: 'p', reapUntouched: true })).rejects.toMatchObject({ code: 'EPISODES_FULL' });
+    await desk.close();
+  });
+
+  it('gives the default caller to a request that names none, and says why llm is refused', async () => {
+    const desk = deskOf(new ManualClock(), 4, { defaultCaller: 'nobody', llmUnavailable: (pack) => `no llm caller for ${pack.id}` });
+    await expect(desk.open({ pack: 'healthcare', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('"nobody" caller') });
+    await expect(desk.open({ pack: 'healthcare', policy: 'p', caller: 'llm' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: 'no llm caller for healthcare' });
+    await expect(desk.open({ pack: 'healthcare', policy: 'p', caller: 'scripted' })).resolves.toBeDefined();
     await desk.close();
   });
 
