@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { openingLineOf } from '../caller/index.ts';
 import type { ToolSpec } from '../conversation/index.ts';
-import { MivasError } from '../core/index.ts';
+import { isPlainObject, MivasError } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { EpisodeDesk } from './episode-desk.ts';
-import { episodeInstructions, offeredTools, type HandoffMode } from './framing.ts';
+import { episodeInstructions, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { REWARD_VERSION } from './reward.ts';
 import type { EpisodeResult, EpisodeView, StepResult, TextEpisode } from './text-episode.ts';
 
@@ -42,32 +42,48 @@ export const resetDataSchema = z
 
 const toolSchema = z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }).strict();
 const componentsSchema = z.object({ state: z.number(), tools: z.number(), handoff: z.number(), route: z.number() }).strict();
-/** The observation of reset and of every step (OpenEnv serializes it without reward, done and metadata). */
-export const observationSchema = z
+/**
+ * What mivas tells the policy after reset and every step. It travels in the observation's
+ * `metadata`, the one field OpenEnv's `MCPToolClient._parse_result` keeps besides `tool_name`,
+ * `result`, `error` and `tools`, so both OpenEnv clients see the same facts.
+ */
+export const episodeInfoSchema = z
   .object({
     episode_id: z.string().nullable(),
     pack: z.string(),
     task_id: z.string(),
-    agent: z.string(),
+    agent: z.string().describe('The active desk.'),
     handoff_mode: z.enum(['native', 'soft']),
-    instructions: z.string().nullable().describe('The active agent instructions: on reset and after a native handoff, else null.'),
-    available_tools: z.array(toolSchema).nullable().describe('The offered tools: on reset and after a native handoff, else null.'),
-    caller_said: z.string().nullable().describe('The caller opening line on reset, its reply after say_to_caller.'),
-    tool_name: z.string().nullable(),
-    result: z.unknown().describe('The tool result: an MCP CallToolResult whose data is the mivas envelope.'),
-    error: z.object({ error_type: z.string(), message: z.string() }).nullable(),
-    tools: z.array(toolSchema).optional().describe('Only in the answer to list_tools (OpenEnv ListToolsObservation).'),
+    instructions: z.string().nullable().describe('The active desk instructions: on reset and after a native handoff, else null.'),
+    available_tools: z.array(toolSchema).describe('The tools the active desk offers now.'),
+    caller_said: z.string().nullable().describe('The caller opening line on reset, its reply after say_to_caller, else null.'),
     handoff: z.object({ from: z.string(), to: z.string() }).nullable(),
     turn: z.number().int(),
     max_turns: z.number().int(),
     end_reason: z.string().nullable(),
+    reward: z.number().nullable().describe('Set once done, with the other reward fields.'),
     reward_components: componentsSchema.nullable(),
     status: z.string().nullable(),
     valid: z.boolean().nullable(),
     reasons: z.array(z.string()).nullable(),
     reward_version: z.string(),
   })
-  .partial({ tools: true });
+  .strict();
+/**
+ * The observation of reset (`metadata` only: OpenEnv's `MCPToolClient` reads any observation with
+ * a `tool_name` key as a `CallToolObservation`, whose `tool_name` must be a string), of a
+ * `call_tool` step (OpenEnv `CallToolObservation`: `tool_name`, `result`, `error`) and of a
+ * `list_tools` step (OpenEnv `ListToolsObservation`: `tools`). Reward and done sit beside it.
+ */
+export const observationSchema = z
+  .object({
+    tool_name: z.string().optional(),
+    result: z.unknown().optional().describe('The tool result: an MCP CallToolResult whose data is the mivas envelope.'),
+    error: z.null().optional().describe('Transport errors only; a tool refusal is a result with isError.'),
+    tools: z.array(toolSchema).optional().describe('Only in the answer to list_tools.'),
+    metadata: episodeInfoSchema.optional().describe('Absent only in the answer to list_tools.'),
+  })
+  .strict();
 /** The state message's data (OpenEnv `State`: episode_id and step_count, plus mivas's fields). */
 export const stateSchema = z
   .object({
@@ -121,63 +137,74 @@ export interface ObservationData {
 
 function doneFields(result: EpisodeResult | undefined): Record<string, unknown> {
   return result
-    ? { end_reason: result.end_reason, reward_components: { ...result.reward_components }, status: result.status, valid: result.valid, reasons: [...result.reasons] }
-    : { reward_components: null, status: null, valid: null, reasons: null };
+    ? { end_reason: result.end_reason, reward: result.reward, reward_components: { ...result.reward_components }, status: result.status, valid: result.valid, reasons: [...result.reasons] }
+    : { reward: null, reward_components: null, status: null, valid: null, reasons: null };
 }
 
-/** The observation an episode opens with. */
-export function resetObservation(view: EpisodeView | (Omit<EpisodeView, 'episode_id'> & { episode_id: null }), callerSaid: string | null): ObservationData {
+/**
+ * Where an episode stands and, once done, its reward: what `get_reward` answers (OpenEnv HTTP
+ * sessions and the MCP server), the MCP `mivas://episode` resource and a session close return.
+ */
+export function rewardReport(episodeId: string, live: EpisodeView | undefined, result: EpisodeResult | null): Record<string, unknown> {
   return {
-    observation: {
-      episode_id: view.episode_id,
-      pack: view.pack,
-      task_id: view.task_id,
-      agent: view.agent,
-      handoff_mode: view.handoff_mode,
-      instructions: view.instructions,
-      available_tools: view.tools.map(openEnvTool),
-      caller_said: callerSaid,
-      tool_name: null,
-      result: null,
-      error: null,
-      handoff: null,
-      turn: view.turn,
-      max_turns: view.max_turns,
-      end_reason: view.end_reason,
-      ...doneFields(undefined),
-      reward_version: REWARD_VERSION,
-    },
-    reward: null,
-    done: view.done,
+    episode_id: episodeId,
+    task_id: live?.task_id ?? result?.task_id ?? null,
+    agent: live?.agent ?? null,
+    done: !live || live.done,
+    turn: live?.turn ?? result?.turns ?? null,
+    truncated: result?.truncated ?? null,
+    ...doneFields(result ?? undefined),
+    end_reason: result?.end_reason ?? live?.end_reason ?? null,
+    reward_version: REWARD_VERSION,
   };
 }
 
-/** The observation a step returns (no `tools` key: OpenEnv's MCP client reads that as a tool listing). */
+type ResetView = EpisodeView | (Omit<EpisodeView, 'episode_id'> & { episode_id: null });
+
+/** The episode facts of an observation's `metadata` (episodeInfoSchema). */
+function episodeInfo(view: ResetView, now: { agent: string; instructions: string | null; tools: readonly ToolSpec[]; callerSaid: string | null; handoff: StepResult['handoff']; turn: number; endReason: string | null; result?: EpisodeResult }): Record<string, unknown> {
+  return {
+    episode_id: view.episode_id,
+    pack: view.pack,
+    task_id: view.task_id,
+    agent: now.agent,
+    handoff_mode: view.handoff_mode,
+    instructions: now.instructions,
+    available_tools: now.tools.map(openEnvTool),
+    caller_said: now.callerSaid,
+    handoff: now.handoff,
+    turn: now.turn,
+    max_turns: view.max_turns,
+    end_reason: now.endReason,
+    ...doneFields(now.result),
+    reward_version: REWARD_VERSION,
+  };
+}
+
+/** The observation an episode opens with: its facts in `metadata`, no tool keys. */
+export function resetObservation(view: ResetView, callerSaid: string | null): ObservationData {
+  const metadata = episodeInfo(view, { agent: view.agent, instructions: view.instructions, tools: view.tools, callerSaid, handoff: null, turn: view.turn, endReason: view.end_reason });
+  return { observation: { metadata }, reward: null, done: view.done };
+}
+
+/** The caller's words a say_to_caller step returned, else null. */
+function callerWords(step: StepResult): string | null {
+  return step.tool_name === SAY_TO_CALLER ? ((step.output.data as { caller_said?: string | null } | undefined)?.caller_said ?? null) : null;
+}
+
+/** The observation a call_tool step returns (no `tools` key: OpenEnv's MCP client reads that as a tool listing). */
 export function stepObservation(view: EpisodeView, step: StepResult): ObservationData {
-  const said = step.tool_name === 'say_to_caller' ? ((step.output.data as { caller_said?: string | null } | undefined)?.caller_said ?? null) : null;
-  return {
-    observation: {
-      episode_id: view.episode_id,
-      pack: view.pack,
-      task_id: view.task_id,
-      agent: step.agent,
-      handoff_mode: view.handoff_mode,
-      instructions: step.instructions ?? null,
-      available_tools: step.tools ? step.tools.map(openEnvTool) : null,
-      caller_said: said,
-      tool_name: step.tool_name,
-      result: callToolResult(step.output),
-      error: null,
-      handoff: step.handoff,
-      turn: step.turn,
-      max_turns: view.max_turns,
-      end_reason: step.end_reason,
-      ...doneFields(step.result),
-      reward_version: REWARD_VERSION,
-    },
-    reward: step.result ? step.result.reward : null,
-    done: step.done,
-  };
+  const metadata = episodeInfo(view, {
+    agent: step.agent,
+    instructions: step.instructions ?? null,
+    tools: step.tools ?? view.tools,
+    callerSaid: callerWords(step),
+    handoff: step.handoff,
+    turn: step.turn,
+    endReason: step.end_reason,
+    result: step.result,
+  });
+  return { observation: { tool_name: step.tool_name, result: callToolResult(step.output), error: null, metadata }, reward: step.result ? step.result.reward : null, done: step.done };
 }
 
 /** The opening observation of a task without opening an episode (OpenEnv's stateless HTTP `/reset`). */
@@ -389,5 +416,100 @@ export class OpenEnvSession {
       end_reason: view?.end_reason ?? this.lastResult?.end_reason ?? null,
       reward: this.lastResult?.reward ?? null,
     };
+  }
+}
+
+/** The tools an OpenEnv HTTP session answers besides the desk's (not listed by tools/list, so a policy never sees them). */
+export const START_EPISODE = 'start_episode';
+export const GET_REWARD = 'get_reward';
+
+/**
+ * OpenEnv's HTTP MCP sessions on `POST /mcp` (`http_server.py` `mcp_handler`): `openenv/session/create`,
+ * `tools/list`, `tools/call`, `openenv/session/close`. The session id is the episode's id. OpenEnv's
+ * `MCPToolClient` creates its session with empty params and sends `reset` over the WebSocket
+ * instead, so a session created without params stays pending until its first `tools/call`:
+ * `start_episode` with the reset fields opens the chosen task, any other tool opens the default
+ * one (seed 0). `get_reward` answers the reward report, since the client's `call_tool` returns only
+ * a result's `data` and its `close` discards what the close answers. At most `maxEpisodes`
+ * sessions wait pending; the oldest is forgotten first.
+ */
+export class OpenEnvHttpSessions {
+  private readonly pending = new Set<string>();
+
+  private readonly desk: EpisodeDesk;
+  private readonly packId: string;
+  private readonly newId: () => string;
+
+  constructor(desk: EpisodeDesk, packId: string, newId: () => string) {
+    this.desk = desk;
+    this.packId = packId;
+    this.newId = newId;
+  }
+
+  /** Answers one JSON-RPC request body. */
+  async handle(body: unknown): Promise<Record<string, unknown>> {
+    const parsed = rpcRequestSchema.safeParse(body);
+    if (!parsed.success) return rpcError((body as { id?: unknown } | null)?.id, JSON_RPC.invalidRequest, `Invalid request: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    const { method, params, id } = parsed.data;
+    try {
+      if (method === 'openenv/session/create') return rpcResult(id, { session_id: await this.create(params) });
+      const sessionId = typeof params.session_id === 'string' ? params.session_id : null;
+      if (method === 'openenv/session/close') return sessionId ? await this.close(id, sessionId) : rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required");
+      const { session_id: _drop, ...rest } = params;
+      if (!sessionId) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
+      if (this.pending.has(sessionId) && method === 'tools/call') return await this.firstCall(id, sessionId, rest);
+      if (this.pending.has(sessionId)) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
+      const episode = this.desk.get(sessionId);
+      if (!episode && !this.desk.knows(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`);
+      if (method === 'tools/call' && rest.name === GET_REWARD) return rpcResult(id, callToolResult(await this.report(sessionId)));
+      if (method === 'tools/call' && rest.name === START_EPISODE) return rpcError(id, JSON_RPC.serverError, `${START_EPISODE} picks the task before a session's first call; close this session and start another`, { code: 'EPISODE_INVALID' });
+      if (!episode) return rpcError(id, JSON_RPC.serverError, `episode ${sessionId} has ended`, { code: 'EPISODE_ENDED' });
+      return (await mcpCall(this.desk, this.packId, episode, { ...parsed.data, params: rest })).response;
+    } catch (err) {
+      if (err instanceof MivasError) return rpcError(id, JSON_RPC.serverError, err.message, { code: err.code });
+      throw err;
+    }
+  }
+
+  /** A session: opened at once when the params carry reset fields, else pending. */
+  private async create(params: Record<string, unknown>): Promise<string> {
+    const data = this.resetData(params);
+    if (Object.keys(data).length > 0) return (await this.open(data)).episode.id;
+    if (this.pending.size >= this.desk.maxEpisodes) this.pending.delete(this.pending.values().next().value as string);
+    const sessionId = this.newId();
+    this.pending.add(sessionId);
+    return sessionId;
+  }
+
+  private resetData(params: Record<string, unknown>): z.infer<typeof resetDataSchema> {
+    const data = resetDataSchema.safeParse(params);
+    if (!data.success) throw new MivasError('EPISODE_INVALID', data.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    return data.data;
+  }
+
+  private open(data: z.infer<typeof resetDataSchema>, episodeId = data.episode_id): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
+    return this.desk.open({ pack: this.packId, taskId: data.task_id, seed: data.seed, handoffMode: data.handoff_mode, caller: data.caller, maxTurns: data.max_turns, episodeId, policy: 'openenv' });
+  }
+
+  /** The first tools/call of a pending session opens its episode (start_episode's fields, else the default task). */
+  private async firstCall(id: unknown, sessionId: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const starting = params.name === START_EPISODE;
+    const data = starting ? this.resetData(isPlainObject(params.arguments) ? params.arguments : {}) : {};
+    const { episode, callerSaid } = await this.open(data, sessionId);
+    this.pending.delete(sessionId);
+    if (starting) return rpcResult(id, callToolResult(resetObservation(episode.view(), callerSaid).observation));
+    return (await mcpCall(this.desk, this.packId, episode, { jsonrpc: '2.0', method: 'tools/call', params, id })).response;
+  }
+
+  private async report(sessionId: string): Promise<Record<string, unknown>> {
+    const live = this.desk.get(sessionId);
+    return rewardReport(sessionId, live?.view(), live ? null : ((await this.desk.result(sessionId)) ?? null));
+  }
+
+  private async close(id: unknown, sessionId: string): Promise<Record<string, unknown>> {
+    if (this.pending.delete(sessionId)) return rpcResult(id, { session_id: sessionId, closed: true, ...rewardReport(sessionId, undefined, null) });
+    if (!this.desk.knows(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`);
+    const result = await this.desk.finish(sessionId, 'client_closed');
+    return rpcResult(id, { session_id: sessionId, closed: true, ...rewardReport(sessionId, undefined, result) });
   }
 }

@@ -8,14 +8,13 @@ import {
   aggregateMetrics,
   datasetRows,
   EpisodeDesk,
-  mcpCall,
   openEnvMetadata,
   openEnvSchemas,
   OpenEnvSession,
   previewObservation,
   resetDataSchema,
+  OpenEnvHttpSessions,
   rpcError,
-  rpcResult,
   JSON_RPC,
   seedBodySchema,
   trailingAssistantText,
@@ -228,37 +227,8 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
     if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
     return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
   });
-  app.post(`${prefix}/mcp`, async (request, reply) => {
-    const body: unknown = request.body;
-    if (!isPlainObject(body)) return reply.send(rpcError(null, JSON_RPC.parseError, 'Parse error'));
-    const params = isPlainObject(body.params) ? body.params : {};
-    const id = body.id;
-    try {
-      if (body.method === 'openenv/session/create') {
-        const data = resetDataSchema.safeParse(Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'session_id')));
-        if (!data.success) return reply.send(rpcError(id, JSON_RPC.invalidParams, data.error.issues.map((i) => i.message).join('; ')));
-        const { episode } = await desk.open({ pack: packId, taskId: data.data.task_id, seed: data.data.seed, handoffMode: data.data.handoff_mode, caller: data.data.caller, maxTurns: data.data.max_turns, episodeId: data.data.episode_id, policy: 'openenv' });
-        return reply.send(rpcResult(id, { session_id: episode.id }));
-      }
-      const sessionId = typeof params.session_id === 'string' ? params.session_id : null;
-      if (body.method === 'openenv/session/close') {
-        if (!sessionId) return reply.send(rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required"));
-        if (!desk.knows(sessionId)) return reply.send(rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`));
-        const result = await desk.finish(sessionId, 'client_closed');
-        return reply.send(rpcResult(id, { session_id: sessionId, closed: true, reward: result.reward, reward_components: result.reward_components, status: result.status }));
-      }
-      const episode = sessionId ? desk.get(sessionId) : null;
-      if (sessionId && !episode) {
-        return reply.send(desk.knows(sessionId) ? rpcError(id, JSON_RPC.serverError, `episode ${sessionId} has ended`, { code: 'EPISODE_ENDED' }) : rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`));
-      }
-      const { session_id: _drop, ...rest } = params;
-      const { response } = await mcpCall(desk, packId, episode ?? null, { ...body, params: rest });
-      return reply.send(response);
-    } catch (err) {
-      if (err instanceof MivasError) return reply.send(rpcError(id, JSON_RPC.serverError, err.message, { code: err.code }));
-      throw err;
-    }
-  });
+  const sessions = new OpenEnvHttpSessions(desk, packId, () => `ep_${ctx.ids.hex(24)}`);
+  app.post(`${prefix}/mcp`, async (request, reply) => reply.send(isPlainObject(request.body) ? await sessions.handle(request.body) : rpcError(null, JSON_RPC.parseError, 'Parse error')));
 }
 
 /** What list_tools answers before any episode: the entry desk's tools (native), as on the WebSocket. */
