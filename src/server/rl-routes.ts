@@ -30,6 +30,7 @@ import { loadPack } from '../packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
+import { McpSessions } from './rl-mcp.ts';
 import { rolloutRoutes } from './rl-rollouts.ts';
 
 /** The cookie a NeMo Gym session is tracked by (any client that keeps cookies carries it). */
@@ -241,7 +242,8 @@ function entryToolsOf(desk: EpisodeDesk, packId: string): { name: string; descri
 /**
  * The RL routes (docs/rl.md), mounted when MIVAS_RL=1: per pack under `/rl/<pack>/` the NeMo Gym
  * resources server (also under `/rl/<pack>/episodes/:episode_id/` and NeMo Gym's
- * `/ng-rollout/:rollout_id/` prefix) and the dataset, OpenEnv under `/rl/<pack>/openenv/`, and the
+ * `/ng-rollout/:rollout_id/` prefix) and the dataset, OpenEnv under `/rl/<pack>/openenv/`, the MCP
+ * server at `/rl/<pack>/mcp`, and the
  * served pack's NeMo Gym routes at the root (NeMo Gym addresses a server by host and port).
  */
 export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -259,7 +261,11 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     },
   });
   app.addHook('onRequest', rlGate(ctx.config.rl.token));
-  app.addHook('preClose', async () => desk.close());
+  const mcp = new McpSessions(ctx, desk);
+  app.addHook('preClose', async () => {
+    await mcp.close();
+    await desk.close();
+  });
   app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION }));
   for (const packId of desk.packIds()) {
     const base = `/rl/${packId}`;
@@ -267,6 +273,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     app.get(`${base}/dataset.jsonl`, async (_request, reply) => reply.type('application/jsonl').send(`${datasetRows(pack).map((r) => JSON.stringify(r)).join('\n')}\n`));
     for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix);
     openEnvRoutes(app, ctx, desk, packId, `${base}/openenv`);
+    mcp.mount(app, packId, `${base}/mcp`);
   }
   rolloutRoutes(app, ctx);
   const rootTools = [SAY_TO_CALLER, ...unionTools(ctx.pack).map((t) => t.name)];
