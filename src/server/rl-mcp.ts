@@ -80,7 +80,7 @@ export class McpSessions {
       session.lastUsedMs = this.ctx.clock.nowMs();
       return this.pass(session.transport, request, reply);
     }
-    if (request.method !== 'POST' || !isInitializeRequest(request.body)) return refuse(reply, 'MCP_SESSION_REQUIRED', 'send initialize first, then the Mcp-Session-Id it returns on every request', JSON_RPC.serverError);
+    if (!isInitializeRequest(request.body)) return refuse(reply, 'MCP_SESSION_REQUIRED', 'send initialize first, then the Mcp-Session-Id it returns on every request', JSON_RPC.serverError);
     try {
       const transport = await this.open(packId, request.query);
       return await this.pass(transport, request, reply);
