@@ -425,16 +425,17 @@ export const GET_REWARD = 'get_reward';
 
 /**
  * OpenEnv's HTTP MCP sessions on `POST /mcp` (`http_server.py` `mcp_handler`): `openenv/session/create`,
- * `tools/list`, `tools/call`, `openenv/session/close`. The session id is the episode's id. OpenEnv's
+ * `tools/list`, `tools/call`, `openenv/session/close`; a session holds one episode. OpenEnv's
  * `MCPToolClient` creates its session with empty params and sends `reset` over the WebSocket
- * instead, so a session created without params stays pending until its first `tools/call`:
- * `start_episode` with the reset fields opens the chosen task, any other tool opens the default
- * one (seed 0). `get_reward` answers the reward report, since the client's `call_tool` returns only
- * a result's `data` and its `close` discards what the close answers. At most `maxEpisodes`
- * sessions wait pending; the oldest is forgotten first.
+ * instead, so a session created without params waits for its first `tools/call`: `start_episode`
+ * with the reset fields (task_id, seed, episode_id, handoff_mode, caller, max_turns) opens that
+ * episode, any other tool opens the default one (seed 0). `get_reward` answers the reward report,
+ * since the client's `call_tool` returns only a result's `data` and its `close` discards what the
+ * close answers. Sessions beyond `maxEpisodes` forget their oldest without a live episode.
  */
 export class OpenEnvHttpSessions {
-  private readonly pending = new Set<string>();
+  /** Session id → its episode's id, null until the first tools/call opens one. */
+  private readonly sessions = new Map<string, string | null>();
 
   private readonly desk: EpisodeDesk;
   private readonly packId: string;
@@ -453,63 +454,78 @@ export class OpenEnvHttpSessions {
     const { method, params, id } = parsed.data;
     try {
       if (method === 'openenv/session/create') return rpcResult(id, { session_id: await this.create(params) });
-      const sessionId = typeof params.session_id === 'string' ? params.session_id : null;
-      if (method === 'openenv/session/close') return sessionId ? await this.close(id, sessionId) : rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required");
-      const { session_id: _drop, ...rest } = params;
-      if (!sessionId) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
-      if (this.pending.has(sessionId) && method === 'tools/call') return await this.firstCall(id, sessionId, rest);
-      if (this.pending.has(sessionId)) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
-      const episode = this.desk.get(sessionId);
-      if (!episode && !this.desk.knows(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`);
-      if (method === 'tools/call' && rest.name === GET_REWARD) return rpcResult(id, callToolResult(await this.report(sessionId)));
-      if (method === 'tools/call' && rest.name === START_EPISODE) return rpcError(id, JSON_RPC.serverError, `${START_EPISODE} picks the task before a session's first call; close this session and start another`, { code: 'EPISODE_INVALID' });
-      if (!episode) return rpcError(id, JSON_RPC.serverError, `episode ${sessionId} has ended`, { code: 'EPISODE_ENDED' });
-      return (await mcpCall(this.desk, this.packId, episode, { ...parsed.data, params: rest })).response;
+      const { session_id: sessionId, ...rest } = params;
+      if (sessionId === undefined) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
+      if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${String(sessionId).slice(0, 80)}`);
+      if (method === 'openenv/session/close') return rpcResult(id, await this.close(sessionId));
+      const episodeId = this.sessions.get(sessionId) ?? null;
+      if (method === 'tools/call' && rest.name === START_EPISODE) return await this.start(id, sessionId, episodeId, rest.arguments);
+      if (method === 'tools/call' && rest.name === GET_REWARD) return rpcResult(id, callToolResult(await this.report(episodeId)));
+      if (episodeId === null && method === 'tools/call') return (await mcpCall(this.desk, this.packId, await this.open(sessionId, {}), { ...parsed.data, params: rest })).response;
+      const episode = episodeId === null ? null : this.desk.get(episodeId);
+      if (episodeId !== null && !episode) return rpcError(id, JSON_RPC.serverError, `episode ${episodeId} has ended; ${GET_REWARD} gives its reward`, { code: 'EPISODE_ENDED' });
+      return (await mcpCall(this.desk, this.packId, episode ?? null, { ...parsed.data, params: rest })).response;
     } catch (err) {
       if (err instanceof MivasError) return rpcError(id, JSON_RPC.serverError, err.message, { code: err.code });
       throw err;
     }
   }
 
-  /** A session: opened at once when the params carry reset fields, else pending. */
+  /** A session: its episode opened at once when the params carry reset fields, else at its first call. */
   private async create(params: Record<string, unknown>): Promise<string> {
-    const data = this.resetData(params);
-    if (Object.keys(data).length > 0) return (await this.open(data)).episode.id;
-    if (this.pending.size >= this.desk.maxEpisodes) this.pending.delete(this.pending.values().next().value as string);
+    const data = resetDataOf(params);
     const sessionId = this.newId();
-    this.pending.add(sessionId);
+    if (Object.keys(data).length > 0) await this.open(sessionId, data);
+    else this.sessions.set(sessionId, null);
+    this.forgetOldest();
     return sessionId;
   }
 
-  private resetData(params: Record<string, unknown>): z.infer<typeof resetDataSchema> {
-    const data = resetDataSchema.safeParse(params);
-    if (!data.success) throw new MivasError('EPISODE_INVALID', data.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    return data.data;
+  private async open(sessionId: string, data: z.infer<typeof resetDataSchema>): Promise<TextEpisode> {
+    const { episode } = await this.openWith(sessionId, data);
+    return episode;
   }
 
-  private open(data: z.infer<typeof resetDataSchema>, episodeId = data.episode_id): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
-    return this.desk.open({ pack: this.packId, taskId: data.task_id, seed: data.seed, handoffMode: data.handoff_mode, caller: data.caller, maxTurns: data.max_turns, episodeId, policy: 'openenv' });
+  private async openWith(sessionId: string, data: z.infer<typeof resetDataSchema>): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
+    const opened = await this.desk.open({ pack: this.packId, taskId: data.task_id, seed: data.seed, handoffMode: data.handoff_mode, caller: data.caller, maxTurns: data.max_turns, episodeId: data.episode_id, policy: 'openenv' });
+    this.sessions.set(sessionId, opened.episode.id);
+    return opened;
   }
 
-  /** The first tools/call of a pending session opens its episode (start_episode's fields, else the default task). */
-  private async firstCall(id: unknown, sessionId: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const starting = params.name === START_EPISODE;
-    const data = starting ? this.resetData(isPlainObject(params.arguments) ? params.arguments : {}) : {};
-    const { episode, callerSaid } = await this.open(data, sessionId);
-    this.pending.delete(sessionId);
-    if (starting) return rpcResult(id, callToolResult(resetObservation(episode.view(), callerSaid).observation));
-    return (await mcpCall(this.desk, this.packId, episode, { jsonrpc: '2.0', method: 'tools/call', params, id })).response;
+  /** start_episode: the session's episode as the reset fields ask, answered with the reset observation. */
+  private async start(id: unknown, sessionId: string, episodeId: string | null, args: unknown): Promise<Record<string, unknown>> {
+    if (episodeId !== null) return rpcError(id, JSON_RPC.serverError, `${START_EPISODE} picks the task before a session's first call; close this session and create another`, { code: 'EPISODE_INVALID' });
+    const { episode, callerSaid } = await this.openWith(sessionId, resetDataOf(isPlainObject(args) ? args : {}));
+    return rpcResult(id, callToolResult(resetObservation(episode.view(), callerSaid).observation));
   }
 
-  private async report(sessionId: string): Promise<Record<string, unknown>> {
-    const live = this.desk.get(sessionId);
-    return rewardReport(sessionId, live?.view(), live ? null : ((await this.desk.result(sessionId)) ?? null));
+  private async report(episodeId: string | null): Promise<Record<string, unknown>> {
+    if (episodeId === null) throw new MivasError('EPISODE_NOT_FOUND', `no episode in this session yet: call ${START_EPISODE} or a tool first`);
+    const live = this.desk.get(episodeId);
+    return rewardReport(episodeId, live?.view(), live ? null : ((await this.desk.result(episodeId)) ?? null));
   }
 
-  private async close(id: unknown, sessionId: string): Promise<Record<string, unknown>> {
-    if (this.pending.delete(sessionId)) return rpcResult(id, { session_id: sessionId, closed: true, ...rewardReport(sessionId, undefined, null) });
-    if (!this.desk.knows(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`);
-    const result = await this.desk.finish(sessionId, 'client_closed');
-    return rpcResult(id, { session_id: sessionId, closed: true, ...rewardReport(sessionId, undefined, result) });
+  /** Ends the session (its live episode finished as `client_closed`) and answers the reward report. */
+  private async close(sessionId: string): Promise<Record<string, unknown>> {
+    const episodeId = this.sessions.get(sessionId) ?? null;
+    this.sessions.delete(sessionId);
+    if (episodeId === null) return { session_id: sessionId, closed: true };
+    const result = await this.desk.finish(episodeId, 'client_closed');
+    return { session_id: sessionId, closed: true, ...rewardReport(episodeId, undefined, result) };
   }
+
+  /** Keeps at most `maxEpisodes` sessions: the oldest without a live episode goes first. */
+  private forgetOldest(): void {
+    for (const [sessionId, episodeId] of this.sessions) {
+      if (this.sessions.size <= this.desk.maxEpisodes) return;
+      if (episodeId === null || !this.desk.get(episodeId)) this.sessions.delete(sessionId);
+    }
+  }
+}
+
+/** The reset fields of a params or arguments object; EPISODE_INVALID for anything else. */
+function resetDataOf(fields: Record<string, unknown>): z.infer<typeof resetDataSchema> {
+  const data = resetDataSchema.safeParse(fields);
+  if (!data.success) throw new MivasError('EPISODE_INVALID', data.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
+  return data.data;
 }

@@ -228,7 +228,7 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
     if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
     return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
   });
-  const sessions = new OpenEnvHttpSessions(desk, packId, () => `ep_${ctx.ids.hex(24)}`);
+  const sessions = new OpenEnvHttpSessions(desk, packId, () => `ses_${ctx.ids.hex(24)}`);
   app.post(`${prefix}/mcp`, async (request, reply) => reply.send(isPlainObject(request.body) ? await sessions.handle(request.body) : rpcError(null, JSON_RPC.parseError, 'Parse error')));
 }
 

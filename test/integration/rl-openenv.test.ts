@@ -62,7 +62,7 @@ describe('OpenEnv HTTP routes', () => {
     const rpc = (method: string, params: Record<string, unknown>, id = 1) => request(`${http()}/mcp`, { jsonrpc: '2.0', method, params, id }, AUTH);
     const created = await rpc('openenv/session/create', { task_id: task.task_id });
     const sessionId = (created.body.result as { session_id: string }).session_id;
-    expect(sessionId).toMatch(/^ep_/);
+    expect(sessionId).toMatch(/^ses_/);
     const listed = await rpc('tools/list', { session_id: sessionId }, 2);
     expect(listed.body).toMatchObject({ jsonrpc: '2.0', id: 2, result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'transfer_to_coverage', inputSchema: expect.any(Object) })]) } });
     const hop = await rpc('tools/call', { session_id: sessionId, name: 'transfer_to_coverage', arguments: {} }, 3);
@@ -70,8 +70,8 @@ describe('OpenEnv HTTP routes', () => {
     const refused = await rpc('tools/call', { session_id: sessionId, name: 'get_balance', arguments: {} }, 4);
     expect(refused.body.result).toMatchObject({ isError: true, data: { error_code: 'TOOL_NOT_AVAILABLE' } });
     const closed = await rpc('openenv/session/close', { session_id: sessionId }, 5);
-    expect(closed.body.result).toMatchObject({ session_id: sessionId, closed: true, status: 'FAIL', reward: 0 });
-    expect((await rpc('tools/call', { session_id: sessionId, name: 'list_locations' })).body).toMatchObject({ error: { code: -32000, data: { code: 'EPISODE_ENDED' } } });
+    expect(closed.body.result).toMatchObject({ session_id: sessionId, closed: true, done: true, status: 'FAIL', reward: 0, end_reason: 'max_duration', truncated: 'client_closed' });
+    expect((await rpc('tools/call', { session_id: sessionId, name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('tools/call', { session_id: 'ep_unknown', name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('tools/call', { name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('resources/list', {})).body).toMatchObject({ error: { code: -32601 } });
