@@ -43,6 +43,11 @@ export const openEnvJsonRpcResponse = z.union([
 export type OpenEnvObservation = z.infer<typeof openEnvObservation>;
 export type ParsedObservation = (OpenEnvObservation & { kind: 'observation' }) | (z.infer<typeof openEnvCallToolObservation> & { kind: 'call_tool' }) | (z.infer<typeof openEnvListToolsObservation> & { kind: 'list_tools' });
 
+/** Python's `dict.get(key, default)`: the default only when the key is missing (a present None stays None). */
+function get(obj: Record<string, unknown>, key: string, fallback: unknown): unknown {
+  return key in obj ? obj[key] : fallback;
+}
+
 /** `client_types.py` `StepResult`. */
 export interface StepResult<O> {
   readonly observation: O;
@@ -139,7 +144,7 @@ export class GenericEnvClient {
 
   /** `_parse_result`. */
   private parse(payload: Record<string, unknown>): StepResult<Record<string, unknown>> {
-    return { observation: (payload.observation ?? {}) as Record<string, unknown>, reward: (payload.reward ?? null) as number | null, done: (payload.done ?? false) as boolean };
+    return { observation: get(payload, 'observation', {}) as Record<string, unknown>, reward: get(payload, 'reward', null) as number | null, done: get(payload, 'done', false) as boolean };
   }
 
   async reset(kwargs: Record<string, unknown> = {}): Promise<StepResult<Record<string, unknown>>> {
@@ -190,16 +195,18 @@ export class MCPToolClient {
 
   /** `_parse_result`: "tools" → ListToolsObservation, else "tool_name" → CallToolObservation, else Observation; metadata is all else it keeps. */
   parse(payload: Record<string, unknown>): StepResult<ParsedObservation> {
-    const obs = (payload.observation ?? {}) as Record<string, unknown>;
-    const base = { done: payload.done ?? false, reward: payload.reward ?? null, metadata: obs.metadata ?? {} };
-    const reward = (payload.reward ?? null) as number | null;
-    const done = (payload.done ?? false) as boolean;
+    const obs = get(payload, 'observation', {}) as Record<string, unknown>;
+    const base = { done: get(payload, 'done', false), reward: get(payload, 'reward', null), metadata: get(obs, 'metadata', {}) };
+    const reward = get(payload, 'reward', null) as number | null;
+    const done = get(payload, 'done', false) as boolean;
     if ('tools' in obs) {
-      const tools = ((obs.tools ?? []) as Record<string, unknown>[]).map((t) => ({ name: t.name ?? '', description: t.description ?? '', input_schema: t.input_schema ?? t.inputSchema ?? {} }));
+      const tools = (get(obs, 'tools', []) as Record<string, unknown>[]).map((t) => ({ name: get(t, 'name', ''), description: get(t, 'description', ''), input_schema: get(t, 'input_schema', get(t, 'inputSchema', {})) }));
       return { observation: { ...openEnvListToolsObservation.parse({ ...base, tools }), kind: 'list_tools' }, reward, done };
     }
     if ('tool_name' in obs) {
-      const observation = openEnvCallToolObservation.parse({ ...base, tool_name: obs.tool_name ?? '', result: obs.result ?? null, error: obs.error ? obs.error : null });
+      // `ToolError(**obs_data["error"])` only when the error is truthy.
+      const error = get(obs, 'error', null) ? openEnvToolError.parse(obs.error) : null;
+      const observation = openEnvCallToolObservation.parse({ ...base, tool_name: get(obs, 'tool_name', ''), result: get(obs, 'result', null), error });
       return { observation: { ...observation, kind: 'call_tool' }, reward, done };
     }
     return { observation: { ...openEnvObservation.parse(base), kind: 'observation' }, reward, done };
@@ -224,8 +231,8 @@ export class MCPToolClient {
   async state(): Promise<z.infer<typeof openEnvState>> {
     const reply = await this.socket.sendAndReceive({ type: 'state' });
     this.wire.push({ type: 'state', message: reply });
-    const data = (reply.data ?? {}) as Record<string, unknown>;
-    return openEnvState.parse({ episode_id: data.episode_id ?? null, step_count: data.step_count ?? 0 });
+    const data = get(reply, 'data', {}) as Record<string, unknown>;
+    return openEnvState.parse({ episode_id: get(data, 'episode_id', null), step_count: get(data, 'step_count', 0) });
   }
 
   /** `_production_mcp_request`: one JSON-RPC POST (raise_for_status, then the JSON). */
@@ -254,7 +261,7 @@ export class MCPToolClient {
       try {
         const data = await this.rpc('tools/list', { session_id: await this.ensureSession() });
         if (data.error) throw new Error('list_tools failed');
-        const tools = ((data.result as { tools?: Record<string, unknown>[] } | undefined)?.tools ?? []).map((t) => openEnvTool.parse({ name: t.name ?? '', description: t.description ?? '', input_schema: t.input_schema ?? t.inputSchema ?? {} }));
+        const tools = ((data.result as { tools?: Record<string, unknown>[] } | undefined)?.tools ?? []).map((t) => openEnvTool.parse({ name: get(t, 'name', ''), description: get(t, 'description', ''), input_schema: get(t, 'input_schema', get(t, 'inputSchema', {})) }));
         this.toolsCache = tools;
         return tools;
       } catch {
