@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/index.ts';
 import { planRoute } from '../../src/conversation/index.ts';
 import { scriptedPolicy, type EpisodeAction, type PlayableEpisode } from '../../src/episodes/index.ts';
 import type { Pack, Task } from '../../src/packs/index.ts';
@@ -159,10 +160,11 @@ describe('MCP server at /rl/<pack>/mcp with the official SDK client', () => {
   });
 });
 
-describe('MCP sessions are episodes: capacity', () => {
+describe('MCP sessions are episodes: capacity and idle', () => {
   let small: TestServer;
+  const clock = new ManualClock();
   beforeAll(async () => {
-    small = await startTestServer({ MIVAS_PACK: 'control-industry', MIVAS_RL: '1', MIVAS_RL_MAX_EPISODES: '1' });
+    small = await startTestServer({ MIVAS_PACK: 'control-industry', MIVAS_RL: '1', MIVAS_RL_MAX_EPISODES: '1', MIVAS_RL_IDLE_S: '60' }, { clock });
   }, 60_000);
   afterAll(async () => {
     await small.close();
@@ -183,5 +185,29 @@ describe('MCP sessions are episodes: capacity', () => {
     expect((await third.listTools()).tools.length).toBeGreaterThan(1);
     await thirdTransport.terminateSession();
     await third.close();
+  });
+
+  it('reaps a session idle for MIVAS_RL_IDLE_S: its episode ends as idle and the session is gone', async () => {
+    const url = new URL(`${small.httpUrl}/rl/control-industry/mcp`);
+    const client = new Client({ name: 'idle', version: '1' });
+    const transport = new StreamableHTTPClientTransport(url);
+    await client.connect(transport);
+    const sessionId = transport.sessionId as string;
+    expect((await client.listTools()).tools.length).toBeGreaterThan(1);
+    // Both reapers (the desk's and the sessions') run every idle/4 and re-arm after each sweep.
+    for (let i = 0; i < 6; i++) {
+      clock.advance(15_000);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 404; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = (await fetch(url, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }) })).status;
+    }
+    expect(status).toBe(404);
+    await small.ctx.outbox.flush();
+    const summary = JSON.parse(String(await small.ctx.sink.get(`control-industry/${sessionId}.summary.json`))) as { harness: string; end_reason: string };
+    expect(summary).toMatchObject({ harness: 'text/mcp', end_reason: 'max_duration' });
+    await client.close();
   });
 });
