@@ -170,28 +170,28 @@ describe('MCP sessions are episodes: capacity and idle', () => {
     await small.close();
   });
 
+  const url = (): URL => new URL(`${small.httpUrl}/rl/control-industry/mcp`);
+  /** An SDK client connected to a new session (no token: this server runs without one). */
+  async function session(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+    const client = new Client({ name: 'mivas-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(url());
+    await client.connect(transport);
+    return { client, transport };
+  }
+
   it('counts a session against MIVAS_RL_MAX_EPISODES until it is closed', async () => {
-    const url = new URL(`${small.httpUrl}/rl/control-industry/mcp`);
-    const first = new Client({ name: 'a', version: '1' });
-    const firstTransport = new StreamableHTTPClientTransport(url);
-    await first.connect(firstTransport);
-    const second = new Client({ name: 'b', version: '1' });
-    await expect(second.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow(/503|MCP sessions are open|episodes are live/);
-    await firstTransport.terminateSession();
-    await first.close();
-    const third = new Client({ name: 'c', version: '1' });
-    const thirdTransport = new StreamableHTTPClientTransport(url);
-    await third.connect(thirdTransport);
-    expect((await third.listTools()).tools.length).toBeGreaterThan(1);
-    await thirdTransport.terminateSession();
-    await third.close();
+    const first = await session();
+    await expect(session()).rejects.toThrow(/503|MCP sessions are open|episodes are live/);
+    await first.transport.terminateSession();
+    await first.client.close();
+    const third = await session();
+    expect((await third.client.listTools()).tools.length).toBeGreaterThan(1);
+    await third.transport.terminateSession();
+    await third.client.close();
   });
 
   it('reaps a session idle for MIVAS_RL_IDLE_S: its episode ends as idle and the session is gone', async () => {
-    const url = new URL(`${small.httpUrl}/rl/control-industry/mcp`);
-    const client = new Client({ name: 'idle', version: '1' });
-    const transport = new StreamableHTTPClientTransport(url);
-    await client.connect(transport);
+    const { client, transport } = await session();
     const sessionId = transport.sessionId as string;
     expect((await client.listTools()).tools.length).toBeGreaterThan(1);
     // Both reapers (the desk's and the sessions') run every idle/4 and re-arm after each sweep.
@@ -202,7 +202,7 @@ describe('MCP sessions are episodes: capacity and idle', () => {
     let status = 0;
     for (let i = 0; i < 50 && status !== 404; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      status = (await fetch(url, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }) })).status;
+      status = (await fetch(url(), { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }) })).status;
     }
     expect(status).toBe(404);
     await small.ctx.outbox.flush();
