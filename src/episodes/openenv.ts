@@ -455,6 +455,7 @@ export class OpenEnvHttpSessions {
     try {
       if (method === 'openenv/session/create') return rpcResult(id, { session_id: await this.create(params) });
       const { session_id: sessionId, ...rest } = params;
+      if (sessionId === undefined && method === 'openenv/session/close') return rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required");
       if (sessionId === undefined) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
       if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${String(sessionId).slice(0, 80)}`);
       if (method === 'openenv/session/close') return rpcResult(id, await this.close(sessionId));

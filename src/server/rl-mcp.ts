@@ -81,13 +81,16 @@ export class McpSessions {
       return this.pass(session.transport, request, reply);
     }
     if (!isInitializeRequest(request.body)) return refuse(reply, 'MCP_SESSION_REQUIRED', 'send initialize first, then the Mcp-Session-Id it returns on every request', JSON_RPC.serverError);
+    let opened: Awaited<ReturnType<McpSessions['open']>>;
     try {
-      const transport = await this.open(packId, request.query);
-      return await this.pass(transport, request, reply);
+      opened = await this.open(packId, request.query);
     } catch (err) {
       if (!(err instanceof MivasError)) throw err;
       return refuse(reply, err.code as HttpErrorCode, err.message);
     }
+    await this.pass(opened.transport, request, reply);
+    // An initialize the transport refused (an Accept or Content-Type it does not serve) handed out no session: nothing can reach the episode.
+    if (!opened.transport.sessionId) await this.drop(opened.episodeId, 'client_closed');
   }
 
   /** Hands the request to the transport: from here the SDK writes the response. */
@@ -97,7 +100,7 @@ export class McpSessions {
   }
 
   /** Opens the episode an initialize asks for (query fields) and the session serving it. */
-  private async open(packId: string, query: unknown): Promise<StreamableHTTPServerTransport> {
+  private async open(packId: string, query: unknown): Promise<{ transport: StreamableHTTPServerTransport; episodeId: string }> {
     if (this.closed || this.sessions.size >= this.desk.maxEpisodes) throw new MivasError('EPISODES_FULL', `${this.desk.maxEpisodes} MCP sessions are open in this process`);
     const data = resetDataSchema.safeParse(queryResetData(query));
     if (!data.success) throw new MivasError('EPISODE_INVALID', data.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
@@ -115,7 +118,7 @@ export class McpSessions {
     const server = new Server({ name: `mivas-${packId}`, version: this.ctx.version }, { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: `${view.instructions}\n\n${opening}` });
     this.serve(server, episode);
     await server.connect(transport);
-    return transport;
+    return { transport, episodeId: episode.id };
   }
 
   /** The session's MCP methods, all on its one episode. */

@@ -184,6 +184,9 @@ describe('MCP sessions are episodes: capacity and idle', () => {
     await expect(session()).rejects.toThrow(/503|MCP sessions are open|episodes are live/);
     await first.transport.terminateSession();
     await first.client.close();
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'plain', version: '1' } } };
+    const refused = await fetch(url(), { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify(initialize) });
+    expect(refused.status).toBe(406); // the transport's answer: the episode it was opened for is closed again, its slot free
     const third = await session();
     expect((await third.client.listTools()).tools.length).toBeGreaterThan(1);
     await third.transport.terminateSession();

@@ -75,6 +75,7 @@ describe('OpenEnv HTTP routes', () => {
     expect((await rpc('tools/call', { session_id: 'ep_unknown', name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('tools/call', { name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('resources/list', {})).body).toMatchObject({ error: { code: -32601 } });
+    expect((await rpc('openenv/session/close', {})).body).toMatchObject({ error: { code: -32602 } });
   });
 });
 
