@@ -1,14 +1,17 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
+import { runCli } from '../../src/cli/index.ts';
 import { planRoute } from '../../src/conversation/index.ts';
 import { scriptedPolicy, type EpisodeAction, type PlayableEpisode } from '../../src/episodes/index.ts';
 import type { Pack, Task } from '../../src/packs/index.ts';
-import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
 import { routedTask } from '../support/episode-rig.ts';
+import { PACKS_DIR } from '../support/scoring-fixtures.ts';
 import { request } from '../support/rl-clients.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -76,13 +79,19 @@ function mcpUrl(task: Task, extra: Record<string, string> = {}): URL {
   return url;
 }
 
-/** The scorer's verdict on the snapshot the episode left in the store (what `mivas score` reads). */
+/** `mivas score --fast` on the snapshot folder the server writes to: the verdict of one episode. */
 async function scoredReward(episodeId: string): Promise<{ status: string; reward: number | null }> {
   await server.ctx.outbox.flush();
-  const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), 'healthcare');
-  const scored = scoreRun(snapshots, new Map([['healthcare', pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack: 'healthcare', stamp: null, flags: {} });
-  const verdict = scored.conversations.find((c) => c.conversation_id === episodeId);
-  return { status: verdict?.status ?? 'missing', reward: verdict?.reward ?? null };
+  const out = mkdtempSync(join(tmpdir(), 'mivas-mcp-score-'));
+  try {
+    const sink = { write: () => true };
+    await runCli(['score', '--snapshots', join(server.dataDir, 'snapshots'), '--pack', 'healthcare', '--out', out, '--packs-dir', PACKS_DIR, '--fast', '--bootstrap', '100'], { stdout: sink, stderr: sink, env: {}, cwd: out });
+    const scores = JSON.parse(readFileSync(join(out, 'scores.json'), 'utf8')) as { conversations: { conversation_id: string; status: string; reward: number | null }[] };
+    const verdict = scores.conversations.find((c) => c.conversation_id === episodeId);
+    return { status: verdict?.status ?? 'missing', reward: verdict?.reward ?? null };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 describe('MCP server at /rl/<pack>/mcp with the official SDK client', () => {
