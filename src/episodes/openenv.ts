@@ -9,10 +9,12 @@ import { REWARD_VERSION } from './reward.ts';
 import type { EpisodeResult, EpisodeView, StepResult, TextEpisode } from './text-episode.ts';
 
 /**
- * The OpenEnv contract (huggingface/OpenEnv `src/openenv/core/env_server/http_server.py`,
- * `types.py`, `mcp_types.py`, `serialization.py`; clients `env_client.py`, `mcp_client.py`):
- * one episode per WebSocket session, MCP-style actions (`list_tools`, `call_tool`), MCP JSON-RPC
- * `tools/list` and `tools/call`. Transport-free: the server feeds messages to `OpenEnvSession`.
+ * The OpenEnv contract (huggingface/OpenEnv 385de5e `src/openenv/core/env_server/http_server.py`,
+ * `types.py`, `mcp_types.py`, `serialization.py`; clients `env_client.py`, `generic_client.py`,
+ * `mcp_client.py`): one episode per WebSocket session, MCP-style actions (`list_tools`,
+ * `call_tool`), OpenEnv's JSON-RPC `tools/list` and `tools/call` with its HTTP session methods.
+ * Observations carry mivas's facts in `metadata`, the one field every OpenEnv client keeps.
+ * Transport-free: the server feeds messages to `OpenEnvSession` and `OpenEnvHttpSessions`.
  */
 
 /** OpenEnv's WebSocket error codes mivas sends (`WSErrorCode`), plus its own catalog codes for episode errors. */
