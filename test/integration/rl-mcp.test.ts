@@ -223,3 +223,20 @@ describe('MCP sessions are episodes: capacity and idle', () => {
     await client.close();
   });
 });
+
+describe('MCP sessions at shutdown', () => {
+  it('the server closing ends an open session (its SSE stream included) and its episode leaves a snapshot', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mivas-mcp-close-'));
+    const small = await startTestServer({ MIVAS_PACK: 'control-industry', MIVAS_RL: '1' }, {}, dataDir);
+    const client = new Client({ name: 'left-open', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${small.httpUrl}/rl/control-industry/mcp`));
+    await client.connect(transport);
+    const id = transport.sessionId as string;
+    await client.listTools();
+    await small.close(); // a stream left open would hold the close past the test's timeout
+    const summary = JSON.parse(readFileSync(join(dataDir, 'snapshots', 'control-industry', `${id}.summary.json`), 'utf8')) as { harness: string; end_reason: string };
+    expect(summary).toMatchObject({ harness: 'text/mcp', end_reason: 'max_duration' });
+    await client.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+});
