@@ -153,6 +153,10 @@ describe('MCP server at /rl/<pack>/mcp with the official SDK client', () => {
     const noSession = await fetch(`${server.httpUrl}/rl/healthcare/mcp`, { method: 'POST', headers, body: list });
     expect(noSession.status).toBe(400);
     expect(await noSession.json()).toMatchObject({ error: { data: { code: 'MCP_SESSION_REQUIRED' } } });
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { padding: 'x'.repeat(1024 * 1024 + 1) } });
+    const tooLarge = await fetch(`${server.httpUrl}/rl/healthcare/mcp`, { method: 'POST', headers, body: huge });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ error: { code: 'BODY_TOO_LARGE' } });
 
     const closed = new McpEpisode(mcpUrl(task), pack, task);
     await closed.client.connect(closed.transport);
