@@ -145,13 +145,16 @@ function doneFields(result: EpisodeResult | undefined): Record<string, unknown> 
 
 /**
  * Where an episode stands and, once done, its reward: what `get_reward` answers (OpenEnv HTTP
- * sessions and the MCP server), the MCP `mivas://episode` resource and a session close return.
+ * sessions), the MCP `mivas://episode` resource and a session close return. While the episode
+ * is live it names the active desk and its instructions: after a native handoff a client that
+ * sees only tool results (`MCPToolClient.call_tool` over HTTP) reads them here.
  */
 export function rewardReport(episodeId: string, live: EpisodeView | undefined, result: EpisodeResult | null): Record<string, unknown> {
   return {
     episode_id: episodeId,
     task_id: live?.task_id ?? result?.task_id ?? null,
     agent: live?.agent ?? null,
+    instructions: live && !live.done ? live.instructions : null,
     done: !live || live.done,
     turn: live?.turn ?? result?.turns ?? null,
     truncated: result?.truncated ?? null,

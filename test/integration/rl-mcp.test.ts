@@ -109,7 +109,7 @@ describe('MCP server at /rl/<pack>/mcp with the official SDK client', () => {
     expect(entryTools[0]).toBe('say_to_caller');
     expect(entryTools).toContain('transfer_to_coverage');
     expect(entryTools).not.toContain('check_plan_accepted');
-    expect(await episode.episode()).toMatchObject({ episode_id: sessionId, task_id: task.task_id, agent: 'reception', done: false, reward: null });
+    expect(await episode.episode()).toMatchObject({ episode_id: sessionId, task_id: task.task_id, agent: 'reception', instructions: episode.client.getInstructions()?.split('\n\nThe caller said')[0], done: false, reward: null });
 
     await scriptedPolicy().play(episode, null);
     expect(episode.isDone()).toBe(true);

@@ -198,7 +198,7 @@ describe('OpenEnv HTTP sessions', () => {
     const said = (await env.callTool('say_to_caller', { text: 'Hello, how can I help?' })) as { ok: boolean };
     expect(said.ok).toBe(true);
     const pack = await packOf('healthcare');
-    expect(await env.callTool('get_reward')).toMatchObject({ task_id: [...pack.tasks.keys()].sort()[0], done: false, reward: null });
+    expect(await env.callTool('get_reward')).toMatchObject({ task_id: [...pack.tasks.keys()].sort()[0], agent: pack.entryAgent, instructions: expect.stringContaining('# THIS CONVERSATION'), done: false, reward: null });
     await expect(env.callTool('start_episode', { task_id: routedTask(pack).task_id })).rejects.toThrow(/before a session's first call/);
     const unknown = await env.rpc('tools/call', { session_id: 'ses_nope', name: 'say_to_caller', arguments: { text: 'hi' } });
     expect(unknown).toMatchObject({ error: { code: -32602 } });
