@@ -92,7 +92,7 @@ const CATALOG = {
   // RL environment routes (docs/rl.md): NeMo Gym, OpenEnv and speech rollouts over episodes.
   RL_UNAUTHORIZED: { meaning: 'Wrong or missing `MIVAS_RL_TOKEN` on an RL route (`/rl/...`, the root NeMo Gym routes, the OpenEnv WebSocket upgrade): send it as `Authorization: Bearer`, or under `/rl` in the URL (`/rl/~<token>/...` or `?token=`).', status: 401 },
   EPISODE_NOT_FOUND: {
-    meaning: 'No episode for the session: the request carries no `mivas_episode` cookie (or path id), the id names no episode this process holds, or an OpenEnv step came before reset. Episodes live in one process: route a session to the replica that seeded it.',
+    meaning: 'No episode for the session: the request carries no `mivas_episode` cookie (or path id), the id names no episode this process holds, an OpenEnv step came before reset, or an MCP request names an `Mcp-Session-Id` this process does not hold (closed, reaped or never opened). Episodes live in one process: route a session to the replica that seeded it.',
     status: 404,
   },
   EPISODE_ENDED: { meaning: 'The episode has ended (end_call, a human transfer, the caller hung up, the turn cap, or verify): it takes no more actions; verify still answers with its reward.', status: 409 },
@@ -101,6 +101,7 @@ const CATALOG = {
     meaning: 'An episode or rollout cannot start as asked: an unknown task id, a handoff mode other than native or soft, a caller kind this build has not got (or `llm` with no caller endpoint configured: the message names the tasks the opening line can pass), a bad turn cap, or a policy URL that is not ws:// or wss://.',
     status: 422,
   },
+  MCP_SESSION_REQUIRED: { meaning: 'MCP (`/rl/<pack>/mcp`): a request without an `Mcp-Session-Id` that is not an `initialize` POST. Initialize first; the session it returns is the episode.', status: 400 },
   ROLLOUT_NOT_FOUND: { meaning: '`GET /rl/rollouts/:id` names no speech rollout this process ran or runs.', status: 404 },
   INVALID_JSON: { meaning: 'OpenEnv WebSocket: a message that is not JSON (OpenEnv `WSErrorCode.INVALID_JSON`, sent as `{type: "error"}`; the socket stays open). Over HTTP the same body gets `BODY_NOT_OBJECT`.', status: 422 },
   UNKNOWN_TYPE: { meaning: 'OpenEnv WebSocket: a message whose `type` is none of reset, step, state, close, mcp (OpenEnv `WSErrorCode.UNKNOWN_TYPE`).', status: 422 },

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { openingLineOf } from '../caller/index.ts';
 import type { ToolSpec } from '../conversation/index.ts';
-import { MivasError } from '../core/index.ts';
+import { isPlainObject, MivasError } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { EpisodeDesk } from './episode-desk.ts';
-import { episodeInstructions, offeredTools, type HandoffMode } from './framing.ts';
+import { episodeInstructions, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { REWARD_VERSION } from './reward.ts';
 import type { EpisodeResult, EpisodeView, StepResult, TextEpisode } from './text-episode.ts';
 
 /**
- * The OpenEnv contract (huggingface/OpenEnv `src/openenv/core/env_server/http_server.py`,
- * `types.py`, `mcp_types.py`, `serialization.py`; clients `env_client.py`, `mcp_client.py`):
- * one episode per WebSocket session, MCP-style actions (`list_tools`, `call_tool`), MCP JSON-RPC
- * `tools/list` and `tools/call`. Transport-free: the server feeds messages to `OpenEnvSession`.
+ * The OpenEnv contract (huggingface/OpenEnv 385de5e `src/openenv/core/env_server/http_server.py`,
+ * `types.py`, `mcp_types.py`, `serialization.py`; clients `env_client.py`, `generic_client.py`,
+ * `mcp_client.py`): one episode per WebSocket session, MCP-style actions (`list_tools`,
+ * `call_tool`), OpenEnv's JSON-RPC `tools/list` and `tools/call` with its HTTP session methods.
+ * Observations carry mivas's facts in `metadata`, the one field every OpenEnv client keeps.
+ * Transport-free: the server feeds messages to `OpenEnvSession` and `OpenEnvHttpSessions`.
  */
 
 /** OpenEnv's WebSocket error codes mivas sends (`WSErrorCode`), plus its own catalog codes for episode errors. */
@@ -42,32 +44,48 @@ export const resetDataSchema = z
 
 const toolSchema = z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }).strict();
 const componentsSchema = z.object({ state: z.number(), tools: z.number(), handoff: z.number(), route: z.number() }).strict();
-/** The observation of reset and of every step (OpenEnv serializes it without reward, done and metadata). */
-export const observationSchema = z
+/**
+ * What mivas tells the policy after reset and every step. It travels in the observation's
+ * `metadata`, the one field OpenEnv's `MCPToolClient._parse_result` keeps besides `tool_name`,
+ * `result`, `error` and `tools`, so both OpenEnv clients see the same facts.
+ */
+export const episodeInfoSchema = z
   .object({
     episode_id: z.string().nullable(),
     pack: z.string(),
     task_id: z.string(),
-    agent: z.string(),
+    agent: z.string().describe('The active desk.'),
     handoff_mode: z.enum(['native', 'soft']),
-    instructions: z.string().nullable().describe('The active agent instructions: on reset and after a native handoff, else null.'),
-    available_tools: z.array(toolSchema).nullable().describe('The offered tools: on reset and after a native handoff, else null.'),
-    caller_said: z.string().nullable().describe('The caller opening line on reset, its reply after say_to_caller.'),
-    tool_name: z.string().nullable(),
-    result: z.unknown().describe('The tool result: an MCP CallToolResult whose data is the mivas envelope.'),
-    error: z.object({ error_type: z.string(), message: z.string() }).nullable(),
-    tools: z.array(toolSchema).optional().describe('Only in the answer to list_tools (OpenEnv ListToolsObservation).'),
+    instructions: z.string().nullable().describe('The active desk instructions: on reset and after a native handoff, else null.'),
+    available_tools: z.array(toolSchema).describe('The tools the active desk offers now.'),
+    caller_said: z.string().nullable().describe('The caller opening line on reset, its reply after say_to_caller, else null.'),
     handoff: z.object({ from: z.string(), to: z.string() }).nullable(),
     turn: z.number().int(),
     max_turns: z.number().int(),
     end_reason: z.string().nullable(),
+    reward: z.number().nullable().describe('Set once done, with the other reward fields.'),
     reward_components: componentsSchema.nullable(),
     status: z.string().nullable(),
     valid: z.boolean().nullable(),
     reasons: z.array(z.string()).nullable(),
     reward_version: z.string(),
   })
-  .partial({ tools: true });
+  .strict();
+/**
+ * The observation of reset (`metadata` only: OpenEnv's `MCPToolClient` reads any observation with
+ * a `tool_name` key as a `CallToolObservation`, whose `tool_name` must be a string), of a
+ * `call_tool` step (OpenEnv `CallToolObservation`: `tool_name`, `result`, `error`) and of a
+ * `list_tools` step (OpenEnv `ListToolsObservation`: `tools`). Reward and done sit beside it.
+ */
+export const observationSchema = z
+  .object({
+    tool_name: z.string().optional(),
+    result: z.unknown().optional().describe('The tool result: an MCP CallToolResult whose data is the mivas envelope.'),
+    error: z.null().optional().describe('Transport errors only; a tool refusal is a result with isError.'),
+    tools: z.array(toolSchema).optional().describe('Only in the answer to list_tools.'),
+    metadata: episodeInfoSchema.optional().describe('Absent only in the answer to list_tools.'),
+  })
+  .strict();
 /** The state message's data (OpenEnv `State`: episode_id and step_count, plus mivas's fields). */
 export const stateSchema = z
   .object({
@@ -121,63 +139,77 @@ export interface ObservationData {
 
 function doneFields(result: EpisodeResult | undefined): Record<string, unknown> {
   return result
-    ? { end_reason: result.end_reason, reward_components: { ...result.reward_components }, status: result.status, valid: result.valid, reasons: [...result.reasons] }
-    : { reward_components: null, status: null, valid: null, reasons: null };
+    ? { end_reason: result.end_reason, reward: result.reward, reward_components: { ...result.reward_components }, status: result.status, valid: result.valid, reasons: [...result.reasons] }
+    : { reward: null, reward_components: null, status: null, valid: null, reasons: null };
 }
 
-/** The observation an episode opens with. */
-export function resetObservation(view: EpisodeView | (Omit<EpisodeView, 'episode_id'> & { episode_id: null }), callerSaid: string | null): ObservationData {
+/**
+ * Where an episode stands and, once done, its reward: what `get_reward` answers (OpenEnv HTTP
+ * sessions), the MCP `mivas://episode` resource and a session close return. While the episode
+ * is live it names the active desk and its instructions: after a native handoff a client that
+ * sees only tool results (`MCPToolClient.call_tool` over HTTP) reads them here.
+ */
+export function rewardReport(episodeId: string, live: EpisodeView | undefined, result: EpisodeResult | null): Record<string, unknown> {
   return {
-    observation: {
-      episode_id: view.episode_id,
-      pack: view.pack,
-      task_id: view.task_id,
-      agent: view.agent,
-      handoff_mode: view.handoff_mode,
-      instructions: view.instructions,
-      available_tools: view.tools.map(openEnvTool),
-      caller_said: callerSaid,
-      tool_name: null,
-      result: null,
-      error: null,
-      handoff: null,
-      turn: view.turn,
-      max_turns: view.max_turns,
-      end_reason: view.end_reason,
-      ...doneFields(undefined),
-      reward_version: REWARD_VERSION,
-    },
-    reward: null,
-    done: view.done,
+    episode_id: episodeId,
+    task_id: live?.task_id ?? result?.task_id ?? null,
+    agent: live?.agent ?? null,
+    instructions: live && !live.done ? live.instructions : null,
+    done: !live || live.done,
+    turn: live?.turn ?? result?.turns ?? null,
+    truncated: result?.truncated ?? null,
+    ...doneFields(result ?? undefined),
+    end_reason: result?.end_reason ?? live?.end_reason ?? null,
+    reward_version: REWARD_VERSION,
   };
 }
 
-/** The observation a step returns (no `tools` key: OpenEnv's MCP client reads that as a tool listing). */
+type ResetView = EpisodeView | (Omit<EpisodeView, 'episode_id'> & { episode_id: null });
+
+/** The episode facts of an observation's `metadata` (episodeInfoSchema). */
+function episodeInfo(view: ResetView, now: { agent: string; instructions: string | null; tools: readonly ToolSpec[]; callerSaid: string | null; handoff: StepResult['handoff']; turn: number; endReason: string | null; result?: EpisodeResult }): Record<string, unknown> {
+  return {
+    episode_id: view.episode_id,
+    pack: view.pack,
+    task_id: view.task_id,
+    agent: now.agent,
+    handoff_mode: view.handoff_mode,
+    instructions: now.instructions,
+    available_tools: now.tools.map(openEnvTool),
+    caller_said: now.callerSaid,
+    handoff: now.handoff,
+    turn: now.turn,
+    max_turns: view.max_turns,
+    end_reason: now.endReason,
+    ...doneFields(now.result),
+    reward_version: REWARD_VERSION,
+  };
+}
+
+/** The observation an episode opens with: its facts in `metadata`, no tool keys. */
+export function resetObservation(view: ResetView, callerSaid: string | null): ObservationData {
+  const metadata = episodeInfo(view, { agent: view.agent, instructions: view.instructions, tools: view.tools, callerSaid, handoff: null, turn: view.turn, endReason: view.end_reason });
+  return { observation: { metadata }, reward: null, done: view.done };
+}
+
+/** The caller's words a say_to_caller step returned, else null. */
+function callerWords(step: StepResult): string | null {
+  return step.tool_name === SAY_TO_CALLER ? ((step.output.data as { caller_said?: string | null } | undefined)?.caller_said ?? null) : null;
+}
+
+/** The observation a call_tool step returns (no `tools` key: OpenEnv's MCP client reads that as a tool listing). */
 export function stepObservation(view: EpisodeView, step: StepResult): ObservationData {
-  const said = step.tool_name === 'say_to_caller' ? ((step.output.data as { caller_said?: string | null } | undefined)?.caller_said ?? null) : null;
-  return {
-    observation: {
-      episode_id: view.episode_id,
-      pack: view.pack,
-      task_id: view.task_id,
-      agent: step.agent,
-      handoff_mode: view.handoff_mode,
-      instructions: step.instructions ?? null,
-      available_tools: step.tools ? step.tools.map(openEnvTool) : null,
-      caller_said: said,
-      tool_name: step.tool_name,
-      result: callToolResult(step.output),
-      error: null,
-      handoff: step.handoff,
-      turn: step.turn,
-      max_turns: view.max_turns,
-      end_reason: step.end_reason,
-      ...doneFields(step.result),
-      reward_version: REWARD_VERSION,
-    },
-    reward: step.result ? step.result.reward : null,
-    done: step.done,
-  };
+  const metadata = episodeInfo(view, {
+    agent: step.agent,
+    instructions: step.instructions ?? null,
+    tools: step.tools ?? view.tools,
+    callerSaid: callerWords(step),
+    handoff: step.handoff,
+    turn: step.turn,
+    endReason: step.end_reason,
+    result: step.result,
+  });
+  return { observation: { tool_name: step.tool_name, result: callToolResult(step.output), error: null, metadata }, reward: step.result ? step.result.reward : null, done: step.done };
 }
 
 /** The opening observation of a task without opening an episode (OpenEnv's stateless HTTP `/reset`). */
@@ -390,4 +422,116 @@ export class OpenEnvSession {
       reward: this.lastResult?.reward ?? null,
     };
   }
+}
+
+/** The tools an OpenEnv HTTP session answers besides the desk's (not listed by tools/list, so a policy never sees them). */
+export const START_EPISODE = 'start_episode';
+export const GET_REWARD = 'get_reward';
+
+/**
+ * OpenEnv's HTTP MCP sessions on `POST /mcp` (`http_server.py` `mcp_handler`): `openenv/session/create`,
+ * `tools/list`, `tools/call`, `openenv/session/close`; a session holds one episode. OpenEnv's
+ * `MCPToolClient` creates its session with empty params and sends `reset` over the WebSocket
+ * instead, so a session created without params waits for its first `tools/call`: `start_episode`
+ * with the reset fields (task_id, seed, episode_id, handoff_mode, caller, max_turns) opens that
+ * episode, any other tool opens the default one (seed 0). `get_reward` answers the reward report,
+ * since the client's `call_tool` returns only a result's `data` and its `close` discards what the
+ * close answers. Sessions beyond `maxEpisodes` forget their oldest without a live episode.
+ */
+export class OpenEnvHttpSessions {
+  /** Session id → its episode's id, null until the first tools/call opens one. */
+  private readonly sessions = new Map<string, string | null>();
+
+  private readonly desk: EpisodeDesk;
+  private readonly packId: string;
+  private readonly newId: () => string;
+
+  constructor(desk: EpisodeDesk, packId: string, newId: () => string) {
+    this.desk = desk;
+    this.packId = packId;
+    this.newId = newId;
+  }
+
+  /** Answers one JSON-RPC request body. */
+  async handle(body: unknown): Promise<Record<string, unknown>> {
+    const parsed = rpcRequestSchema.safeParse(body);
+    if (!parsed.success) return rpcError((body as { id?: unknown } | null)?.id, JSON_RPC.invalidRequest, `Invalid request: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    const { method, params, id } = parsed.data;
+    try {
+      if (method === 'openenv/session/create') return rpcResult(id, { session_id: await this.create(params) });
+      const { session_id: sessionId, ...rest } = params;
+      if (sessionId === undefined && method === 'openenv/session/close') return rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required");
+      if (sessionId === undefined) return (await mcpCall(this.desk, this.packId, null, { ...parsed.data, params: rest })).response;
+      if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${String(sessionId).slice(0, 80)}`);
+      if (method === 'openenv/session/close') return rpcResult(id, await this.close(sessionId));
+      const episodeId = this.sessions.get(sessionId) ?? null;
+      if (method === 'tools/call' && rest.name === START_EPISODE) return await this.start(id, sessionId, episodeId, rest.arguments);
+      if (method === 'tools/call' && rest.name === GET_REWARD) return rpcResult(id, callToolResult(await this.report(episodeId)));
+      if (episodeId === null && method === 'tools/call') return (await mcpCall(this.desk, this.packId, await this.open(sessionId, {}), { ...parsed.data, params: rest })).response;
+      const episode = episodeId === null ? null : this.desk.get(episodeId);
+      if (episodeId !== null && !episode) return rpcError(id, JSON_RPC.serverError, `episode ${episodeId} has ended; ${GET_REWARD} gives its reward`, { code: 'EPISODE_ENDED' });
+      return (await mcpCall(this.desk, this.packId, episode ?? null, { ...parsed.data, params: rest })).response;
+    } catch (err) {
+      if (err instanceof MivasError) return rpcError(id, JSON_RPC.serverError, err.message, { code: err.code });
+      throw err;
+    }
+  }
+
+  /** A session: its episode opened at once when the params carry reset fields, else at its first call. */
+  private async create(params: Record<string, unknown>): Promise<string> {
+    const data = resetDataOf(params);
+    const sessionId = this.newId();
+    if (Object.keys(data).length > 0) await this.open(sessionId, data);
+    else this.sessions.set(sessionId, null);
+    this.forgetOldest();
+    return sessionId;
+  }
+
+  private async open(sessionId: string, data: z.infer<typeof resetDataSchema>): Promise<TextEpisode> {
+    const { episode } = await this.openWith(sessionId, data);
+    return episode;
+  }
+
+  private async openWith(sessionId: string, data: z.infer<typeof resetDataSchema>): Promise<{ episode: TextEpisode; callerSaid: string | null }> {
+    const opened = await this.desk.open({ pack: this.packId, taskId: data.task_id, seed: data.seed, handoffMode: data.handoff_mode, caller: data.caller, maxTurns: data.max_turns, episodeId: data.episode_id, policy: 'openenv', reapUntouched: true });
+    this.sessions.set(sessionId, opened.episode.id);
+    return opened;
+  }
+
+  /** start_episode: the session's episode as the reset fields ask, answered with the reset observation. */
+  private async start(id: unknown, sessionId: string, episodeId: string | null, args: unknown): Promise<Record<string, unknown>> {
+    if (episodeId !== null) return rpcError(id, JSON_RPC.serverError, `${START_EPISODE} picks the task before a session's first call; close this session and create another`, { code: 'EPISODE_INVALID' });
+    const { episode, callerSaid } = await this.openWith(sessionId, resetDataOf(isPlainObject(args) ? args : {}));
+    return rpcResult(id, callToolResult(resetObservation(episode.view(), callerSaid).observation));
+  }
+
+  private async report(episodeId: string | null): Promise<Record<string, unknown>> {
+    if (episodeId === null) throw new MivasError('EPISODE_NOT_FOUND', `no episode in this session yet: call ${START_EPISODE} or a tool first`);
+    const live = this.desk.get(episodeId);
+    return rewardReport(episodeId, live?.view(), live ? null : ((await this.desk.result(episodeId)) ?? null));
+  }
+
+  /** Ends the session (its live episode finished as `client_closed`) and answers the reward report. */
+  private async close(sessionId: string): Promise<Record<string, unknown>> {
+    const episodeId = this.sessions.get(sessionId) ?? null;
+    this.sessions.delete(sessionId);
+    if (episodeId === null) return { session_id: sessionId, closed: true };
+    const result = await this.desk.finish(episodeId, 'client_closed');
+    return { session_id: sessionId, closed: true, ...rewardReport(episodeId, undefined, result) };
+  }
+
+  /** Keeps at most `maxEpisodes` sessions: the oldest without a live episode goes first. */
+  private forgetOldest(): void {
+    for (const [sessionId, episodeId] of this.sessions) {
+      if (this.sessions.size <= this.desk.maxEpisodes) return;
+      if (episodeId === null || !this.desk.get(episodeId)) this.sessions.delete(sessionId);
+    }
+  }
+}
+
+/** The reset fields of a params or arguments object; EPISODE_INVALID for anything else. */
+function resetDataOf(fields: Record<string, unknown>): z.infer<typeof resetDataSchema> {
+  const data = resetDataSchema.safeParse(fields);
+  if (!data.success) throw new MivasError('EPISODE_INVALID', data.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
+  return data.data;
 }

@@ -9,14 +9,13 @@ import {
   aggregateMetrics,
   datasetRows,
   EpisodeDesk,
-  mcpCall,
   openEnvMetadata,
   openEnvSchemas,
   OpenEnvSession,
   previewObservation,
   resetDataSchema,
+  OpenEnvHttpSessions,
   rpcError,
-  rpcResult,
   JSON_RPC,
   seedBodySchema,
   trailingAssistantText,
@@ -34,6 +33,7 @@ import { loadPack } from '../packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
+import { McpSessions } from './rl-mcp.ts';
 import { rolloutRoutes } from './rl-rollouts.ts';
 
 /** The cookie a NeMo Gym session is tracked by (any client that keeps cookies carries it). */
@@ -298,37 +298,8 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
     if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
     return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
   });
-  app.post(`${prefix}/mcp`, async (request, reply) => {
-    const body: unknown = request.body;
-    if (!isPlainObject(body)) return reply.send(rpcError(null, JSON_RPC.parseError, 'Parse error'));
-    const params = isPlainObject(body.params) ? body.params : {};
-    const id = body.id;
-    try {
-      if (body.method === 'openenv/session/create') {
-        const data = resetDataSchema.safeParse(Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'session_id')));
-        if (!data.success) return reply.send(rpcError(id, JSON_RPC.invalidParams, data.error.issues.map((i) => i.message).join('; ')));
-        const { episode } = await desk.open({ pack: packId, taskId: data.data.task_id, seed: data.data.seed, handoffMode: data.data.handoff_mode, caller: data.data.caller, maxTurns: data.data.max_turns, episodeId: data.data.episode_id, policy: 'openenv', reapUntouched: true });
-        return reply.send(rpcResult(id, { session_id: episode.id }));
-      }
-      const sessionId = typeof params.session_id === 'string' ? params.session_id : null;
-      if (body.method === 'openenv/session/close') {
-        if (!sessionId) return reply.send(rpcError(id, JSON_RPC.invalidParams, "Invalid params - 'session_id' is required"));
-        if (!desk.knows(sessionId)) return reply.send(rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`));
-        const result = await desk.finish(sessionId, 'client_closed');
-        return reply.send(rpcResult(id, { session_id: sessionId, closed: true, reward: result.reward, reward_components: result.reward_components, status: result.status }));
-      }
-      const episode = sessionId ? desk.get(sessionId) : null;
-      if (sessionId && !episode) {
-        return reply.send(desk.knows(sessionId) ? rpcError(id, JSON_RPC.serverError, `episode ${sessionId} has ended`, { code: 'EPISODE_ENDED' }) : rpcError(id, JSON_RPC.invalidParams, `Unknown session_id: ${sessionId}`));
-      }
-      const { session_id: _drop, ...rest } = params;
-      const { response } = await mcpCall(desk, packId, episode ?? null, { ...body, params: rest });
-      return reply.send(response);
-    } catch (err) {
-      if (err instanceof MivasError) return reply.send(rpcError(id, JSON_RPC.serverError, err.message, { code: err.code }));
-      throw err;
-    }
-  });
+  const sessions = new OpenEnvHttpSessions(desk, packId, () => `ses_${ctx.ids.hex(24)}`);
+  app.post(`${prefix}/mcp`, async (request, reply) => reply.send(isPlainObject(request.body) ? await sessions.handle(request.body) : rpcError(null, JSON_RPC.parseError, 'Parse error')));
 }
 
 /** What list_tools answers before any episode: the entry desk's tools (native), as on the WebSocket. */
@@ -341,7 +312,8 @@ function entryToolsOf(desk: EpisodeDesk, packId: string): { name: string; descri
 /**
  * The RL routes (docs/rl.md), mounted when MIVAS_RL=1: per pack under `/rl/<pack>/` the NeMo Gym
  * resources server (also under `/rl/<pack>/episodes/:episode_id/` and NeMo Gym's
- * `/ng-rollout/:rollout_id/` prefix) and the dataset, OpenEnv under `/rl/<pack>/openenv/`, and the
+ * `/ng-rollout/:rollout_id/` prefix) and the dataset, OpenEnv under `/rl/<pack>/openenv/`, the MCP
+ * server at `/rl/<pack>/mcp`, and the
  * served pack's NeMo Gym routes at the root (NeMo Gym addresses a server by host and port).
  */
 export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -365,7 +337,11 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     },
   });
   app.addHook('onRequest', rlGate(ctx.config.rl.token));
-  app.addHook('preClose', async () => desk.close());
+  const mcp = new McpSessions(ctx, desk);
+  app.addHook('preClose', async () => {
+    await mcp.close();
+    await desk.close();
+  });
   app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION, caller }));
   for (const packId of desk.packIds()) {
     const base = `/rl/${packId}`;
@@ -373,6 +349,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     app.get(`${base}/dataset.jsonl`, async (_request, reply) => reply.type('application/jsonl').send(`${datasetRows(pack, { caller: caller.default }).map((r) => JSON.stringify(r)).join('\n')}\n`));
     for (const prefix of [base, `${base}/ng-rollout/:rollout_id`, `${base}/episodes/:episode_id`]) nemoGymRoutes(app, desk, packId, prefix);
     openEnvRoutes(app, ctx, desk, packId, `${base}/openenv`);
+    mcp.mount(app, packId, `${base}/mcp`);
   }
   rolloutRoutes(app, ctx);
   for (const prefix of ['', '/ng-rollout/:rollout_id']) nemoGymRoutes(app, desk, ctx.pack.id, prefix);

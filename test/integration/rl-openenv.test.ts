@@ -27,7 +27,7 @@ describe('OpenEnv HTTP routes', () => {
     expect((await request(`${http()}/health`, undefined, AUTH)).body).toEqual({ status: 'healthy' });
     const schema = (await request(`${http()}/schema`, undefined, AUTH)).body as { action: { oneOf?: { properties: { type: { const: string } } }[] }; observation: { properties: Record<string, unknown> }; state: { properties: Record<string, unknown> } };
     expect(schema.action.oneOf?.map((s) => s.properties.type.const)).toEqual(['list_tools', 'call_tool']);
-    expect(Object.keys(schema.observation.properties)).toEqual(expect.arrayContaining(['caller_said', 'tool_name', 'result', 'available_tools', 'reward_components']));
+    expect(Object.keys(schema.observation.properties)).toEqual(['tool_name', 'result', 'error', 'tools', 'metadata']);
     expect(Object.keys(schema.state.properties)).toEqual(expect.arrayContaining(['episode_id', 'step_count']));
     expect((await request(`${http()}/metadata`, undefined, AUTH)).body).toMatchObject({ name: 'mivas-healthcare', author: 'mivas', description: expect.stringContaining('Straus Dermatology') });
     expect((await request(`${http()}/state`, undefined, AUTH)).body).toMatchObject({ episode_id: null, step_count: 0 });
@@ -37,7 +37,7 @@ describe('OpenEnv HTTP routes', () => {
     const task = routedTask(pack);
     const reset = await request(`${http()}/reset`, { task_id: task.task_id }, AUTH);
     expect(reset.status).toBe(200);
-    expect(reset.body).toMatchObject({ observation: { episode_id: null, task_id: task.task_id, agent: 'reception', caller_said: expect.stringContaining('Aetna') }, reward: null, done: false });
+    expect(reset.body).toMatchObject({ observation: { metadata: { episode_id: null, task_id: task.task_id, agent: 'reception', caller_said: expect.stringContaining('Aetna') } }, reward: null, done: false });
     const listed = await request(`${http()}/step`, { action: { type: 'list_tools' } }, AUTH);
     const listedNames = (listed.body.observation as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(listedNames).toContain('transfer_to_coverage');
@@ -62,7 +62,7 @@ describe('OpenEnv HTTP routes', () => {
     const rpc = (method: string, params: Record<string, unknown>, id = 1) => request(`${http()}/mcp`, { jsonrpc: '2.0', method, params, id }, AUTH);
     const created = await rpc('openenv/session/create', { task_id: task.task_id });
     const sessionId = (created.body.result as { session_id: string }).session_id;
-    expect(sessionId).toMatch(/^ep_/);
+    expect(sessionId).toMatch(/^ses_/);
     const listed = await rpc('tools/list', { session_id: sessionId }, 2);
     expect(listed.body).toMatchObject({ jsonrpc: '2.0', id: 2, result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'transfer_to_coverage', inputSchema: expect.any(Object) })]) } });
     const hop = await rpc('tools/call', { session_id: sessionId, name: 'transfer_to_coverage', arguments: {} }, 3);
@@ -70,11 +70,12 @@ describe('OpenEnv HTTP routes', () => {
     const refused = await rpc('tools/call', { session_id: sessionId, name: 'get_balance', arguments: {} }, 4);
     expect(refused.body.result).toMatchObject({ isError: true, data: { error_code: 'TOOL_NOT_AVAILABLE' } });
     const closed = await rpc('openenv/session/close', { session_id: sessionId }, 5);
-    expect(closed.body.result).toMatchObject({ session_id: sessionId, closed: true, status: 'FAIL', reward: 0 });
-    expect((await rpc('tools/call', { session_id: sessionId, name: 'list_locations' })).body).toMatchObject({ error: { code: -32000, data: { code: 'EPISODE_ENDED' } } });
+    expect(closed.body.result).toMatchObject({ session_id: sessionId, closed: true, done: true, status: 'FAIL', reward: 0, end_reason: 'max_duration', truncated: 'client_closed' });
+    expect((await rpc('tools/call', { session_id: sessionId, name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('tools/call', { session_id: 'ep_unknown', name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('tools/call', { name: 'list_locations' })).body).toMatchObject({ error: { code: -32602 } });
     expect((await rpc('resources/list', {})).body).toMatchObject({ error: { code: -32601 } });
+    expect((await rpc('openenv/session/close', {})).body).toMatchObject({ error: { code: -32602 } });
   });
 });
 
@@ -83,23 +84,23 @@ describe('OpenEnv WebSocket /ws', () => {
     const task = routedTask(pack);
     const client = await connect();
     const reset = await client.send({ type: 'reset', data: { task_id: task.task_id, seed: 3 } });
-    expect(reset).toMatchObject({ type: 'observation', data: { reward: null, done: false, observation: { episode_id: expect.stringMatching(/^ep_/), agent: 'reception', caller_said: expect.stringContaining('Aetna'), handoff_mode: 'native' } } });
-    const observation = (reset.data as { observation: { available_tools: { name: string; input_schema: unknown }[]; instructions: string } }).observation;
+    expect(reset).toMatchObject({ type: 'observation', data: { reward: null, done: false, observation: { metadata: { episode_id: expect.stringMatching(/^ep_/), agent: 'reception', caller_said: expect.stringContaining('Aetna'), handoff_mode: 'native' } } } });
+    const observation = (reset.data as { observation: { metadata: { available_tools: { name: string; input_schema: unknown }[]; instructions: string } } }).observation.metadata;
     expect(observation.available_tools[0]).toMatchObject({ name: 'say_to_caller', input_schema: expect.any(Object) });
     expect(observation.instructions).toContain('# THIS CONVERSATION');
     const listed = await client.send({ type: 'step', data: { type: 'list_tools' } });
     expect((listed.data as { observation: { tools: { name: string }[] } }).observation.tools.map((t) => t.name)).toContain('transfer_to_coverage');
     const hop = await client.send({ type: 'step', data: { type: 'call_tool', tool_name: 'transfer_to_coverage', arguments: {} } });
-    expect(hop).toMatchObject({ type: 'observation', data: { reward: null, done: false, observation: { tool_name: 'transfer_to_coverage', agent: 'coverage', handoff: { from: 'reception', to: 'coverage' }, result: { data: { assistant: 'coverage' } } } } });
-    expect((hop.data as { observation: { available_tools: { name: string }[] } }).observation.available_tools.map((t) => t.name)).toContain('check_plan_accepted');
+    expect(hop).toMatchObject({ type: 'observation', data: { reward: null, done: false, observation: { tool_name: 'transfer_to_coverage', metadata: { agent: 'coverage', handoff: { from: 'reception', to: 'coverage' } }, result: { data: { assistant: 'coverage' } } } } });
+    expect((hop.data as { observation: { metadata: { available_tools: { name: string }[] } } }).observation.metadata.available_tools.map((t) => t.name)).toContain('check_plan_accepted');
     const refused = await client.send({ type: 'step', data: { type: 'call_tool', tool_name: 'get_balance', arguments: {} } });
     expect(refused).toMatchObject({ data: { observation: { result: { isError: true, data: { error_code: 'TOOL_NOT_AVAILABLE' } } } } });
     const owned = await client.send({ type: 'step', data: { type: 'call_tool', tool_name: 'check_plan_accepted', arguments: { carrier: 'aetna', location_id: 'loc_park_ave' } } });
     expect(owned).toMatchObject({ data: { observation: { result: { isError: false } } } });
     const end = await client.send({ type: 'step', data: { type: 'call_tool', tool_name: 'end_call', arguments: { reason: 'caller_done' } } });
-    expect(end).toMatchObject({ data: { reward: 1, done: true, observation: { end_reason: 'agent_end_call', status: 'PASS', reward_components: { state: 1, tools: 1, handoff: 1, route: 1 } } } });
+    expect(end).toMatchObject({ data: { reward: 1, done: true, observation: { metadata: { end_reason: 'agent_end_call', status: 'PASS', reward: 1, reward_components: { state: 1, tools: 1, handoff: 1, route: 1 } } } } });
     const state = await client.send({ type: 'state' });
-    expect(state).toMatchObject({ type: 'state', data: { episode_id: (reset.data as { observation: { episode_id: string } }).observation.episode_id, step_count: 4, done: true, reward: 1, task_id: task.task_id } });
+    expect(state).toMatchObject({ type: 'state', data: { episode_id: (reset.data as { observation: { metadata: { episode_id: string } } }).observation.metadata.episode_id, step_count: 4, done: true, reward: 1, task_id: task.task_id } });
     const after = await client.send({ type: 'step', data: { type: 'call_tool', tool_name: 'end_call', arguments: {} } });
     expect(after).toMatchObject({ type: 'error', data: { code: 'EPISODE_ENDED' } });
     client.sendOnly({ type: 'close' });
@@ -146,7 +147,7 @@ describe('OpenEnv WebSocket /ws', () => {
   it('finishes the episode of a socket that goes away, writing its snapshot as truncated', async () => {
     const client = await connect();
     const reset = await client.send({ type: 'reset', data: { task_id: routedTask(pack).task_id } });
-    const id = (reset.data as { observation: { episode_id: string } }).observation.episode_id;
+    const id = (reset.data as { observation: { metadata: { episode_id: string } } }).observation.metadata.episode_id;
     client.close();
     await client.closed;
     for (let i = 0; i < 100 && !server.ctx.outbox.isSpooled('healthcare', id) && !(await server.ctx.sink.exists(`healthcare/${id}.summary.json`)); i++) await new Promise((r) => setTimeout(r, 20));
