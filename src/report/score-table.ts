@@ -1,5 +1,5 @@
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type ScoreReport, type TaskStats } from '../scoring/index.ts';
-import { buildComparison } from './compare-page.ts';
+import { buildComparison, rateVerdict } from './compare-page.ts';
 import { formatHeadline, formatInterval, formatRate } from './format.ts';
 import { rankingRule } from './leaderboard-page.ts';
 import type { ReportModel } from './ui-model.ts';
@@ -107,8 +107,10 @@ export function renderComparisonText(model: ReportModel): string {
     for (const p of suite.pairs) {
       const s = p.stats;
       const mdd = s.mdd === null ? 'none at this discordance' : s.mdd.toFixed(3);
-      out.push(`  ${p.a.entry.label} vs ${p.b.entry.label}: ${s.table.a_only} task(s) only A passes, ${s.table.b_only} only B, of ${s.table.tasks}; exact McNemar p ${s.mcnemar_p < 0.001 ? '< 0.001' : s.mcnemar_p.toFixed(3)}; MDD ${mdd} (floor ${s.mdd_floor === null ? 'none' : s.mdd_floor.toFixed(3)})`);
-      for (const d of p.differing.slice(0, 10)) out.push(`    ${d.taskId}: ${d.winner === 'a' ? 'A' : 'B'} passes; ${d.winner === 'a' ? 'B' : 'A'} fails ${d.decidingGates.join('+') || 'void'}${d.reason ? `: ${d.reason}` : ''}`);
+      const verdict = rateVerdict(s);
+      out.push(`  ${p.a.entry.label} (A) vs ${p.b.entry.label} (B): ${verdict.significant ? 'significant' : 'not significant'}: ${verdict.text}`);
+      out.push(`    pass^k reading (every trial passed): ${s.table.a_only} task(s) only A, ${s.table.b_only} only B, of ${s.table.tasks}; exact McNemar p ${s.mcnemar_p < 0.001 ? '< 0.001' : s.mcnemar_p.toFixed(3)}; MDD ${mdd} (floor ${s.mdd_floor === null ? 'none' : s.mdd_floor.toFixed(3)})`);
+      for (const d of p.differing.slice(0, 10)) out.push(`    ${d.taskId}: ${d.winner === 'a' ? 'A' : 'B'} passes more often (${d.a.stats.c}/${d.a.stats.n} vs ${d.b.stats.c}/${d.b.stats.n}); ${d.winner === 'a' ? 'B' : 'A'} fails ${d.decidingGates.join('+') || 'void'}${d.reason ? `: ${d.reason}` : ''}`);
       if (p.differing.length > 10) out.push(`    … and ${p.differing.length - 10} more`);
     }
   }

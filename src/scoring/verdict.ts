@@ -51,7 +51,8 @@ function resolvePack(input: ConversationInput, ctx: ScoringContext, taskId: stri
 
 function describeState(d: StateDiffEntry): string {
   const key = d.key ? JSON.stringify(d.key) : 'row';
-  if (d.kind === 'changed') return `state: ${d.table} changed ${key} ${d.field}: ${JSON.stringify(d.expected)} → ${JSON.stringify(d.actual)} (${d.rule}${d.unparsed ? ', unparsed' : ''})`;
+  // Expected and actual named: an arrow read as "changed from X to Y", the opposite of what it meant.
+  if (d.kind === 'changed') return `state: ${d.table} ${key} ${d.field}: expected ${JSON.stringify(d.expected)}, got ${JSON.stringify(d.actual)} (${d.rule}${d.unparsed ? ', unparsed' : ''})`;
   return `state: ${d.table} ${d.kind} ${key} (${d.rule})`;
 }
 
