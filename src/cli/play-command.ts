@@ -130,6 +130,7 @@ export const playCommand: Command = async (argv, io) => {
   await Promise.all(writes);
   databases.closeAll();
   io.stdout.write(verdictText(result, quit));
-  out(`snapshot: ${sink.locate(`${result.snapshot}.summary.json`)}`);
+  // The store's root, which the next command takes: mivas score --snapshots ROOT.
+  out(`snapshot: ${result.snapshot} under ${sink.root} (mivas score --snapshots ${sink.root})`);
   return result.status === 'PASS' ? EXIT.ok : result.status === 'FAIL' ? EXIT.checkFailed : EXIT.incomplete;
 };

@@ -57,8 +57,8 @@ describe.skipIf(!HAS_CHROMIUM)(`comparison, task and conversation pages in Chrom
       expect(meta.runs.map((r) => r.run_id)).toEqual([run]);
       expect(meta.runs[0]?.caller.kind).toBe('scripted');
     }
-    expect(scoreOutput).toContain(`${LABEL} vs noop`);
-    expect(scoreOutput).toMatch(/\(A\) vs noop \(B\): significant: per-task pass rate A − B 100\.0 points, 95% interval \[\d+\.\d, 100\.0\]/);
+    expect(scoreOutput).toContain(`${LABEL} (A) vs noop`);
+    expect(scoreOutput).toMatch(/\(A\) vs noop.* \(B\): significant: per-task pass rate A − B 100\.0 points, 95% interval \[\d+\.\d, 100\.0\]/);
     expect(scoreOutput).toMatch(/6 task\(s\) only A, 0 only B, of 6; exact McNemar p 0\.031/);
   });
 
