@@ -247,7 +247,8 @@ export const runCommand: Command = async (argv, io) => {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  writeRunRecord(resolve(config.dataDir), { run_id: runId, pack: pack.id, harness: flags.harness, mode: 'voice', trials: flags.trials, tasks: taskIds, fast: flags.fast });
+  // A new run's plan, for --resume; replaying part of an earlier run never records one.
+  if (!flags.rerunVoids && !flags.resume) writeRunRecord(resolve(config.dataDir), { run_id: runId, pack: pack.id, harness: flags.harness, mode: 'voice', trials: flags.trials, tasks: taskIds, fast: flags.fast });
   const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
   if (typeof reruns === 'string' || reruns?.length === 0) {
     await local?.close();
@@ -291,7 +292,7 @@ export const runCommand: Command = async (argv, io) => {
   ).finally(() => interrupt.dispose());
   // After Ctrl-C only the calls that were dialled are reported and scored.
   const dialled = calls.flatMap((call, i) => (all[i] ? [{ call, report: all[i] }] : []));
-  if (dialled.length < calls.length) io.stdout.write(`\ninterrupted after ${dialled.length} of ${calls.length} calls; the table and scores cover those\n`);
+  if (dialled.length < calls.length) io.stdout.write(`\ninterrupted after ${dialled.length} of ${calls.length} calls; the table and scores cover those (mivas run --resume ${runId} plays the rest)\n`);
   const reports = dialled.map((d) => d.report);
   // Snapshots are spooled and uploaded asynchronously after each hangup: let the local outbox finish first.
   await local?.ctx.outbox.flush();
@@ -328,7 +329,7 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
   const ids = randomIds();
   const runId = flags.runId ?? `run_${ids.hex(12)}`;
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
-  writeRunRecord(resolve(config.dataDir), { run_id: runId, pack: pack.id, harness: flags.harness, mode: 'text', trials: flags.trials, tasks: taskIds, fast: true });
+  if (!flags.rerunVoids && !flags.resume) writeRunRecord(resolve(config.dataDir), { run_id: runId, pack: pack.id, harness: flags.harness, mode: 'text', trials: flags.trials, tasks: taskIds, fast: true });
   const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
   if (typeof reruns === 'string') return failWith(io, 'USAGE', reruns);
   if (reruns?.length === 0) {

@@ -117,7 +117,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, jobs.length)) }, worker));
   databases.closeAll();
   const ran = results.filter(Boolean).length;
-  if (ran < jobs.length) io.stdout.write(`\ninterrupted after ${ran} of ${jobs.length} episodes; the table and scores cover those\n`);
+  if (ran < jobs.length) io.stdout.write(`\ninterrupted after ${ran} of ${jobs.length} episodes; the table and scores cover those (mivas run --resume ${plan.runId} plays the rest)\n`);
   const rows = jobs.map((job, i) => {
     const r = results[i];
     return [job.taskId, String(job.trial), job.id, r?.end_reason ?? '-', r?.status ?? '-', r ? r.reward.toFixed(3) : '-', r ? String(r.turns) : '-', r?.truncated ?? ''];
