@@ -101,12 +101,6 @@ function flagProblem(values: Record<string, unknown>, resuming: boolean): string
   return problems.find((p) => p !== null) ?? null;
 }
 
-/** One line naming the bad flag and why, and where the usage is (never the whole usage). */
-export function badFlag(io: CliIO, command: string, problem: string): number {
-  return failWith(io, 'USAGE', `mivas ${command}: ${problem}
-run "mivas ${command} --help" for every option`);
-}
-
 function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | number {
   const { values } = parseArgs({
     args: [...argv],
@@ -261,7 +255,7 @@ export const runCommand: Command = async (argv, io) => {
   const jobs = reruns ?? resumed;
   const calls = jobs ? jobs.map((r) => ({ callId: `loc_${ids.hex(12)}`, taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
   const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
-  const what = resumed ? `the trials ${runId} lacks of ${taskIds.length} tasks × ${flags.trials}` : reruns ? `the VOIDs of ${runId} played again` : `${taskIds.length} tasks × ${flags.trials}${shardNote}`;
+  const what = resumed ? `the trials ${runId} lacks, of ${taskIds.length} tasks × ${flags.trials}` : reruns ? `the VOIDs of ${runId} played again` : `${taskIds.length} tasks × ${flags.trials}${shardNote}`;
   io.stdout.write(`${runId}: ${calls.length} calls (${what}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, calls.length, runId);
   const callerFiles: CallerFile[] = [];

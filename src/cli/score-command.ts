@@ -7,7 +7,7 @@ import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, MivasError } from '../c
 import { loadPack, type Pack } from '../packs/index.ts';
 import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
 import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
-import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
+import { createS3Client, parseS3Uri, summarySchema } from '../snapshot/index.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { spooledSets } from './resume.ts';
 
@@ -171,11 +171,23 @@ function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): vo
 function warnSpooled(io: CliIO, loaded: readonly LoadedSnapshot[], pack: string | undefined): void {
   const config = loadConfig(io.env);
   if (!config.ok) return;
+  const spool = join(resolve(io.cwd, config.config.dataDir), 'spool');
   const seen = new Set(loaded.map((s) => `${s.pack}/${s.callId}`));
   const unseen = spooledSets(resolve(io.cwd, config.config.dataDir), pack).filter((s) => !seen.has(`${s.pack}/${s.callId}`));
   if (!unseen.length) return;
   const packs = [...new Set(unseen.map((s) => s.pack))].join(', ');
-  io.stderr.write(`warning: ${unseen.length} snapshot(s) of ${packs} are still in the local spool ${join(resolve(io.cwd, config.config.dataDir), 'spool')} and not in what is scored here (a run stopped before uploading them); mivas run --resume RUN uploads them and plays what the run lacks, then score again\n`);
+  const runs = [...new Set(unseen.map((s) => spooledRunId(join(spool, s.pack, `${s.callId}.summary.json`)) ?? 'RUN'))].sort();
+  io.stderr.write(`warning: ${unseen.length} snapshot(s) of ${packs} are still in the local spool ${spool} and not in what is scored here (a run stopped before uploading them); ${runs.map((r) => `mivas run --resume ${r}`).join(', ')} uploads them and plays what the run lacks, then score again\n`);
+}
+
+/** The run id a spooled summary names, if it can be read. */
+function spooledRunId(file: string): string | null {
+  try {
+    const parsed = summarySchema.shape.run_id.safeParse((JSON.parse(readFileSync(file, 'utf8')) as { run_id?: unknown }).run_id);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `mivas score`: snapshots + pack tasks → verdicts, aggregates, JSON, CSV, HTML and a terminal table. */

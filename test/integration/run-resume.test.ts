@@ -69,7 +69,7 @@ describe('mivas run --resume (issue 29)', () => {
     // 2 when the kill cut an upload short (parts at the store, the summary still spooled: VOID snapshot_missing for now).
     expect([0, 2], h.out.join('')).toContain(code);
     expect(h.err.join('')).toMatch(/warning: \d+ snapshot\(s\) of control-industry are still in the local spool/);
-    expect(h.err.join('')).toContain('mivas run --resume RUN');
+    expect(h.err.join('')).toContain(`mivas run --resume ${runId} uploads them`);
     const scored = (JSON.parse(readFileSync(join(dataDir, 'partial', 'scores.json'), 'utf8')) as { conversations: { conversation_id: string }[] }).conversations;
     expect(scored.map((c) => c.conversation_id)).not.toContain(moved);
   });
