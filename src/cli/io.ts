@@ -20,3 +20,8 @@ export function failWith(io: CliIO, code: CliErrorCode, text: string): number {
   io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   return exitCodeOf(code);
 }
+
+/** A bad command line: one line naming the flag and why, and where the usage is (never the whole usage). */
+export function usageProblem(io: CliIO, command: string, problem: string): number {
+  return failWith(io, 'USAGE', `mivas ${command}: ${problem}\nrun "mivas ${command} --help" for every option`);
+}

@@ -1,6 +1,6 @@
 import { EXIT, exitCodeOf, MivasError } from '../core/index.ts';
 import { helpOf, mivasVersion, wantsHelp } from './help.ts';
-import { failWith, type CliIO, type Command } from './io.ts';
+import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
 import { callCommand } from './call-command.ts';
 import { checkCommand } from './check-command.ts';
@@ -100,10 +100,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       io.stderr.write(`mivas ${name}: ${err.message}\n`);
       return exitCodeOf(err.code);
     }
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`mivas ${name}: ${err.message}\n`);
-      return exitCodeOf('USAGE');
-    }
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return usageProblem(io, name as string, err.message);
     throw err;
   }
 }

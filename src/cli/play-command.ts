@@ -6,7 +6,7 @@ import { configuredCallers, greetingOf, HANDOFF_MODES, SAY_TO_CALLER, TextEpisod
 import { loadPack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
-import { failWith, type Command } from './io.ts';
+import { failWith, usageProblem, type Command } from './io.ts';
 import { episodeDatabases, putSnapshot } from './text-run.ts';
 
 export const USAGE = `usage: mivas play --pack P --task T [--caller scripted] [--handoff native|soft] [--max-turns 60]
@@ -30,12 +30,18 @@ function describeTools(tools: readonly { name: string; parameters: Readonly<Reco
     .join('\n');
 }
 
-function verdictText(result: EpisodeResult): string {
+/** How the episode ended, in the player's words: stopping with /quit (or end of input) is not a time limit. */
+export function endedLine(result: Pick<EpisodeResult, 'end_reason' | 'truncated' | 'turns'>, quit: boolean): string {
+  if (quit && result.truncated === 'policy_stopped') return `ended: you quit before the call ended, after ${result.turns} turns; scored as truncated (the snapshot records every episode cut off early as ${result.end_reason}, truncated: policy_stopped)`;
+  return `ended: ${result.end_reason}${result.truncated ? ` (truncated: ${result.truncated})` : ''} after ${result.turns} turns`;
+}
+
+function verdictText(result: EpisodeResult, quit: boolean): string {
   const c = result.reward_components;
   const lines = [
     '',
     `verdict: ${result.status}  reward ${result.reward.toFixed(3)}  (state ${c.state}, tools ${c.tools}, handoff ${c.handoff}, route ${c.route.toFixed(3)})  ${result.reward_version}`,
-    `ended: ${result.end_reason}${result.truncated ? ` (truncated: ${result.truncated})` : ''} after ${result.turns} turns`,
+    endedLine(result, quit),
   ];
   const handoff = result.verdict.handoff;
   if (handoff) lines.push(`path: expected ${handoff.expected_path.join(' > ') || '(none)'}; yours ${handoff.actual_path.join(' > ') || '(none)'} (${handoff.verdict})`);
@@ -50,8 +56,12 @@ export const playCommand: Command = async (argv, io) => {
     options: { pack: { type: 'string' }, task: { type: 'string' }, caller: { type: 'string', default: 'scripted' }, handoff: { type: 'string', default: 'native' }, 'max-turns': { type: 'string', default: '60' }, help: { type: 'boolean' } },
   });
   const maxTurns = Number(values['max-turns']);
-  if (values.help || !values.pack || !values.task || !Number.isInteger(maxTurns) || maxTurns < 1) return failWith(io, 'USAGE', USAGE);
-  if (!HANDOFF_MODES.includes(values.handoff as HandoffMode)) return failWith(io, 'USAGE', `--handoff takes native or soft\n${USAGE}`);
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const problem = !values.pack ? '--pack is required' : !values.task ? '--task is required' : !Number.isInteger(maxTurns) || maxTurns < 1 ? `--max-turns takes a whole number of at least 1 (got ${JSON.stringify(values['max-turns'])})` : !HANDOFF_MODES.includes(values.handoff as HandoffMode) ? `--handoff takes native or soft (got ${JSON.stringify(values.handoff)})` : null;
+  if (problem || !values.pack || !values.task) return usageProblem(io, 'play', problem ?? '--pack and --task are required');
   const config = configFromFlags(io, { MIVAS_PACK: values.pack, MIVAS_LOG_LEVEL: io.env.MIVAS_LOG_LEVEL ?? 'warn' });
   if (!config) return exitCodeOf('CONFIG_INVALID');
   const pack = await loadPack(resolve(config.packsDir), values.pack, resolve(config.migrationsDir));
@@ -114,10 +124,13 @@ export const playCommand: Command = async (argv, io) => {
     if (io.stdout.isTTY) io.stdout.write('> ');
   }
   lines.close();
+  // Still running here: the person typed /quit or their input ended.
+  const quit = !episode.isDone();
   const result = await episode.finish('policy_stopped');
   await Promise.all(writes);
   databases.closeAll();
-  io.stdout.write(verdictText(result));
-  out(`snapshot: ${sink.locate(`${result.snapshot}.summary.json`)}`);
+  io.stdout.write(verdictText(result, quit));
+  // The store's root, which the next command takes: mivas score --snapshots ROOT.
+  out(`snapshot: ${result.snapshot} under ${sink.root} (mivas score --snapshots ${sink.root})`);
   return result.status === 'PASS' ? EXIT.ok : result.status === 'FAIL' ? EXIT.checkFailed : EXIT.incomplete;
 };

@@ -3,22 +3,24 @@ import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { parseShard, planCalls, runCalls, shardCalls, type CallerReport, type CallerSettings, type ConversationReport, type PlannedCall, type Shard } from '../caller/index.ts';
 import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
-import { loadPack } from '../packs/index.ts';
-import { buildApp, createAppContext } from '../server/index.ts';
+import { loadPack, type Pack } from '../packs/index.ts';
+import { buildApp, createAppContext, createSink } from '../server/index.ts';
 import { callerFileSchema, callerPartKey, emptyCallerUsage, snapshotKey, summarySchema, type CallerFile, type CallerUsage, type SnapshotSink, type Summary } from '../snapshot/index.ts';
 import { CALLER_FLAG_OPTIONS, CALLER_USAGE, callerSettingsFrom, callerSinkOf } from './caller-flags.ts';
 import { configFromFlags } from './config-flags.ts';
-import { scoreCommand } from './score-command.ts';
+import { openSource, scoreCommand } from './score-command.ts';
 import { writeReport } from './report-command.ts';
-import { failWith, type CliIO, type Command } from './io.ts';
+import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { toolGate } from './preflight-command.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 import { runTextEpisodes } from './text-run.ts';
 import { EXIT_INTERRUPTED, watchInterrupt } from './interrupt.ts';
-import { voidsOfRun } from './rerun-voids.ts';
+import { voidsOfRun, type RerunJob } from './rerun-voids.ts';
+import { missingTrials, readRunRecord, runRecordPath, spooledSets, writeRunRecord } from './resume.ts';
+import { loadConfig } from '../config.ts';
 
 export const USAGE = `usage: mivas run --pack P --harness H [--trials 5] [--concurrency N] [--fast] [--task ID]... [--url ws://HOST:PORT/] [--user U --pass P] [--allow-no-tools]
-                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [--rerun-voids RUN] [caller flags below]
+                 [--caller scripted|llm|external|replay] [--shard I/N --run-id RUN] [--resume RUN] [--rerun-voids RUN] [caller flags below]
        mivas run --mode text --pack P --harness text/scripted|text/noop|text/openai-chat [--caller scripted] [--handoff native|soft] [--trials 5] [--concurrency N] [--task ID]...
 
 Dials every task of the pack K times as the local caller (ids loc_<12 hex>, one run id run_<12 hex>).
@@ -34,6 +36,11 @@ ep_<12 hex>): the policy harness plays the agent, the caller answers in text, an
 are scored like calls. text/openai-chat reads MIVAS_POLICY_BASE_URL, MIVAS_POLICY_MODEL and
 MIVAS_POLICY_API_KEY (docs/rl.md).
 
+--resume RUN finishes a run: it first flushes the snapshots a killed run left in the local spool
+(MIVAS_DATA_DIR/spool), then plays exactly the task × trials the run lacks (never played, VOID, or
+lost in a crash) under the same run id, and scores the whole run. The plan (pack, harness, mode,
+trials, tasks, --fast) comes from MIVAS_DATA_DIR/runs/RUN.json, written when the run started; a run
+without one needs --pack, --harness and --trials.
 --rerun-voids RUN plays again only the VOID conversations of an earlier run (read from the scores it
 wrote under MIVAS_DATA_DIR/scores/RUN), under the same run id, so scoring RUN counts the new ones
 (voids are never scored trials; they stay in the run's void counts).
@@ -62,19 +69,45 @@ interface RunFlags {
   runId: string | undefined;
   /** --rerun-voids: runId names an earlier run whose VOID conversations are played again. */
   rerunVoids: boolean;
+  /** --resume: runId names an earlier run whose missing trials (never played, VOID, lost) are played. */
+  resume: boolean;
+  trialsGiven: boolean;
+  modeGiven: boolean;
   callerValues: Record<string, string | boolean | undefined>;
   mode: 'voice' | 'text';
   caller: string;
   handoff: string;
 }
 
-function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
+const RUN_ID = /^run_[A-Za-z0-9_-]{1,60}$/;
+
+/** The first problem with the flag values, named with its flag and reason; null when they are usable. */
+function flagProblem(values: Record<string, unknown>, resuming: boolean): string | null {
+  const wholeAtLeastOne = (name: string): string | null => {
+    const v = values[name];
+    return v === undefined || (Number.isInteger(Number(v)) && Number(v) >= 1) ? null : `--${name} takes a whole number of at least 1 (got ${JSON.stringify(v)})`;
+  };
+  const problems = [
+    values.mode !== 'voice' && values.mode !== 'text' ? `--mode takes voice or text (got ${JSON.stringify(values.mode)})` : null,
+    !resuming && !values.pack ? '--pack is required (a folder under packs/, e.g. control-industry)' : null,
+    !resuming && !values.harness ? '--harness is required (e.g. scripted, noop, openai/realtime)' : null,
+    wholeAtLeastOne('trials'),
+    wholeAtLeastOne('concurrency'),
+    values.shard !== undefined && !parseShard(String(values.shard)) ? `--shard takes I/N with 0 <= I < N (got ${JSON.stringify(values.shard)})` : null,
+    ...(['run-id', 'rerun-voids', 'resume'] as const).map((f) => (values[f] !== undefined && !RUN_ID.test(String(values[f])) ? `--${f} takes a run id run_<letters, digits, _ or -> (got ${JSON.stringify(values[f])})` : null)),
+    [values['run-id'], values['rerun-voids'], values.resume].filter((v) => v !== undefined).length > 1 ? '--run-id, --rerun-voids and --resume each name the run: give one of them' : null,
+    values.resume !== undefined && values.shard !== undefined ? '--resume plays what the whole run lacks: it takes no --shard' : null,
+  ];
+  return problems.find((p) => p !== null) ?? null;
+}
+
+function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | number {
   const { values } = parseArgs({
     args: [...argv],
     options: {
       pack: { type: 'string' },
       harness: { type: 'string' },
-      trials: { type: 'string', default: '5' },
+      trials: { type: 'string' },
       concurrency: { type: 'string' },
       fast: { type: 'boolean', default: false },
       task: { type: 'string', multiple: true },
@@ -85,43 +118,73 @@ function parseRunFlags(argv: readonly string[], io: CliIO): RunFlags | null {
       shard: { type: 'string' },
       'run-id': { type: 'string' },
       'rerun-voids': { type: 'string' },
+      resume: { type: 'string' },
       ...CALLER_FLAG_OPTIONS,
-      mode: { type: 'string', default: 'voice' },
+      mode: { type: 'string' },
       handoff: { type: 'string', default: 'native' },
       help: { type: 'boolean' },
     },
   });
-  const trials = Number(values.trials);
-  const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
-  const shard = values.shard === undefined ? null : parseShard(values.shard);
-  const runIdOk = [values['run-id'], values['rerun-voids']].every((id) => id === undefined || /^run_[A-Za-z0-9_-]{1,60}$/.test(id)) && !(values['run-id'] && values['rerun-voids']);
-  const mode = values.mode === 'text' || values.mode === 'voice' ? values.mode : null;
-  if (values.help || !mode || !values.pack || !values.harness || !Number.isInteger(trials) || trials < 1 || !Number.isInteger(concurrency) || concurrency < 1 || (values.shard !== undefined && !shard) || !runIdOk) {
-    io.stderr.write(`${USAGE}\n`);
-    return null;
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
   }
+  const problem = flagProblem({ ...values, mode: values.mode ?? 'voice' }, values.resume !== undefined);
+  if (problem) return usageProblem(io, 'run', problem);
   const user = values.user ?? io.env.CHIRP_USER;
   const pass = values.pass ?? io.env.CHIRP_PASS;
   const callerValues = Object.fromEntries(Object.keys(CALLER_FLAG_OPTIONS).map((k) => [k, values[k as keyof typeof CALLER_FLAG_OPTIONS]]));
+  const concurrency = values.concurrency === undefined ? 8 : Number(values.concurrency);
   return {
-    pack: values.pack,
-    harness: values.harness,
-    trials,
+    pack: values.pack ?? '',
+    harness: values.harness ?? '',
+    trials: Number(values.trials ?? 5),
+    trialsGiven: values.trials !== undefined,
     // A person at the terminal plays one caller at a time.
     concurrency: values.caller === 'external' ? 1 : concurrency,
     fast: values.fast ?? false,
     tasks: values.task ?? [],
     url: values.url,
     auth: user && pass ? { user, pass } : null,
-    shard,
-    runId: values['run-id'] ?? values['rerun-voids'],
+    shard: values.shard === undefined ? null : parseShard(values.shard),
+    runId: values['run-id'] ?? values['rerun-voids'] ?? values.resume,
     rerunVoids: values['rerun-voids'] !== undefined,
+    resume: values.resume !== undefined,
     callerValues,
     allowNoTools: values['allow-no-tools'] ?? false,
-    mode,
+    mode: values.mode === 'text' ? 'text' : 'voice',
+    modeGiven: values.mode !== undefined,
     caller: values.caller ?? 'scripted',
     handoff: values.handoff ?? 'native',
   };
+}
+
+/**
+ * `--resume RUN`: the run's own plan (pack, harness, mode, trials, tasks, pacing) from the record
+ * `mivas run` wrote when it started; flags may repeat it but not contradict it. Without a record
+ * (a run from another machine) the flags must name the plan. Returns the flags to run, or an exit code.
+ */
+function resumeFlags(flags: RunFlags, io: CliIO): RunFlags | number {
+  if (!flags.resume) return flags;
+  const env = loadConfig(io.env);
+  if (!env.ok) return failWith(io, 'CONFIG_INVALID', `invalid configuration:\n${env.problems.map((p) => `  - ${p}`).join('\n')}`);
+  const runId = flags.runId as string;
+  const record = readRunRecord(resolve(env.config.dataDir), runId);
+  if (record && 'problem' in record) return failWith(io, 'RUN_RECORD_INVALID', `mivas run --resume: ${record.problem}`);
+  if (!record) {
+    if (flags.pack && flags.harness && flags.trialsGiven) return flags;
+    return usageProblem(io, 'run', `--resume ${runId}: no record of that run at ${runRecordPath(resolve(env.config.dataDir), runId)}; name its plan with --pack, --harness and --trials (and --task, --mode text)`);
+  }
+  const clash = (
+    [
+      ['--pack', flags.pack, record.pack],
+      ['--harness', flags.harness, record.harness],
+      ['--trials', flags.trialsGiven ? flags.trials : '', record.trials],
+      ['--mode', flags.modeGiven ? flags.mode : '', record.mode],
+    ] as const
+  ).find(([, given, recorded]) => given !== '' && given !== recorded);
+  if (clash) return usageProblem(io, 'run', `--resume ${runId}: the run was started with ${clash[0]} ${String(clash[2])}, not ${String(clash[1])}`);
+  return { ...flags, pack: record.pack, harness: record.harness, mode: record.mode, trials: record.trials, tasks: flags.tasks.length ? flags.tasks : record.tasks, fast: flags.fast || record.fast };
 }
 
 async function readSummary(sink: SnapshotSink, pack: string, callId: string): Promise<Summary | null> {
@@ -148,8 +211,10 @@ function callRow(call: PlannedCall, report: CallerReport, summary: Summary | nul
 
 /** `mivas run`: the main job — dial a pack's tasks K times and report each call. */
 export const runCommand: Command = async (argv, io) => {
-  const flags = parseRunFlags(argv, io);
-  if (!flags) return exitCodeOf('USAGE');
+  const parsed = parseRunFlags(argv, io);
+  if (typeof parsed === 'number') return parsed;
+  const flags = resumeFlags(parsed, io);
+  if (typeof flags === 'number') return flags;
   if (flags.mode === 'text') return runTextMode(flags, io);
   const config = configFromFlags(io, {
     MIVAS_PACK: flags.pack,
@@ -165,6 +230,8 @@ export const runCommand: Command = async (argv, io) => {
   const ids = randomIds();
   const runId = flags.runId ?? `run_${ids.hex(12)}`;
   const caller = await callerSettingsFrom(flags.callerValues, config, io);
+  // Counted before the in-process server starts uploading them.
+  const spooledAtStart = flags.resume && !flags.url ? spooledSets(resolve(config.dataDir), flags.pack).length : 0;
   const local = flags.url ? null : await startLocalServer(config);
   const pack = local?.ctx.pack ?? (await loadPack(resolve(config.packsDir), flags.pack, resolve(config.migrationsDir)));
   const unknown = flags.tasks.filter((t) => !pack.tasks.has(t));
@@ -174,6 +241,8 @@ export const runCommand: Command = async (argv, io) => {
     return exitCodeOf('TASK_NOT_FOUND');
   }
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
+  // A new run's plan, for --resume; replaying part of an earlier run never records one.
+  if (!flags.rerunVoids && !flags.resume) writeRunRecord(resolve(config.dataDir), { run_id: runId, pack: pack.id, harness: flags.harness, mode: 'voice', trials: flags.trials, tasks: taskIds, fast: flags.fast });
   const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
   if (typeof reruns === 'string' || reruns?.length === 0) {
     await local?.close();
@@ -181,11 +250,14 @@ export const runCommand: Command = async (argv, io) => {
     io.stdout.write(`${runId} has no VOID conversation on ${pack.id}: nothing to re-run\n`);
     return EXIT.ok;
   }
-  const calls = reruns ? reruns.map((r) => ({ callId: `loc_${ids.hex(12)}`, taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
-  const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
-  io.stdout.write(`${runId}: ${calls.length} calls (${taskIds.length} tasks × ${flags.trials}${shardNote}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
-  const bar = new ProgressBar(io.stderr, calls.length, runId);
   const callerSink = local?.ctx.sink ?? callerSinkOf(config, io.cwd);
+  const resumed = flags.resume ? await resumeJobs(io, local?.ctx.outbox ?? null, spooledAtStart, callerSink, pack, { runId, taskIds, trials: flags.trials, minCallMs: flags.fast ? 0 : 20_000 }) : null;
+  const jobs = reruns ?? resumed;
+  const calls = jobs ? jobs.map((r) => ({ callId: `loc_${ids.hex(12)}`, taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
+  const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
+  const what = resumed ? `the trials ${runId} lacks, of ${taskIds.length} tasks × ${flags.trials}` : reruns ? `the VOIDs of ${runId} played again` : `${taskIds.length} tasks × ${flags.trials}${shardNote}`;
+  io.stdout.write(`${runId}: ${calls.length} calls (${what}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);
+  const bar = new ProgressBar(io.stderr, calls.length, runId);
   const callerFiles: CallerFile[] = [];
   const interrupt = watchInterrupt(io, 'calls');
   const all = await runCalls(
@@ -214,7 +286,7 @@ export const runCommand: Command = async (argv, io) => {
   ).finally(() => interrupt.dispose());
   // After Ctrl-C only the calls that were dialled are reported and scored.
   const dialled = calls.flatMap((call, i) => (all[i] ? [{ call, report: all[i] }] : []));
-  if (dialled.length < calls.length) io.stdout.write(`\ninterrupted after ${dialled.length} of ${calls.length} calls; the table and scores cover those\n`);
+  if (dialled.length < calls.length) io.stdout.write(`\ninterrupted after ${dialled.length} of ${calls.length} calls; the table and scores cover those (mivas run --resume ${runId} plays the rest)\n`);
   const reports = dialled.map((d) => d.report);
   // Snapshots are spooled and uploaded asynchronously after each hangup: let the local outbox finish first.
   await local?.ctx.outbox.flush();
@@ -222,7 +294,7 @@ export const runCommand: Command = async (argv, io) => {
   io.stdout.write(`${callerSummary(caller, callerFiles)}\n`);
   if (!local) return interrupt.requested() ? EXIT_INTERRUPTED : missing === 0 ? EXIT.ok : EXIT.incomplete;
   await local.close();
-  io.stdout.write(`snapshots: ${local.ctx.sink.locate(`${pack.id}/`)}\n\n`);
+  io.stdout.write(`snapshots: ${local.ctx.sink.root} (pack ${pack.id}; mivas score --snapshots takes either folder)\n\n`);
   const scored = await scoreCommand(
     ['--snapshots', local.ctx.sink.root, '--pack', pack.id, '--run', runId, '--out', resolve(config.dataDir, 'scores', runId), '--k', String(passK(flags.trials)), ...(flags.fast ? ['--fast'] : [])],
     io,
@@ -251,16 +323,21 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
   const ids = randomIds();
   const runId = flags.runId ?? `run_${ids.hex(12)}`;
   const taskIds = flags.tasks.length ? flags.tasks : [...pack.tasks.keys()];
+  if (!flags.rerunVoids && !flags.resume) writeRunRecord(resolve(config.dataDir), { run_id: runId, pack: pack.id, harness: flags.harness, mode: 'text', trials: flags.trials, tasks: taskIds, fast: true });
   const reruns = flags.rerunVoids ? voidsOfRun(config.dataDir, runId, pack.id) : null;
   if (typeof reruns === 'string') return failWith(io, 'USAGE', reruns);
   if (reruns?.length === 0) {
     io.stdout.write(`${runId} has no VOID conversation on ${pack.id}: nothing to re-run\n`);
     return EXIT.ok;
   }
+  // Text episodes write straight to the store (no outbox), so there is nothing to flush first.
+  const resumed = flags.resume ? await resumeJobs(io, null, 0, createSink(config), pack, { runId, taskIds, trials: flags.trials, minCallMs: 0 }) : null;
+  const only = reruns ?? resumed;
+  const onlyWhat = resumed ? `the trials ${runId} lacks` : `the VOIDs of ${runId} played again`;
   const interrupt = watchInterrupt(io, 'episodes');
-  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids, ...(reruns ? { only: reruns } : {}) }, config, io, interrupt.requested).finally(() => interrupt.dispose());
+  const ran = await runTextEpisodes({ pack, harness: flags.harness, caller: flags.caller, handoffMode: flags.handoff, taskIds, trials: flags.trials, concurrency: flags.concurrency, runId, ids, ...(only ? { only, onlyWhat } : {}) }, config, io, interrupt.requested).finally(() => interrupt.dispose());
   if ('exit' in ran) return ran.exit;
-  io.stdout.write(`snapshots: ${ran.sink.locate(`${pack.id}/`)}\n\n`);
+  io.stdout.write(`snapshots: ${ran.sink.root} (pack ${pack.id}; mivas score --snapshots takes either folder)\n\n`);
   const scoresDir = resolve(config.dataDir, 'scores', runId);
   const scored = await scoreCommand(['--snapshots', ran.sink.root, '--pack', pack.id, '--run', runId, '--out', scoresDir, '--fast', '--packs-dir', config.packsDir, '--k', String(passK(flags.trials))], io);
   if (scored !== EXIT.usage) {
@@ -271,6 +348,19 @@ async function runTextMode(flags: RunFlags, io: CliIO): Promise<number> {
   if (interrupt.requested()) return EXIT_INTERRUPTED;
   // The score's own code carries over, as for calls: voids, unmapped or pending conversations make the run incomplete (2).
   return scored === EXIT.usage ? EXIT.incomplete : scored;
+}
+
+/**
+ * `--resume`: first flushes what the outbox still holds (sets an earlier, killed process spooled
+ * and never uploaded: the in-process server found them at start), then reads the store for the
+ * trials the run lacks.
+ */
+async function resumeJobs(io: CliIO, outbox: { flush(): Promise<void> } | null, spooled: number, sink: SnapshotSink, pack: Pack, plan: Parameters<typeof missingTrials>[2]): Promise<RerunJob[]> {
+  await outbox?.flush();
+  if (spooled) io.stdout.write(`${plan.runId}: flushed ${spooled} spooled snapshot(s) to ${sink.root} first\n`);
+  const missing = await missingTrials(openSource({ snapshots: sink.root }, io), pack, plan);
+  io.stdout.write(`${plan.runId}: ${missing.scored} of ${missing.planned} task × trial scored; playing the ${missing.jobs.length} it lacks (never played, void or lost)\n`);
+  return [...missing.jobs];
 }
 
 async function reportCalls(io: CliIO, calls: readonly PlannedCall[], reports: readonly CallerReport[], sink: SnapshotSink | null, pack: string): Promise<number> {

@@ -1,14 +1,15 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf } from '../core/index.ts';
+import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, MivasError } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
-import { conversationsCsv, describeRuns, directorySource, loadSnapshots, NO_RUN_ID, parseMapping, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
-import { createS3Client, parseS3Uri } from '../snapshot/index.ts';
-import { failWith, type CliIO, type Command } from './io.ts';
+import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
+import { createS3Client, parseS3Uri, summarySchema } from '../snapshot/index.ts';
+import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
+import { spooledSets } from './resume.ts';
 
 export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID]... [--all-runs]
                    [--label TEXT | --label RUN_ID=TEXT]... [--mapping FILE]
@@ -57,8 +58,12 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   if (values.help) return '';
   const { help: _help, ...rest } = values;
   const parsed = flagsSchema.safeParse(rest);
-  // A flag that is missing is named plainly; a malformed one says what was wrong with it.
-  return parsed.success ? parsed.data : parsed.error.issues.map((i) => (rest[String(i.path[0]) as keyof typeof rest] === undefined ? `--${i.path.join('.')} is required` : `--${i.path.join('.')}: ${i.message}`)).join('\n');
+  // A flag that is missing is named plainly; a malformed one says what was wrong with it (the first problem, on one line).
+  const first = parsed.success ? null : parsed.error.issues[0];
+  if (!first) return parsed.data as ScoreFlags;
+  const flag = String(first.path[0]);
+  const given = rest[flag as keyof typeof rest];
+  return given === undefined ? `--${flag} is required` : `--${flag} ${JSON.stringify(given)}: ${first.message}`;
 }
 
 /** The snapshot store a `--snapshots` value names: a directory, or `s3://bucket/prefix`. */
@@ -67,7 +72,31 @@ export function openSource(flags: Pick<ScoreFlags, 'snapshots'>, io: CliIO): Sna
   if (!s3) return directorySource(resolve(io.cwd, flags.snapshots));
   const config = loadConfig(io.env);
   if (!config.ok) throw new ConfigError('CONFIG_INVALID', `configuration: ${config.problems.join('; ')}`);
-  return s3Source(createS3Client(config.config.s3), s3.bucket, s3.prefix);
+  return readableStore(s3Source(createS3Client(config.config.s3), s3.bucket, s3.prefix));
+}
+
+/** An S3 source whose failures (no credentials, no bucket, no network) are the catalog's SNAPSHOT_STORE_UNREADABLE, never a stack. */
+function readableStore(source: SnapshotSource): SnapshotSource {
+  const refused = (err: unknown): never => {
+    if (err instanceof MivasError) throw err;
+    const what = err instanceof Error ? `${err.name}: ${err.message.split('\n')[0] ?? ''}` : String(err);
+    throw new ConfigError('SNAPSHOT_STORE_UNREADABLE', `cannot read ${source.root}: ${what} (credentials come from the AWS SDK's chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or an instance role; MIVAS_S3_ENDPOINT for S3-compatible stores)`, { cause: err });
+  };
+  return { ...source, list: () => source.list().catch(refused), read: (key) => source.read(key).catch(refused) };
+}
+
+const PART_FILE = /^[A-Za-z0-9_-]{1,64}\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
+
+/**
+ * `--snapshots` as given: the snapshot root (`<root>/<pack>/<call>.<part>`), or one pack's folder
+ * under it, as `mivas run` prints (then the pack is that folder's name). A problem is a string.
+ */
+export function openSnapshots(flags: Pick<ScoreFlags, 'snapshots' | 'pack'>, io: CliIO): { source: SnapshotSource; pack?: string } | string {
+  const dir = resolve(io.cwd, flags.snapshots);
+  if (parseS3Uri(flags.snapshots) || !existsSync(dir) || !statSync(dir).isDirectory() || !readdirSync(dir).some((name) => PART_FILE.test(name))) return { source: openSource(flags, io) };
+  const pack = basename(dir);
+  if (flags.pack && flags.pack !== pack) return `--snapshots ${flags.snapshots} is the folder of pack ${pack}, but --pack says ${flags.pack}`;
+  return { source: directorySource(dirname(dir)), pack };
 }
 
 function readText(file: string): string {
@@ -134,17 +163,49 @@ function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): vo
   writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: source.root }));
 }
 
+/**
+ * Warns (stderr) when the local spool (`<MIVAS_DATA_DIR>/spool`) holds complete snapshots the store
+ * being scored does not: a run killed before its outbox uploaded them. `mivas run --resume RUN`
+ * (or `mivas serve`) uploads them.
+ */
+function warnSpooled(io: CliIO, loaded: readonly LoadedSnapshot[], pack: string | undefined): void {
+  const config = loadConfig(io.env);
+  if (!config.ok) return;
+  const spool = join(resolve(io.cwd, config.config.dataDir), 'spool');
+  const seen = new Set(loaded.map((s) => `${s.pack}/${s.callId}`));
+  const unseen = spooledSets(resolve(io.cwd, config.config.dataDir), pack).filter((s) => !seen.has(`${s.pack}/${s.callId}`));
+  if (!unseen.length) return;
+  const packs = [...new Set(unseen.map((s) => s.pack))].join(', ');
+  const runs = [...new Set(unseen.map((s) => spooledRunId(join(spool, s.pack, `${s.callId}.summary.json`)) ?? 'RUN'))].sort();
+  io.stderr.write(`warning: ${unseen.length} snapshot(s) of ${packs} are still in the local spool ${spool} and not in what is scored here (a run stopped before uploading them); ${runs.map((r) => `mivas run --resume ${r}`).join(', ')} uploads them and plays what the run lacks, then score again\n`);
+}
+
+/** The run id a spooled summary names, if it can be read. */
+function spooledRunId(file: string): string | null {
+  try {
+    const parsed = summarySchema.shape.run_id.safeParse((JSON.parse(readFileSync(file, 'utf8')) as { run_id?: unknown }).run_id);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /** `mivas score`: snapshots + pack tasks → verdicts, aggregates, JSON, CSV, HTML and a terminal table. */
 export const scoreCommand: Command = async (argv, io) => {
   const flags = parseFlags(argv);
   if (typeof flags === 'string') {
-    io.stderr.write(`${flags ? `${flags}\n` : ''}${USAGE}\n`);
-    return flags ? exitCodeOf('USAGE') : EXIT.ok;
+    if (flags) return usageProblem(io, 'score', flags);
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
   }
-  const source = openSource(flags, io);
+  const opened = openSnapshots(flags, io);
+  if (typeof opened === 'string') return usageProblem(io, 'score', opened);
+  const { source } = opened;
+  if (opened.pack) flags.pack = opened.pack;
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
   const loaded = await loadSnapshots(source, flags.pack);
-  const runOf = (s: LoadedSnapshot): string => s.summary?.run_id ?? NO_RUN_ID;
+  const runOf = snapshotRunId;
+  warnSpooled(io, loaded, flags.pack);
   // --run keeps those runs' conversations (the summary's run_id, from X-Mivas-Run-Id); --all-runs every run found.
   const selected = flags['all-runs'] ? [...new Set(loaded.map(runOf))].sort() : flags.run;
   const snapshots = selected.length ? loaded.filter((s) => selected.includes(runOf(s))) : loaded;

@@ -55,8 +55,9 @@ export interface TextRunPlan {
   readonly concurrency: number;
   readonly runId: string;
   readonly ids: IdSource;
-  /** These (task, trial) jobs instead of every task × trial (`--rerun-voids`). */
+  /** These (task, trial) jobs instead of every task × trial (`--rerun-voids`, `--resume`), and what they are. */
   readonly only?: readonly { readonly taskId: string; readonly trial: number }[];
+  readonly onlyWhat?: string;
 }
 
 /**
@@ -83,7 +84,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   const jobs: { taskId: string; trial: number; id: string }[] = [];
   if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
   else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
-  const what = plan.only ? `the VOIDs of ${plan.runId} played again` : `${plan.taskIds.length} tasks × ${plan.trials}`;
+  const what = plan.only ? (plan.onlyWhat ?? `the VOIDs of ${plan.runId} played again`) : `${plan.taskIds.length} tasks × ${plan.trials}`;
   io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${what}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, jobs.length, plan.runId);
   const results: EpisodeResult[] = new Array<EpisodeResult>(jobs.length);
@@ -116,7 +117,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, jobs.length)) }, worker));
   databases.closeAll();
   const ran = results.filter(Boolean).length;
-  if (ran < jobs.length) io.stdout.write(`\ninterrupted after ${ran} of ${jobs.length} episodes; the table and scores cover those\n`);
+  if (ran < jobs.length) io.stdout.write(`\ninterrupted after ${ran} of ${jobs.length} episodes; the table and scores cover those (mivas run --resume ${plan.runId} plays the rest)\n`);
   const rows = jobs.map((job, i) => {
     const r = results[i];
     return [job.taskId, String(job.trial), job.id, r?.end_reason ?? '-', r?.status ?? '-', r ? r.reward.toFixed(3) : '-', r ? String(r.turns) : '-', r?.truncated ?? ''];

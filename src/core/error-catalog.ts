@@ -147,6 +147,11 @@ const CATALOG = {
   },
   PROVIDER_SETTING_MISSING: { meaning: 'The harness needs a setting (an API key or base URL) that is unset; the message names the variable.', exit: EXIT.usage },
   SNAPSHOTS_NOT_FOUND: { meaning: 'The snapshot directory does not exist, or `mivas score` found no snapshots under it (for that pack or run).', exit: EXIT.usage },
+  SNAPSHOT_STORE_UNREADABLE: {
+    meaning: 'The snapshot store cannot be read: `s3://…` without credentials (the AWS SDK chain found none), a bucket that does not exist or refuses access, or no network. The message names the store and the SDK error, never a stack.',
+    exit: EXIT.usage,
+  },
+  RUN_RECORD_INVALID: { meaning: "`mivas run --resume RUN`: the run's record (`MIVAS_DATA_DIR/runs/RUN.json`, written when the run started) is not readable JSON of the record's schema.", exit: EXIT.usage },
   MAPPING_UNREADABLE: { meaning: 'The `--mapping` file cannot be read.', exit: EXIT.usage },
   MAPPING_INVALID: { meaning: 'The `--mapping` file is not a mapping: bad JSON or CSV, a bad conversation id, or one conversation mapped to two tasks.', exit: EXIT.usage },
   SCORES_INVALID: { meaning: '`scores.json` does not match the score file schema.', exit: EXIT.usage },

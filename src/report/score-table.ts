@@ -1,5 +1,5 @@
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type ScoreReport, type TaskStats } from '../scoring/index.ts';
-import { buildComparison } from './compare-page.ts';
+import { buildComparison, rateVerdict } from './compare-page.ts';
 import { formatHeadline, formatInterval, formatRate } from './format.ts';
 import { rankingRule } from './leaderboard-page.ts';
 import type { ReportModel } from './ui-model.ts';
@@ -27,7 +27,9 @@ function passKLine(m: GroupMetrics, k: number): string {
 }
 
 function taskRows(tasks: readonly TaskStats[], k: number): string[] {
-  const header = ['task', 'harness/model', 'n', 'pass', 'void', 'pass^1', `pass^${k}`, `pass@${k}`, 'flip'];
+  // With k = 1, pass^k is pass^1 and pass@k is pass^1 too: one column says it.
+  const ks = k === 1 ? [] : [`pass^${k}`, `pass@${k}`];
+  const header = ['task', 'harness/model', 'n', 'pass', 'void', 'pass^1', ...ks, 'flip'];
   const rows = tasks.map((t) => [
     `${t.pack}/${t.task_id}`,
     `${t.harness ?? '-'}/${t.model ?? '-'}`,
@@ -35,8 +37,7 @@ function taskRows(tasks: readonly TaskStats[], k: number): string[] {
     String(t.c),
     String(t.voids),
     formatRate(t.pass_hat_k['1']),
-    formatRate(t.pass_hat_k[String(k)]),
-    formatRate(t.pass_at_k[String(k)]),
+    ...(k === 1 ? [] : [formatRate(t.pass_hat_k[String(k)]), formatRate(t.pass_at_k[String(k)])]),
     formatRate(t.flip_rate),
   ]);
   return table([header, ...rows]);
@@ -68,6 +69,13 @@ export function headlineGroups(report: ScoreReport): { who: string; metrics: Gro
   return [...groups.keys()].sort().map((who) => ({ who, metrics: groupMetrics(groups.get(who) ?? [], settings) }));
 }
 
+/** The headline line when no task counts toward it: by design when only a control pack ran (the demo), else nothing was scored. */
+function emptyHeadline(report: ScoreReport): string {
+  const packs = [...new Set(report.conversations.map((c) => c.pack))];
+  if (packs.length && packs.every((p) => HEADLINE_EXCLUDED_PACKS.has(p))) return `headline: none, by design: ${packs.join(', ')} is a wiring check, scored below and kept out of headline figures`;
+  return 'headline: no scored conversation outside control packs';
+}
+
 /** The terminal summary of a run: headline and per-pack lines with voids beside them, per-task rows, and why each FAIL failed. */
 export function renderScoreTable(report: ScoreReport): string {
   const k = report.meta.k;
@@ -81,7 +89,7 @@ export function renderScoreTable(report: ScoreReport): string {
     out.push(`headline per harness/model (${split.length}; not pooled):`);
     for (const g of split) out.push(`  ${g.who}: ${formatHeadline(g.metrics, 0, 0)} ${formatInterval(g.metrics.ci.pass_at_1)}`, passKLine(g.metrics, k).replace(/^/gm, '  '));
   } else {
-    out.push(head.tasks ? `headline: ${formatHeadline(head, hs.unmapped, hs.pending)} ${formatInterval(head.ci.pass_at_1)}` : 'headline: no scored conversations outside control packs');
+    out.push(head.tasks ? `headline: ${formatHeadline(head, hs.unmapped, hs.pending)} ${formatInterval(head.ci.pass_at_1)}` : emptyHeadline(report));
     if (head.tasks) out.push(passKLine(head, k));
   }
   for (const row of report.breakdowns.pack) {
@@ -107,8 +115,10 @@ export function renderComparisonText(model: ReportModel): string {
     for (const p of suite.pairs) {
       const s = p.stats;
       const mdd = s.mdd === null ? 'none at this discordance' : s.mdd.toFixed(3);
-      out.push(`  ${p.a.entry.label} vs ${p.b.entry.label}: ${s.table.a_only} task(s) only A passes, ${s.table.b_only} only B, of ${s.table.tasks}; exact McNemar p ${s.mcnemar_p < 0.001 ? '< 0.001' : s.mcnemar_p.toFixed(3)}; MDD ${mdd} (floor ${s.mdd_floor === null ? 'none' : s.mdd_floor.toFixed(3)})`);
-      for (const d of p.differing.slice(0, 10)) out.push(`    ${d.taskId}: ${d.winner === 'a' ? 'A' : 'B'} passes; ${d.winner === 'a' ? 'B' : 'A'} fails ${d.decidingGates.join('+') || 'void'}${d.reason ? `: ${d.reason}` : ''}`);
+      const verdict = rateVerdict(s);
+      out.push(`  ${p.a.entry.label} (A) vs ${p.b.entry.label} (B): ${verdict.significant ? 'significant' : 'not significant'}: ${verdict.text}`);
+      out.push(`    pass^k reading (every trial passed): ${s.table.a_only} task(s) only A, ${s.table.b_only} only B, of ${s.table.tasks}; exact McNemar p ${s.mcnemar_p < 0.001 ? '< 0.001' : s.mcnemar_p.toFixed(3)}; MDD ${mdd} (floor ${s.mdd_floor === null ? 'none' : s.mdd_floor.toFixed(3)})`);
+      for (const d of p.differing.slice(0, 10)) out.push(`    ${d.taskId}: ${d.winner === 'a' ? 'A' : 'B'} passes more often (${d.a.stats.c}/${d.a.stats.n} vs ${d.b.stats.c}/${d.b.stats.n}); ${d.winner === 'a' ? 'B' : 'A'} fails ${d.decidingGates.join('+') || 'void'}${d.reason ? `: ${d.reason}` : ''}`);
       if (p.differing.length > 10) out.push(`    … and ${p.differing.length - 10} more`);
     }
   }

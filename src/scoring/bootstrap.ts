@@ -1,4 +1,4 @@
-import { mulberry32, quantileSorted } from './estimators.ts';
+import { collapsed, mulberry32, quantileSorted, wilsonInterval } from './estimators.ts';
 
 /** A task's contribution to the resampled statistics. */
 export interface BootstrapUnit {
@@ -10,7 +10,7 @@ export interface BootstrapUnit {
   readonly passAt: readonly (number | null)[];
 }
 
-/** A 95% percentile interval; null when no resample could compute the statistic. */
+/** A 95% interval (percentile bootstrap, or Wilson where the bootstrap collapses); null when no resample could compute the statistic. */
 export type Interval = readonly [number, number] | null;
 
 /** Intervals for every headline statistic. */
@@ -31,12 +31,19 @@ export interface BootstrapSettings {
 /** The pinned algorithm name recorded with seed and B; changing it bumps the scorer version. */
 export const BOOTSTRAP_PRNG = 'mulberry32';
 
-function interval(samples: number[]): Interval {
+/**
+ * The 95% percentile interval of the resampled values over `tasks` tasks. When every task has the
+ * same value (all fail, all pass, or all at the same rate) every resample is equal and the
+ * percentile interval has no width; the Wilson score interval over the tasks replaces it, counting
+ * each task once (trials of a task may be fully correlated, so no more is known).
+ */
+function interval(samples: number[], tasks: number): Interval {
   if (!samples.length) return null;
   samples.sort((a, b) => a - b);
   const lo = quantileSorted(samples, 0.025);
   const hi = quantileSorted(samples, 0.975);
-  return lo === null || hi === null ? null : [lo, hi];
+  if (lo === null || hi === null) return null;
+  return collapsed([lo, hi]) ? wilsonInterval(lo, tasks) : [lo, hi];
 }
 
 interface Resample {
@@ -89,6 +96,8 @@ export function bootstrapIntervals(units: readonly BootstrapUnit[], settings: Bo
     r.hat.forEach((v, j) => v !== null && hat[j]?.push(v));
     r.at.forEach((v, j) => v !== null && at[j]?.push(v));
   }
-  const perK = (lists: number[][]): Record<string, Interval> => Object.fromEntries(lists.map((list, j) => [String(j + 1), interval(list)]));
-  return { pass_at_1: interval(pass1), mean_reward: interval(reward), pass_hat_k: perK(hat), pass_at_k: perK(at) };
+  // pass^k and pass@k leave out tasks with fewer than k trials: their Wilson fallback counts only the tasks that have k.
+  const eligible = (j: number): number => pool.filter((u) => u.passHat[j] !== null && u.passHat[j] !== undefined).length;
+  const perK = (lists: number[][]): Record<string, Interval> => Object.fromEntries(lists.map((list, j) => [String(j + 1), interval(list, eligible(j))]));
+  return { pass_at_1: interval(pass1, pool.length), mean_reward: interval(reward, pool.length), pass_hat_k: perK(hat), pass_at_k: perK(at) };
 }

@@ -45,3 +45,37 @@ export function quantileSorted(sorted: readonly number[], p: number): number | n
   const b = sorted[Math.min(lo + 1, sorted.length - 1)] ?? a;
   return a + (h - lo) * (b - a);
 }
+
+/** The two-sided 95% normal quantile every interval here is stated at. */
+export const Z_95 = 1.959963984540054;
+
+/**
+ * Wilson score interval of a proportion p over n units: never collapses at 0 or 1 (0 of 72 gives
+ * [0, 0.051]). The units are tasks, so a fraction p of them may be fractional (a task mean).
+ */
+export function wilsonInterval(p: number, n: number, z = Z_95): readonly [number, number] {
+  if (n <= 0) return [0, 1];
+  const q = Math.min(1, Math.max(0, p));
+  const z2 = (z * z) / n;
+  const centre = (q + z2 / 2) / (1 + z2);
+  const half = (z / (1 + z2)) * Math.sqrt((q * (1 - q)) / n + z2 / (4 * n));
+  // At 0 and 1 the bound on that side is exact (rounding would leave 3e-18).
+  return [q === 0 ? 0 : Math.max(0, centre - half), q === 1 ? 1 : Math.min(1, centre + half)];
+}
+
+/**
+ * Newcombe's hybrid score interval of pA − pB from each side's Wilson interval over n units: the
+ * distance from each estimate to its own bounds is combined in quadrature. It ignores the
+ * pairing, which for runs on the same tasks (positively correlated) only widens it.
+ */
+export function newcombeDifference(pA: number, pB: number, n: number, z = Z_95): readonly [number, number] {
+  const [loA, hiA] = wilsonInterval(pA, n, z);
+  const [loB, hiB] = wilsonInterval(pB, n, z);
+  const d = pA - pB;
+  return [d - Math.hypot(pA - loA, hiB - pB), d + Math.hypot(hiA - pA, pB - loB)];
+}
+
+/** True when an interval has (numerically) no width: every resample gave the same value. */
+export function collapsed(interval: readonly [number, number]): boolean {
+  return interval[1] - interval[0] < 1e-12;
+}

@@ -17,13 +17,22 @@ export type CsvColumn = (typeof CSV_COLUMNS)[number];
 
 type Cell = string | number | boolean | null | undefined | readonly string[] | { readonly json: unknown };
 
-/** Renders one cell: booleans as true/false, numbers with at most six decimals, lists `;`-joined, JSON compact. */
+/**
+ * A text cell a spreadsheet would run as a formula (a leading =, +, -, @, tab or carriage return)
+ * gets a leading `'`, so a caller's words or a tool's output opened in Excel or Sheets stay text.
+ * Numbers are never text cells, so a negative number keeps its sign.
+ */
+export function formulaSafe(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+/** Renders one cell: booleans as true/false, numbers with at most six decimals, lists `;`-joined, JSON compact; text formula-safe. */
 export function formatCell(value: Cell): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') return Number.isFinite(value) ? String(Number(value.toFixed(6))) : '';
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.join(';');
+  if (typeof value === 'string') return formulaSafe(value);
+  if (Array.isArray(value)) return formulaSafe(value.join(';'));
   return JSON.stringify((value as { json: unknown }).json);
 }
 

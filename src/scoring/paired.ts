@@ -1,10 +1,13 @@
 /**
  * Paired comparison of two runs on the same tasks (docs/scoring.md, "Comparing runs"). The unit
- * is the task, as in the bootstrap: trials of one task are correlated, tasks are not. Pure and
- * deterministic (the paired bootstrap uses the pinned mulberry32 with the given seed).
+ * is the task, as in the bootstrap: trials of one task are correlated, tasks are not. The verdict
+ * is the per-task pass rate's: every trial counts, and the difference is significant exactly when
+ * its 95% interval leaves out 0. pass^k's reading (a task passes only when every trial passed) has
+ * its own exact McNemar test beside it. Pure and deterministic (the paired bootstrap uses the
+ * pinned mulberry32 with the given seed).
  */
 import type { Interval } from './bootstrap.ts';
-import { mulberry32, quantileSorted } from './estimators.ts';
+import { collapsed, mulberry32, newcombeDifference, quantileSorted } from './estimators.ts';
 
 /** The significance level and power every paired figure is stated at. */
 export const PAIRED_ALPHA = 0.05;
@@ -27,16 +30,24 @@ export interface PairedTable {
   readonly neither: number;
 }
 
+/** How the rate difference's interval was computed. */
+export type RateIntervalMethod = 'paired_bootstrap' | 'newcombe_wilson';
+
 /** Everything the comparison page states about one pair of runs. */
 export interface PairedComparison {
+  /** pass^k's reading: the 2×2 table of tasks passed on every trial. */
   readonly table: PairedTable;
-  /** Exact two-sided McNemar p over the discordant tasks; 1 when there are none. */
+  /** Exact two-sided McNemar p over the table's discordant tasks; 1 when there are none (pass^k's comparison, not the verdict). */
   readonly mcnemar_p: number;
-  /** Share of tasks A passes minus share B passes (the same table). */
+  /** Share of tasks A passes on every trial minus B's share (the same table). */
   readonly difference: number | null;
-  /** Mean over tasks of c_A/n_A − c_B/n_B (every trial counts), with a paired bootstrap interval. */
+  /** The verdict's figure: mean over tasks of c_A/n_A − c_B/n_B (every trial counts). */
   readonly rate_difference: number | null;
+  /** Its 95% interval over tasks: the paired bootstrap, or Newcombe–Wilson where the bootstrap has no width. */
   readonly rate_difference_ci: Interval;
+  readonly rate_ci_method: RateIntervalMethod | null;
+  /** True exactly when rate_difference_ci leaves out 0: the verdict and its interval are one computation. */
+  readonly rate_significant: boolean;
   /** Observed discordance ψ = (a_only + b_only) / tasks. */
   readonly discordance: number | null;
   /** Smallest |difference| the exact test detects with 80% power at α 0.05, at the observed discordance; null when none can be. */
@@ -183,20 +194,44 @@ export function pairedBootstrap(differences: readonly number[], seed: number, re
   return lo === null || hi === null ? null : [lo, hi];
 }
 
-/** Compares two runs over the tasks both ran: the 2×2 table, the exact test, the MDD and the rate difference. */
+/**
+ * The per-task pass-rate difference's interval: the paired bootstrap over tasks, unless every
+ * resample gives the same mean (every task differs by the same amount: identical runs, or 0% vs
+ * a run that passes each task once in five), where Newcombe's interval over the tasks, from each
+ * run's Wilson interval, replaces it.
+ */
+export function rateDifferenceInterval(a: readonly number[], b: readonly number[], seed: number, resamples: number): { ci: Interval; method: RateIntervalMethod | null } {
+  const n = Math.min(a.length, b.length);
+  if (!n) return { ci: null, method: null };
+  const boot = pairedBootstrap(a.slice(0, n).map((x, i) => x - (b[i] ?? 0)), seed, resamples);
+  if (boot && !collapsed(boot)) return { ci: boot, method: 'paired_bootstrap' };
+  const mean = (xs: readonly number[]): number => xs.slice(0, n).reduce((s, x) => s + x, 0) / n;
+  return { ci: newcombeDifference(mean(a), mean(b), n), method: 'newcombe_wilson' };
+}
+
+/** True when an interval leaves out 0. */
+export function excludesZero(ci: Interval): boolean {
+  return ci !== null && (ci[0] > 0 || ci[1] < 0);
+}
+
+/** Compares two runs over the tasks both ran: the rate difference and its interval (the verdict), and pass^k's 2×2 table, exact test and MDD. */
 export function comparePaired(tasks: readonly PairedTask[], settings: { readonly seed: number; readonly resamples: number }): PairedComparison {
   const comparable = tasks.filter((t) => t.a.n > 0 && t.b.n > 0);
   const count = (pick: (a: boolean, b: boolean) => boolean): number => comparable.filter((t) => pick(taskPassed(t.a), taskPassed(t.b))).length;
   const table: PairedTable = { tasks: comparable.length, both: count((a, b) => a && b), a_only: count((a, b) => a && !b), b_only: count((a, b) => !a && b), neither: count((a, b) => !a && !b) };
   const n = table.tasks;
-  const diffs = comparable.map((t) => t.a.c / t.a.n - t.b.c / t.b.n);
+  const rateA = comparable.map((t) => t.a.c / t.a.n);
+  const rateB = comparable.map((t) => t.b.c / t.b.n);
+  const rate = rateDifferenceInterval(rateA, rateB, settings.seed, settings.resamples);
   const psi = n ? (table.a_only + table.b_only) / n : null;
   return {
     table,
     mcnemar_p: exactMcNemar(table.a_only, table.b_only),
     difference: n ? (table.a_only - table.b_only) / n : null,
-    rate_difference: n ? diffs.reduce((s, d) => s + d, 0) / n : null,
-    rate_difference_ci: pairedBootstrap(diffs, settings.seed, settings.resamples),
+    rate_difference: n ? rateA.reduce((s, x, i) => s + x - (rateB[i] ?? 0), 0) / n : null,
+    rate_difference_ci: rate.ci,
+    rate_ci_method: rate.method,
+    rate_significant: excludesZero(rate.ci),
     discordance: psi,
     mdd: psi === null ? null : minimumDetectableDifference(n, psi),
     mdd_floor: mddFloor(n),

@@ -4,6 +4,7 @@
  * scored and, where the caller left one, the caller's own record. Pure.
  */
 import { sha256Parts } from '../core/index.ts';
+import type { LoadedSnapshot } from './sources.ts';
 import type { ConversationVerdict } from './types.ts';
 
 /** The run id given to conversations that carry none (a Bluejay mapping, a hand-dialed call). */
@@ -33,6 +34,12 @@ export interface RunMeta {
   readonly scorer_version: string | null;
   /** The flags of the scoring that produced these verdicts (scores.json meta.flags). */
   readonly flags: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** The run a loaded snapshot belongs to: its summary's run id, else its timeline's `call.started` (an unreadable summary keeps its run). */
+export function snapshotRunId(s: Pick<LoadedSnapshot, 'summary' | 'events'>): string {
+  const started = s.events?.find((e) => e.type === 'call.started');
+  return s.summary?.run_id ?? (started?.type === 'call.started' ? started.run_id : null) ?? NO_RUN_ID;
 }
 
 /** The run a verdict belongs to. */

@@ -9,7 +9,7 @@ import type { ConversationVerdict } from './types.ts';
 import { assignTrialIndexes, scoreConversation } from './verdict.ts';
 
 /** The scorer's version; bumped whenever a rule, the PRNG or an output shape changes. */
-export const SCORER_VERSION = '1.0.0';
+export const SCORER_VERSION = '1.1.0';
 
 /** Options of one scoring run (the `mivas score` flags that change results). */
 export interface ScoreOptions {

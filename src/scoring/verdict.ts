@@ -39,7 +39,7 @@ interface GateResults {
 
 function recordedTaskIds(snapshot: LoadedSnapshot | null): (string | null)[] {
   const started = snapshot?.events?.find((e) => e.type === 'call.started');
-  return [snapshot?.summary?.task_id ?? null, started?.type === 'call.started' ? started.task_id : null];
+  return [snapshot?.summary?.task_id ?? null, started?.type === 'call.started' ? started.task_id : null, snapshot?.caller?.task_id ?? null];
 }
 
 function resolvePack(input: ConversationInput, ctx: ScoringContext, taskId: string | null): string {
@@ -51,7 +51,8 @@ function resolvePack(input: ConversationInput, ctx: ScoringContext, taskId: stri
 
 function describeState(d: StateDiffEntry): string {
   const key = d.key ? JSON.stringify(d.key) : 'row';
-  if (d.kind === 'changed') return `state: ${d.table} changed ${key} ${d.field}: ${JSON.stringify(d.expected)} → ${JSON.stringify(d.actual)} (${d.rule}${d.unparsed ? ', unparsed' : ''})`;
+  // Expected and actual named: an arrow read as "changed from X to Y", the opposite of what it meant.
+  if (d.kind === 'changed') return `state: ${d.table} ${key} ${d.field}: expected ${JSON.stringify(d.expected)}, got ${JSON.stringify(d.actual)} (${d.rule}${d.unparsed ? ', unparsed' : ''})`;
   return `state: ${d.table} ${d.kind} ${key} (${d.rule})`;
 }
 
@@ -86,6 +87,8 @@ interface Outcome {
 function judge(input: ConversationInput, ctx: ScoringContext, pack: Pack | undefined, task: Task | undefined, mapped: { unmapped: UnmappedReason | null }): Outcome {
   const snap = input.snapshot;
   if (!snap?.summary && isPending(input.entry)) return { status: 'PENDING' };
+  // Parts that cannot be read took the task id with them: a broken snapshot, not a missing mapping.
+  if (mapped.unmapped === 'no_task' && snap?.problems.length) return { status: 'VOID', voidReason: 'snapshot_missing', voidDetail: [...snap.problems] };
   if (mapped.unmapped) return { status: 'UNMAPPED', unmapped: mapped.unmapped };
   if (!pack || !task) return { status: 'UNMAPPED', unmapped: 'unknown_task' };
   const drift = snap?.summary ? snap.summary.pack_version !== pack.packVersion : false;

@@ -57,8 +57,9 @@ describe.skipIf(!HAS_CHROMIUM)(`comparison, task and conversation pages in Chrom
       expect(meta.runs.map((r) => r.run_id)).toEqual([run]);
       expect(meta.runs[0]?.caller.kind).toBe('scripted');
     }
-    expect(scoreOutput).toContain(`${LABEL} vs noop`);
-    expect(scoreOutput).toMatch(/6 task\(s\) only A passes, 0 only B, of 6; exact McNemar p 0\.031/);
+    expect(scoreOutput).toContain(`${LABEL} (A) vs noop`);
+    expect(scoreOutput).toMatch(/\(A\) vs noop.* \(B\): significant: per-task pass rate A − B 100\.0 points, 95% interval \[\d+\.\d, 100\.0\]/);
+    expect(scoreOutput).toMatch(/6 task\(s\) only A, 0 only B, of 6; exact McNemar p 0\.031/);
   });
 
   it('the comparison page ranks the runs apart, shows the paired table and test, and links both conversations of every differing task', async () => {
@@ -75,8 +76,9 @@ describe.skipIf(!HAS_CHROMIUM)(`comparison, task and conversation pages in Chrom
     expect(await pair.locator('td.a-only').getAttribute('data-count')).toBe('6');
     expect(await pair.locator('td.b-only').getAttribute('data-count')).toBe('0');
     expect(await pair.locator('td.both').getAttribute('data-count')).toBe('0');
-    expect(await pair.locator('p.test').innerText()).toMatch(/^Significant at α = 0\.05: exact McNemar p = 0\.031 over 6 discordant of 6 tasks/);
-    expect(await pair.locator('p.mdd').innerText()).toContain('Minimum detectable difference at n = 6 tasks');
+    expect(await pair.locator('p.test').innerText()).toMatch(/^Significant at α = 0\.05 over 6 tasks: per-task pass rate A − B 100\.0 points, 95% interval .* which leaves out 0/);
+    expect(await pair.locator('p.pass-k').innerText()).toContain('exact McNemar p = 0.031, significant on its own');
+    expect(await pair.locator('p.mdd').innerText()).toContain('Minimum detectable difference of the pass^k reading at n = 6 tasks');
     const rows = pair.locator('tr.differing');
     expect(await rows.count()).toBe(TASKS.length);
     expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-task')))).sort()).toEqual([...TASKS].sort());
@@ -84,7 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)(`comparison, task and conversation pages in Chrom
     const hrefs = await rows.locator('a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
     expect(hrefs.filter((h) => h.startsWith('conv-'))).toHaveLength(TASKS.length * 4);
     for (const href of hrefs) expect(existsSync(join(site, href)), href).toBe(true);
-    expect(await rows.first().locator('td.gate').innerText()).toMatch(/^B fails\s.*tools/s);
+    expect(await rows.first().locator('td.gate').innerText()).toMatch(/^B passes less often; fails\s.*tools/s);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(1280);
     await shot(page, 'compare');
     // Follow one difference to each side's conversation.

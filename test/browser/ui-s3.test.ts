@@ -82,7 +82,7 @@ describe.skipIf(!HAS_CHROMIUM)(`/ui over an S3 snapshot store${SKIP_REASON}`, ()
     expect(await ranks.nth(0).locator('td.rank').innerText()).toBe('1');
     expect(await ranks.nth(1).locator('td.rank').innerText()).toBe('2');
     expect(await page.locator('section.pair td.a-only').getAttribute('data-count')).toBe(String(TASKS.length));
-    expect(await page.locator('section.pair p.test').innerText()).toContain('exact McNemar p = 0.250');
+    expect(await page.locator('section.pair p.pass-k').innerText()).toContain('exact McNemar p = 0.250');
     expect(await page.locator('tr.differing').count()).toBe(TASKS.length);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(1280);
     await shot(page, 'ui-s3-compare');

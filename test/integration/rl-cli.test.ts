@@ -119,8 +119,9 @@ describe('mivas play', () => {
     expect(text).toContain('desk: coverage');
     expect(text).toContain('  check_plan_accepted(carrier, location_id)');
     expect(text).toContain('verdict: PASS  reward 1.000  (state 1, tools 1, handoff 1, route 1.000)');
-    const snapshot = /snapshot: (\S+)/.exec(text)?.[1] ?? '';
-    expect(JSON.parse(readFileSync(snapshot, 'utf8'))).toMatchObject({ harness: 'text/human', task_id: 'C1-E1' });
+    // The line names the conversation and the store's root, the path mivas score --snapshots takes.
+    const [, key = '', root = ''] = /snapshot: (\S+) under (\S+) \(mivas score --snapshots \2\)/.exec(text) ?? [];
+    expect(JSON.parse(readFileSync(join(root, `${key}.summary.json`), 'utf8'))).toMatchObject({ harness: 'text/human', task_id: 'C1-E1' });
   });
 
   it('shows why a play failed, with the diff, and exits 1', async () => {

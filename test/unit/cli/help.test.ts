@@ -35,7 +35,7 @@ describe('the CLI surface (issue 15)', () => {
     expect(pack.err).toMatch(/pack "nope" not found under .*; the packs there: control-industry, customer-support, healthcare, legal/);
     const score = await cli(['score']);
     expect(score.code).toBe(3);
-    expect(score.err).toMatch(/^--snapshots is required$/m);
+    expect(score.err).toMatch(/^mivas score: --snapshots is required$/m);
   });
 
   it('scores a run at the k its trials allow: pass^5 as usual, pass^k for fewer trials', () => {

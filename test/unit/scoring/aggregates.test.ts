@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakdowns, groupMetrics, leaderboard, P_K_LABEL, taskStats } from '../../../src/scoring/index.ts';
+import { breakdowns, groupMetrics, leaderboard, P_K_LABEL, taskStats, wilsonInterval } from '../../../src/scoring/index.ts';
 import { renderScoreTable } from '../../../src/report/index.ts';
 import { trials } from '../../support/scoring-verdicts.ts';
 
@@ -71,8 +71,9 @@ describe('aggregates (scoring.md §8)', () => {
     const [lo, hi] = a.ci.pass_at_1 ?? [NaN, NaN];
     expect(lo).toBeLessThanOrEqual(a.pass_at_1 ?? 0);
     expect(hi).toBeGreaterThanOrEqual(a.pass_at_1 ?? 1);
-    // Resampling tasks, not conversations: a single task gives a degenerate interval.
-    expect(metricsOf(trials('C', 'PPFFP')).ci.pass_at_1).toEqual([0.6, 0.6]);
+    // Resampling tasks, not conversations: a single task has no spread to resample, so its interval
+    // is Wilson's over one task (never the collapsed [0.6, 0.6] five conversations would suggest).
+    expect(metricsOf(trials('C', 'PPFFP')).ci.pass_at_1).toEqual(wilsonInterval(0.6, 1));
   });
 
   it('breakdowns by category, difficulty and audio condition add up to the totals', () => {
