@@ -1,5 +1,5 @@
 /**
- * Paired comparison of two runs on the same tasks (docs/scoring.md, "Comparing runs"). The unit
+ * Paired comparison of two runs on the same tasks (docs/ui.md, "Compare"). The unit
  * is the task, as in the bootstrap: trials of one task are correlated, tasks are not. Pure and
  * deterministic (the paired bootstrap uses the pinned mulberry32 with the given seed).
  */
