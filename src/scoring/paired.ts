@@ -1,5 +1,5 @@
 /**
- * Paired comparison of two runs on the same tasks (docs/scoring.md, "Comparing runs"). The unit
+ * Paired comparison of two runs on the same tasks (docs/scoring.md, "Intervals and comparing runs"). The unit
  * is the task, as in the bootstrap: trials of one task are correlated, tasks are not. The verdict
  * is the per-task pass rate's: every trial counts, and the difference is significant exactly when
  * its 95% interval leaves out 0. pass^k's reading (a task passes only when every trial passed) has

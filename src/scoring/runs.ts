@@ -1,5 +1,5 @@
 /**
- * Runs as first-class (docs/scoring.md, "Runs"): a run is the conversations that share a run id
+ * Runs as first-class (docs/ui.md, "Runs"): a run is the conversations that share a run id
  * (`X-Mivas-Run-Id`, one `mivas run`). Its metadata is derived from the verdicts, the packs
  * scored and, where the caller left one, the caller's own record. Pure.
  */

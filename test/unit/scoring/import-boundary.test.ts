@@ -9,7 +9,7 @@ function importsOf(source: string): string[] {
   return [...source.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2] ?? '');
 }
 
-describe('import boundary (style.md rule 1, scoring.md §1)', () => {
+describe('import boundary (docs/architecture.md convention 1, scoring.md §1)', () => {
   it('scoring imports no provider or model client, nor the server or call code', () => {
     const files = readdirSync(SCORING_DIR).filter((f) => f.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(10);
