@@ -138,6 +138,11 @@ const CATALOG = {
   },
   PROVIDER_SETTING_MISSING: { meaning: 'The harness needs a setting (an API key or base URL) that is unset; the message names the variable.', exit: EXIT.usage },
   SNAPSHOTS_NOT_FOUND: { meaning: 'The snapshot directory does not exist, or `mivas score` found no snapshots under it (for that pack or run).', exit: EXIT.usage },
+  SNAPSHOTS_UNREADABLE: {
+    meaning:
+      '`mivas score` found files under the snapshot folder but skipped every one (links out of the folder or dangling, FIFOs, devices, files over `--max-json-mb`/`--max-file-mb`, sets whose summary names another call or pack); each was named on stderr with its reason.',
+    exit: EXIT.usage,
+  },
   MAPPING_UNREADABLE: { meaning: 'The `--mapping` file cannot be read.', exit: EXIT.usage },
   MAPPING_INVALID: { meaning: 'The `--mapping` file is not a mapping: bad JSON or CSV, a bad conversation id, or one conversation mapped to two tasks.', exit: EXIT.usage },
   SCORES_INVALID: { meaning: '`scores.json` does not match the score file schema.', exit: EXIT.usage },

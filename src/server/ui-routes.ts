@@ -17,7 +17,7 @@ import {
   type ReportModel,
   type RunListing,
 } from '../report/index.ts';
-import { directorySource, groupKeys, loadSnapshot, NO_RUN_ID, s3Source, scoreRun, SCORER_VERSION, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
+import { directorySource, groupKeys, loadSnapshot, NO_RUN_ID, s3Source, scoreRun, SCORER_VERSION, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource } from '../scoring/index.ts';
 import { createS3Client, snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
@@ -115,10 +115,10 @@ function modelLoader(ctx: AppContext): () => { model: ReportModel } | { problem:
 }
 
 /** The snapshot store the service writes to, as a listable source (a directory or an S3 prefix). */
-export function storeSource(config: Config): SnapshotSource {
+export function storeSource(config: Config, onSkip?: SkipReporter): SnapshotSource {
   const target = config.snapshots;
-  if (target.kind === 'directory') return directorySource(resolve(target.dir));
-  return s3Source(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
+  if (target.kind === 'directory') return directorySource(resolve(target.dir), { onSkip });
+  return s3Source(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix, { onSkip });
 }
 
 interface StoredCall {
@@ -328,7 +328,7 @@ async function sendPage(reply: FastifyReply, model: ReportModel, name: string, r
  */
 export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const load = modelLoader(ctx);
-  const store = new StoreRuns(storeSource(ctx.config), ctx.config);
+  const store = new StoreRuns(storeSource(ctx.config, (key, reason) => ctx.log.warn({ key, reason }, 'the results UI skipped a file of the snapshot store')), ctx.config);
   const runSet = runSetLoader(ctx, store);
   const storeRead = (key: string) => store.source.read(key);
   const storePage = async (reply: FastifyReply, base: string): Promise<FastifyReply> => {
