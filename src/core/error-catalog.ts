@@ -97,6 +97,10 @@ const CATALOG = {
   },
   EPISODE_ENDED: { meaning: 'The episode has ended (end_call, a human transfer, the caller hung up, the turn cap, or verify): it takes no more actions; verify still answers with its reward.', status: 409 },
   EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process; `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead.', status: 503 },
+  OPENENV_SOCKETS_FULL: {
+    meaning: 'An upgrade to `/rl/<pack>/openenv/ws` while `MIVAS_RL_MAX_SOCKETS` OpenEnv sockets (lowered to fit the open-file limit) are open; answered with `Retry-After` before any 101, and the connection is closed.',
+    status: 503,
+  },
   EPISODE_INVALID: {
     meaning: 'An episode or rollout cannot start as asked: an unknown task id, a handoff mode other than native or soft, a caller kind this build has not got, a bad turn cap, or a policy URL that is not ws:// or wss://.',
     status: 422,

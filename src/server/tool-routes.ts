@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, isPlainObject, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
-import { MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 import { sendProblem } from './problem.ts';
 
 function digest(text: string): Buffer {
@@ -70,7 +69,7 @@ function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, 
     if (closed) return refuse(closed);
     if (ctx.harnessSessions.isFull()) {
       reply.header('Retry-After', '60');
-      return refuse(httpProblem('HARNESS_SESSIONS_FULL', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
+      return refuse(httpProblem('HARNESS_SESSIONS_FULL', `${ctx.harnessSessions.max} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
     }
     conversation = ctx.harnessSessions.open(callId);
   }
