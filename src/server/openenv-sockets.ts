@@ -19,6 +19,8 @@ export interface OpenEnvSocketLimits {
   readonly bufferBytes: number;
 }
 
+/** Messages a socket has answered per second at most (and in a burst); the next one waits its turn. */
+export const MESSAGES_PER_S = 200;
 /** A peer whose unsent replies stay over the bound this long is dropped. */
 export const DRAIN_GRACE_MS = 10_000;
 /** Messages read but not answered yet, past which the socket is no longer read. */
@@ -36,6 +38,12 @@ export interface SocketWatch {
   answered(): void;
   /** A reply went out: reading stops while the peer leaves too much unread. */
   sent(): void;
+  /**
+   * Resolves when the next message may be answered: after a turn of the event loop, and no
+   * sooner than MESSAGES_PER_S allows, so a burst of tiny messages neither holds the loop nor
+   * takes more than its share of the CPU.
+   */
+  turn(): Promise<void>;
 }
 
 /** Every OpenEnv socket of the process: counted, and each watched from its upgrade to its close. */
@@ -78,6 +86,8 @@ export class OpenEnvSockets {
     let paused = false;
     let awaitingPong = false;
     let ended = false;
+    let tokens = MESSAGES_PER_S;
+    let refilledMs = clock.nowMs();
     const timers = new Set<Timer>();
     const after = (ms: number, fn: () => void): void => {
       const timer = clock.setTimer(ms, () => {
@@ -153,6 +163,15 @@ export class OpenEnvSockets {
         setReading();
         after(DRAIN_POLL_MS, pollDrain);
       },
+      turn: () =>
+        new Promise<void>((resolve) => {
+          const now = clock.nowMs();
+          tokens = Math.min(MESSAGES_PER_S, tokens + ((now - refilledMs) * MESSAGES_PER_S) / 1000) - 1;
+          refilledMs = now;
+          // Resolves even after the close, so the message loop reaches its end and finishes the episode.
+          if (tokens >= 0) setImmediate(resolve);
+          else clock.setTimer((-tokens * 1000) / MESSAGES_PER_S, resolve);
+        }),
     };
   }
 }

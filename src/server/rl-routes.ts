@@ -191,6 +191,9 @@ function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log
   socket.on('message', (raw: Buffer, isBinary: boolean) => {
     watch.received();
     queue = queue.then(async () => {
+      // One message per turn of the event loop, at a bounded rate: a burst read in one chunk
+      // (thousands of tiny messages) never holds the loop, so calls' pacers and /health keep theirs.
+      await watch.turn();
       if (closed) return;
       try {
         const { reply, close } = await session.handle(isBinary ? '' : raw.toString('utf8'));

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/index.ts';
-import { DRAIN_GRACE_MS, MAX_QUEUED_MESSAGES, OpenEnvSockets } from '../../../src/server/openenv-sockets.ts';
+import { DRAIN_GRACE_MS, MAX_QUEUED_MESSAGES, MESSAGES_PER_S, OpenEnvSockets } from '../../../src/server/openenv-sockets.ts';
 
 /** The part of a `ws` socket the watch uses, recording what was done to it. */
 class FakeSocket extends EventEmitter {
@@ -132,5 +132,21 @@ describe('OpenEnv socket bounds', () => {
     expect(socket.terminated).toBe(false);
     clock.advance(1_000);
     expect(socket.terminated).toBe(true);
+  });
+});
+
+describe('OpenEnv message turns', () => {
+  it('answers a burst at MESSAGES_PER_S at most, each after a turn of the event loop', async () => {
+    const { clock, watch } = rig();
+    let answered = 0;
+    const all = Array.from({ length: MESSAGES_PER_S + 2 }, () => watch.turn().then(() => answered++));
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(MESSAGES_PER_S);
+    clock.advance(1000 / MESSAGES_PER_S);
+    await Promise.resolve();
+    expect(answered).toBe(MESSAGES_PER_S + 1);
+    clock.advance(1000 / MESSAGES_PER_S);
+    await Promise.all(all);
+    expect(answered).toBe(MESSAGES_PER_S + 2);
   });
 });
