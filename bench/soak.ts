@@ -8,7 +8,9 @@
  *   npm run soak                      every scenario (about 5 minutes; the S3 outage alone is 60 s)
  *   npm run soak -- --only drop,rows  some: s3, drop, vanish, sigterm, kill9, rows, and the faults of
  *                                     issue 14 (bench/soak-faults.ts): flood, s3stall, diskfull,
- *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades
+ *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades; and
+ *                                     those of issue 26 (bench/soak-inbound.ts): openenv, files,
+ *                                     scorer, uiscore, rlids
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { startTestServer } from '../test/support/server.ts';
 import { startServerProcess, tempDir } from './bench-context.ts';
 import type { LoadCaller } from './live-callers.ts';
 import { FAULT_SCENARIOS } from './soak-faults.ts';
+import { INBOUND_SCENARIOS } from './soak-inbound.ts';
 import { bookingScript, check, controlPack, filesIn, providerEnv, readDirectorySnapshot, sleep, snapshotFacts, SoakRig, tally, uploadCounter, waitUntil, type Check } from './soak-support.ts';
 
 const PACK = 'control-industry';
@@ -259,6 +262,7 @@ const SCENARIOS: Record<string, { title: string; run: Scenario }> = {
   kill9: { title: 'kill -9 mid-call, restart on the same data dir', run: kill9 },
   rows: { title: '100 concurrent calls writing distinct rows', run: distinctRows },
   ...FAULT_SCENARIOS,
+  ...INBOUND_SCENARIOS,
 };
 
 async function main(): Promise<number> {
