@@ -140,7 +140,7 @@ async function openEnvFlood(job: OpenEnvFlood): Promise<Record<string, unknown>>
   let head = '';
   let openedAt = 0;
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(`GET ${job.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: c29hay1vcGVuZW52LWZsb29k\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  socket.write(`GET ${job.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('soak-openenv-fld').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
   const upgraded = await new Promise<boolean>((resolve) => {
     const onData = (c: Buffer): void => {
       head += c.toString('latin1');
