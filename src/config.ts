@@ -150,6 +150,9 @@ export const envSchema = z.object({
   MIVAS_RL_IDLE_S: seconds.default(900),
   MIVAS_RL_UNTOUCHED_S: seconds.default(60),
   MIVAS_RL_CALLER_CACHE: optionalText,
+  MIVAS_RL_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
+  MIVAS_RL_SOCKET_IDLE_S: seconds.default(60),
+  MIVAS_RL_SOCKET_BUFFER_KB: z.coerce.number().int().min(16).max(1024 * 1024).default(1024),
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
@@ -332,6 +335,12 @@ export interface RlSettings {
   readonly untouchedMs: number;
   /** Directory of the `llm` caller's request cache for RL episodes (as `--caller-cache`); unset: none. */
   readonly callerCacheDir: string | undefined;
+  /** OpenEnv WebSockets open at once (lowered to fit the open-file limit); past it an upgrade answers 503. */
+  readonly maxSockets: number;
+  /** An OpenEnv WebSocket without a live episode that sends nothing this long is closed. */
+  readonly socketIdleMs: number;
+  /** Unsent reply bytes past which an OpenEnv WebSocket is no longer read (and a peer that does not read is dropped). */
+  readonly socketBufferBytes: number;
 }
 
 /** The OpenAI-compatible chat endpoint the `text/openai-chat` policy harness calls. */
@@ -490,7 +499,7 @@ function toConfig(env: Env): ConfigResult {
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
-    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE },
+    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE, maxSockets: env.MIVAS_RL_MAX_SOCKETS, socketIdleMs: env.MIVAS_RL_SOCKET_IDLE_S * 1000, socketBufferBytes: env.MIVAS_RL_SOCKET_BUFFER_KB * 1024 },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
   };
   return { ok: true, config: Object.freeze(config) };

@@ -1,5 +1,5 @@
 import type { Clock, IdSource, Timer } from '../core/index.ts';
-import { CALL_ID_PATTERN } from '../core/index.ts';
+import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, isEpisodeId } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { SnapshotPart } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
@@ -264,11 +264,12 @@ export class EpisodeDesk {
 
   private idFor(desk: DeskPack, wanted: string | null | undefined): string {
     if (wanted) {
-      if (!CALL_ID_PATTERN.test(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode ids must match ${CALL_ID_PATTERN.source}`);
+      // Only the episode namespace: a call's id (finished or still to be dialed) is never an episode's.
+      if (!isEpisodeId(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode ids start with ${EPISODE_ID_PREFIX} and match ${CALL_ID_PATTERN.source}; other ids belong to calls`);
       if (this.knows(wanted) || desk.databases.exists(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode id ${wanted} was used before; an id names one conversation, once`);
       return wanted;
     }
-    return `ep_${this.options.ids.hex(24)}`;
+    return `${EPISODE_ID_PREFIX}${this.options.ids.hex(24)}`;
   }
 
   private hold(episode: TextEpisode, reapUntouched: boolean): void {

@@ -45,9 +45,21 @@ describe('EpisodeDesk', () => {
     await expect(desk.open({ pack: 'healthcare', caller: 'llm', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('"llm" caller') });
     await expect(desk.open({ pack: 'healthcare', maxTurns: 0, policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
     await expect(desk.open({ pack: 'legal', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
-    await desk.open({ pack: 'healthcare', episodeId: 'mine-1', policy: 'p' });
-    await expect(desk.open({ pack: 'healthcare', episodeId: 'mine-1', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await desk.open({ pack: 'healthcare', episodeId: 'ep_mine-1', policy: 'p' });
+    await expect(desk.open({ pack: 'healthcare', episodeId: 'ep_mine-1', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
     await expect(desk.open({ pack: 'healthcare', episodeId: '../etc', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await desk.close();
+  });
+
+  it('keeps episodes in the ep_ namespace: a call id, used or still to be dialed, is refused and creates nothing', async () => {
+    const desk = deskOf(new ManualClock(), 10);
+    for (const callId of ['loc_0123456789ab', 'call_00ff00ff00ff', '721435', 'ro_abc', 'EP_upper']) {
+      await expect(desk.open({ pack: 'healthcare', episodeId: callId, policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('ep_') });
+      expect(rig.databases.exists(callId)).toBe(false);
+      expect(desk.knows(callId)).toBe(false);
+    }
+    const minted = await desk.open({ pack: 'healthcare', policy: 'p' });
+    expect(minted.episode.id).toMatch(/^ep_[0-9a-f]{24}$/);
     await desk.close();
   });
 
