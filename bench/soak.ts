@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../src/audio/index.ts';
-import { dialCall } from '../src/caller/index.ts';
+import { dialOpeningLine } from '../src/caller/index.ts';
 import { renderTable } from '../src/cli/index.ts';
 import { RealtimeStandIn } from '../test/support/realtime-server.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../test/support/s3.ts';
@@ -282,7 +282,7 @@ function setupFault(fault: 'refused' | 'silent'): Scenario {
       const ended = await Promise.all(
         calls.map(async (callId) => {
           const started = performance.now();
-          const report = await dialCall({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: 'Hello.', synth, paced: true, timeoutMs: 60_000 });
+          const report = await dialOpeningLine({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: 'Hello.', synth, paced: true, timeoutMs: 60_000 });
           return { callId, ms: performance.now() - started, closeCode: report.closeCode };
         }),
       );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, type CallerReport } from '../../src/caller/index.ts';
 import { GEMINI_OPENING_CUE } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { GeminiLiveStandIn, type GeminiClientMessage, type GeminiConnection } from '../support/gemini-live-server.ts';
@@ -39,7 +39,7 @@ describe('google/gemini-live: a control-industry call, one stream per specialist
     standIn = await GeminiLiveStandIn.start();
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
-    const caller = dialCall({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
+    const caller = dialOpeningLine({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
     reception = await standIn.nextConnection();
     await reception.next('text');
     reception.speak(tone(800, 24_000), GREETING);
@@ -142,7 +142,7 @@ describe('google/gemini-live: a stream lost at the handoff ends the call with a 
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
     try {
-      const caller = dialCall({ url: server.wsUrl, callId: 'gemini_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const caller = dialOpeningLine({ url: server.wsUrl, callId: 'gemini_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
       const reception = await standIn.nextConnection();
       await reception.next('text');
       reception.speak(tone(300, 24_000), GREETING);
@@ -167,7 +167,7 @@ describe('google/gemini-live: goAway moves the session to a resumed stream', () 
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
     try {
-      const caller = dialCall({ url: server.wsUrl, callId: 'gemini_goaway', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const caller = dialOpeningLine({ url: server.wsUrl, callId: 'gemini_goaway', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
       const first = await standIn.nextConnection();
       await first.next('text');
       first.send({ sessionResumptionUpdate: { newHandle: 'handle-1', resumable: true } });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import type { Task } from '../../src/packs/index.ts';
 import { CASCADE_OPENING_CUE, GEMINI_OPENING_CUE, NOVA_OPENING_CUE } from '../../src/providers/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
@@ -39,8 +39,8 @@ async function scoreAll(server: TestServer, callIds: readonly string[]): Promise
   }));
 }
 
-function dial(server: TestServer, synth: SpeechSynth, task: Task, callId: string): ReturnType<typeof dialCall> {
-  return dialCall({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_harness_routes', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
+function dial(server: TestServer, synth: SpeechSynth, task: Task, callId: string): ReturnType<typeof dialOpeningLine> {
+  return dialOpeningLine({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_harness_routes', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
 }
 
 function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {

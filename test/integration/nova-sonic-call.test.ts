@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, type CallerReport } from '../../src/caller/index.ts';
 import { NOVA_OPENING_CUE } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { NovaBedrockStandIn, type NovaStreamConnection } from '../support/nova-bedrock-server.ts';
@@ -42,7 +42,7 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
     standIn = await NovaBedrockStandIn.start();
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
-    const caller = dialCall({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
+    const caller = dialOpeningLine({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
     reception = await standIn.nextConnection();
     await reception.waitFor(() => reception.textBlocks('USER').includes(NOVA_OPENING_CUE), 'the opening cue');
     reception.speak(tone(800, 24_000), GREETING);
@@ -131,7 +131,7 @@ describe('aws/nova-sonic: a stream lost at the handoff ends the call with a type
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
     try {
-      const caller = dialCall({ url: server.wsUrl, callId: 'nova_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const caller = dialOpeningLine({ url: server.wsUrl, callId: 'nova_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
       const reception = await standIn.nextConnection();
       await reception.waitFor(() => reception.textBlocks('USER').includes(NOVA_OPENING_CUE), 'the opening cue');
       reception.speak(tone(300, 24_000), GREETING);
