@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { summarySchema, type Summary } from '../../src/snapshot/index.ts';
 import { loadControlPack } from '../support/call-record.ts';
 import { pollHealthApart, type HealthPolls } from '../support/health-poller.ts';
@@ -142,7 +142,7 @@ describe('inbound sockets are bounded (issue 26)', () => {
     const pid = server.child.pid ?? 0;
     const synth = await createSpeechSynth(16_000);
     const pack = await loadControlPack();
-    const dial = (callId: string) => dialCall({ url: server.wsUrl, callId, taskId: 'S-E1', runId: null, auth: null, openingLine: openingLineOf(pack.tasks.get('S-E1')?.intent ?? ''), synth, paced: true, timeoutMs: 120_000 });
+    const dial = (callId: string) => dialOpeningLine({ url: server.wsUrl, callId, taskId: 'S-E1', runId: null, auth: null, openingLine: openingLineOf(pack.tasks.get('S-E1')?.intent ?? ''), synth, paced: true, timeoutMs: 120_000 });
     const summaryOf = (callId: string): Summary => summarySchema.parse(JSON.parse(readFileSync(join(server.dataDir, 'snapshots', 'control-industry', `${callId}.summary.json`), 'utf8')));
     // The control: the same call on the same server with no fault.
     await dial('inbound_control');
