@@ -140,17 +140,29 @@ export class NovaStreamConnection {
 
   /** The model speaks: SPECULATIVE text, the AUDIO block in chunks, the FINAL text, usage. */
   speak(pcm: Buffer, text: string): void {
+    this.speakInParts([{ pcm, text }]);
+  }
+
+  /**
+   * One answer in parts, as Nova 2 sends a longer one: per part a SPECULATIVE text, its AUDIO
+   * block and its FINAL text; every block but the last part's ends with PARTIAL_TURN, the last
+   * part's audio and FINAL text with END_TURN.
+   */
+  speakInParts(parts: readonly { readonly pcm: Buffer; readonly text: string }[]): void {
     this.send('completionStart', { sessionId: 's', promptName: 'p', completionId: `cmp${++this.counter}` });
-    this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"SPECULATIVE"}' });
-    this.send('textOutput', { role: 'ASSISTANT', content: text });
-    this.send('contentEnd', { type: 'TEXT', stopReason: 'PARTIAL_TURN' });
-    this.send('contentStart', { type: 'AUDIO', role: 'ASSISTANT', contentId: `a${this.counter}` });
-    for (let i = 0; i < pcm.length; i += 9_600) this.send('audioOutput', { content: pcm.subarray(i, i + 9_600).toString('base64') });
-    this.usage();
-    this.send('contentEnd', { type: 'AUDIO', stopReason: 'END_TURN' });
-    this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' });
-    this.send('textOutput', { role: 'ASSISTANT', content: text });
-    this.send('contentEnd', { type: 'TEXT', stopReason: 'END_TURN' });
+    parts.forEach(({ pcm, text }, i) => {
+      const stopReason = i === parts.length - 1 ? 'END_TURN' : 'PARTIAL_TURN';
+      this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"SPECULATIVE"}' });
+      this.send('textOutput', { role: 'ASSISTANT', content: text });
+      this.send('contentEnd', { type: 'TEXT', stopReason: 'PARTIAL_TURN' });
+      this.send('contentStart', { type: 'AUDIO', role: 'ASSISTANT', contentId: `a${this.counter}_${i}` });
+      for (let at = 0; at < pcm.length; at += 9_600) this.send('audioOutput', { content: pcm.subarray(at, at + 9_600).toString('base64') });
+      if (stopReason === 'END_TURN') this.usage();
+      this.send('contentEnd', { type: 'AUDIO', stopReason });
+      this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' });
+      this.send('textOutput', { role: 'ASSISTANT', content: text });
+      this.send('contentEnd', { type: 'TEXT', stopReason });
+    });
   }
 
   /** A TOOL block with one toolUse. */

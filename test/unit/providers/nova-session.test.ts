@@ -74,4 +74,29 @@ describe('NovaSonicSession behind an injected transport', () => {
     expect(names(first?.sent ?? []).slice(-3)).toEqual(['contentEnd', 'promptEnd', 'sessionEnd']);
     await session.close();
   });
+
+  it('keeps an answer split by PARTIAL_TURN as one response with one transcript, ended by END_TURN', async () => {
+    const t = fakeTransport();
+    const session = new NovaSonicSession({ model: 'amazon.nova-2-sonic-v1:0', voice: 'matthew', endpointing: 'MEDIUM', transport: t.open, clock: new ManualClock() });
+    const seen: string[] = [];
+    session.events.on('responseStarted', (id) => seen.push(`started ${id}`));
+    session.events.on('responseDone', (d) => seen.push(`done ${d.responseId} ${d.status}`));
+    session.events.on('audio', (itemId) => seen.push(`audio ${itemId}`));
+    session.events.on('transcript', (side, text, itemId) => seen.push(`${side} ${itemId}: ${text}`));
+    await session.connect(AGENT, new AbortController().signal);
+    const s = t.streams[0];
+    const part = (text: string, stopReason: string): void => {
+      s?.push({ event: { contentStart: { type: 'AUDIO', role: 'ASSISTANT' } } });
+      s?.push({ event: { audioOutput: { content: Buffer.alloc(4_800).toString('base64') } } });
+      s?.push({ event: { contentEnd: { type: 'AUDIO', stopReason } } });
+      s?.push({ event: { contentStart: { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' } } });
+      s?.push({ event: { textOutput: { role: 'ASSISTANT', content: text } } });
+      s?.push({ event: { contentEnd: { type: 'TEXT', stopReason } } });
+    };
+    part('Your visit is booked.', 'PARTIAL_TURN');
+    part('Anything else?', 'END_TURN');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['started nova_resp_1', 'audio nova_item_1', 'audio nova_item_1', 'done nova_resp_1 completed', 'agent nova_item_1: Your visit is booked. Anything else?']);
+    await session.close();
+  });
 });
