@@ -114,8 +114,9 @@ describe('healthcare reference routes through the new harnesses (issue 19 accept
           conn.callTools([{ name: move.name, args: move.args }]);
           if (move.hop) {
             conn = await standIn.nextConnection();
-            const seed = (await conn.next('clientContent')).clientContent as { turns: { parts: { text: string }[] }[] };
-            seeds.push({ text: seed.turns.flatMap((t) => t.parts.map((p) => p.text)).join('\n'), outputsBefore: player.outputs.map((o) => o.output) });
+            // The conversation so far is the second part of the next specialist's instructions.
+            const setup = (await conn.next('setup')).setup as { systemInstruction: { parts: { text: string }[] } };
+            seeds.push({ text: setup.systemInstruction.parts.slice(1).map((p) => p.text).join('\n'), outputsBefore: player.outputs.map((o) => o.output) });
             await conn.next('text');
           } else {
             const [answer] = await conn.toolResponses();
@@ -130,6 +131,8 @@ describe('healthcare reference routes through the new harnesses (issue 19 accept
       expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
       expectSeedsHoldEarlierResults(seeds);
       expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+      // The strict stand-in checked every message against the SDK's types (empty OBJECT schemas refused).
+      expect(standIn.connections.flatMap((c) => c.violations)).toEqual([]);
     } finally {
       await server.close();
       await standIn.close();
