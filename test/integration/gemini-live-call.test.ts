@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
 import { dialCall, type CallerReport } from '../../src/caller/index.ts';
-import { GEMINI_OPENING_CUE, SEED_HEADING } from '../../src/providers/index.ts';
+import { estimateCost, GEMINI_OPENING_CUE, SEED_HEADING } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { GEMINI_USAGE, GeminiLiveStandIn, type GeminiClientMessage, type GeminiConnection } from '../support/gemini-live-server.ts';
 import { eventsOf, OPENING_LINE, readSnapshot } from '../support/realtime-call.ts';
@@ -140,6 +140,9 @@ describe('google/gemini-live: a control-industry call, one stream per specialist
     expect(summary.usage.output_tokens).toBe(turns * ((GEMINI_USAGE.responseTokenCount ?? 0) + (GEMINI_USAGE.thoughtsTokenCount ?? 0)));
     expect(summary.usage.input_tokens).toBe(turns * ((GEMINI_USAGE.promptTokenCount ?? 0) + (GEMINI_USAGE.toolUsePromptTokenCount ?? 0)));
     expect(summary.usage.output_text_tokens).toBe(turns * (GEMINI_USAGE.thoughtsTokenCount ?? 0));
+    // The default model has a price row: the call shows its cost, thinking and tool-use tokens included.
+    expect(summary.cost_usd_est).toBeGreaterThan(0);
+    expect(summary.cost_usd_est).toBe(estimateCost(summary.model, summary.usage, summary.duration_ms).costUsd);
   });
 
   it('sent nothing the strict stand-in refused', () => {
