@@ -104,7 +104,7 @@ interface Stream {
 }
 
 /**
- * Amazon Nova Sonic (DESIGN.md §19, a new stream per specialist): one
+ * Amazon Nova Sonic, a new stream per specialist: one
  * InvokeModelWithBidirectionalStream per agent, its tools fixed at `promptStart`. A stream opens
  * with sessionStart (inference and turn-detection settings), promptStart (text and 24 kHz audio
  * output, the tools), the system prompt as a TEXT block, the history as TEXT blocks (within the
