@@ -87,7 +87,7 @@ describe('a price row for every registered harness', () => {
     // The keyless harnesses (scripted, noop) run no model and bill nothing: estimateCost(null) is null.
     for (const name of HARNESS_NAMES.filter((n) => n !== 'scripted' && n !== 'noop')) {
       const session = createHarnessFactory(name, { synth, clock: new ManualClock(), noopWaitMs: 1_000, providers }).create(call);
-      const components = name === 'cascaded' ? [providers.cascaded.stt.model, providers.cascaded.tts.model] : [];
+      const components = name === 'cascaded' ? [providers.cascaded.stt.model, providers.cascaded.tts.model].filter((m): m is string => m !== undefined) : [];
       billed.set(name, [...(session.model === null ? [] : [session.model]), ...components]);
       await session.close();
     }
