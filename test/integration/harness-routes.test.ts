@@ -198,6 +198,8 @@ describe('healthcare reference routes through the new harnesses, each call price
       expectCosted(verdicts);
       expectSeedsHoldEarlierResults(seeds);
       expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+      // The strict stand-in checked every input event's fields and order.
+      expect(standIn.connections.flatMap((c) => c.violations)).toEqual([]);
     } finally {
       await server.close();
       await standIn.close();

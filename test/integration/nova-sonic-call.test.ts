@@ -124,6 +124,10 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
     expect(summary.usage).toMatchObject({ input_audio_tokens: 120, input_text_tokens: 80, output_audio_tokens: 90, output_text_tokens: 10 });
   });
 
+  it('sent nothing the strict stand-in refused', () => {
+    expect([...reception.violations, ...scheduler.violations]).toEqual([]);
+  });
+
   it('records an answer split by PARTIAL_TURN as one response and one utterance, ended by END_TURN', () => {
     const lastHandoff = eventsOf(events, 'handoff')[0]?.seq ?? Infinity;
     const spoken = eventsOf(events, 'speech.started').filter((e) => e.side === 'agent' && e.seq > lastHandoff);

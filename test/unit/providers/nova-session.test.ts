@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/index.ts';
 import { NOVA_OPENING_CUE, NOVA_RENEW_AFTER_MS, NovaSonicSession, type NovaDuplex, type NovaEvent } from '../../../src/providers/index.ts';
+import { novaEventProblem, type NovaClientEvent } from '../../support/nova-bedrock-server.ts';
 
 /** A transport double: records what each stream was sent and lets the test push model events. */
 function fakeTransport(): { open: (model: string) => NovaDuplex; streams: { sent: NovaEvent[]; push: (e: NovaEvent) => void; ended: boolean }[] } {
@@ -98,5 +99,38 @@ describe('NovaSonicSession behind an injected transport', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual(['started nova_resp_1', 'audio nova_item_1', 'audio nova_item_1', 'done nova_resp_1 completed', 'agent nova_item_1: Your visit is booked. Anything else?']);
     await session.close();
+  });
+});
+
+describe('the strict Nova stand-in', () => {
+  /** What the session sends on a stream, as the stand-in receives it. */
+  async function sentByTheSession(): Promise<NovaClientEvent[]> {
+    const t = fakeTransport();
+    const session = new NovaSonicSession({ model: 'amazon.nova-2-sonic-v1:0', voice: 'matthew', endpointing: 'MEDIUM', transport: t.open, clock: new ManualClock() });
+    await session.connect(AGENT, new AbortController().signal);
+    session.requestResponse();
+    await session.close();
+    return (t.streams[0]?.sent ?? []).flatMap((e) => Object.entries(e.event).map(([name, body]) => ({ name, body: body as Record<string, unknown> })));
+  }
+
+  function problems(events: readonly NovaClientEvent[]): string[] {
+    return events.flatMap((e, i) => novaEventProblem(e, events.slice(0, i)) ?? []);
+  }
+
+  it('takes every event the session sends, in its order', async () => {
+    const sent = await sentByTheSession();
+    expect(sent.map((e) => e.name)).toContain('sessionEnd');
+    expect(problems(sent)).toEqual([]);
+  });
+
+  it('refuses unknown and missing fields, and events out of order', async () => {
+    const sent = await sentByTheSession();
+    const [start, prompt] = sent;
+    if (!start || !prompt) throw new Error('no stream opened');
+    expect(problems([{ name: 'sessionStart', body: { ...start.body, extra: 1 } }])[0]).toContain('extra');
+    expect(problems([start, { name: 'promptStart', body: { ...prompt.body, toolUseOutputConfiguration: undefined } }])[0]).toContain('toolUseOutputConfiguration');
+    expect(problems([prompt])[0]).toContain('sessionStart must be the first event');
+    expect(problems([start, prompt, { name: 'textInput', body: { promptName: prompt.body.promptName, contentName: 'never-opened', content: 'hi' } }])[0]).toContain('not open');
+    expect(problems([start, { name: 'audioOutput', body: {} }])[0]).toContain('unknown input event');
   });
 });
