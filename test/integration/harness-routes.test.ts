@@ -88,6 +88,8 @@ describe('healthcare reference routes through the new harnesses, each call price
       const verdicts = await scoreAll(server, ids);
       expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
       expectCosted(verdicts);
+      // The strict stand-ins checked every request against the openai package's request types.
+      expect(standIn.violations).toEqual([]);
     } finally {
       await server.close();
       await standIn.close();
