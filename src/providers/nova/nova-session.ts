@@ -389,19 +389,20 @@ export class NovaSonicSession implements ModelSession {
       }
     }
     if (block?.type === 'TEXT' && block.role === 'ASSISTANT' && block.final) this.onSpokenText(block.text.trim(), c.stopReason);
-    if (block?.type === 'AUDIO' || c.type === 'AUDIO') this.onAudioEnd(c.stopReason);
+    if (block?.type === 'AUDIO' || c.type === 'AUDIO' || (block?.role === 'ASSISTANT' && block.final)) this.onAnswerPartEnd(c.stopReason);
     if (block?.type === 'TOOL' || c.type === 'TOOL') this.flushCalls();
   }
 
   /**
-   * An audio block ended. A PARTIAL_TURN block is one part of the answer (and a TOOL_USE one is
-   * followed by its tool block): the next block continues the same response and item. END_TURN
-   * ends the answer, INTERRUPTED cuts it (a missing reason ends it too, so an answer never stays
-   * open), as the reference client ends a turn only on END_TURN (aws-samples/amazon-nova-samples
-   * `speech-to-speech/amazon-nova-2-sonic/sample-codes/websocket-nodejs/public/src/main.js`,
-   * its `contentEnd` handler, b37d226).
+   * An audio block (or the FINAL text that follows it) ended. A PARTIAL_TURN block is one part of
+   * the answer (and a TOOL_USE one is followed by its tool block): the next block continues the
+   * same response and item. END_TURN ends the answer, INTERRUPTED cuts it (a missing reason ends
+   * it too, so an answer never stays open), as the reference client ends a turn only on END_TURN
+   * (aws-samples/amazon-nova-samples
+   * `speech-to-speech/amazon-nova-2-sonic/sample-codes/websocket-nodejs/public/src/main.js`, its
+   * `contentEnd` handler, b37d226). With no answer open (its audio already ended it) this does nothing.
    */
-  private onAudioEnd(stopReason: string | undefined): void {
+  private onAnswerPartEnd(stopReason: string | undefined): void {
     if (stopReason === 'INTERRUPTED' || this.response.current?.cancelled) this.response.finish('cancelled');
     else if (!CONTINUES_ANSWER.has(stopReason ?? '')) this.response.finish('completed');
   }

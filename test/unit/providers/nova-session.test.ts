@@ -98,6 +98,14 @@ describe('NovaSonicSession behind an injected transport', () => {
     part('Anything else?', 'END_TURN');
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual(['started nova_resp_1', 'audio nova_item_1', 'audio nova_item_1', 'done nova_resp_1 completed', 'agent nova_item_1: Your visit is booked. Anything else?']);
+    // The turn also ends on the FINAL text's END_TURN when the audio block itself said PARTIAL_TURN.
+    seen.length = 0;
+    part('Goodbye.', 'PARTIAL_TURN');
+    s?.push({ event: { contentStart: { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' } } });
+    s?.push({ event: { textOutput: { role: 'ASSISTANT', content: 'Take care.' } } });
+    s?.push({ event: { contentEnd: { type: 'TEXT', stopReason: 'END_TURN' } } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['started nova_resp_2', 'audio nova_item_2', 'agent nova_item_2: Goodbye. Take care.', 'done nova_resp_2 completed']);
     await session.close();
   });
 });
