@@ -1,4 +1,4 @@
-import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveServerMessage, type Session } from '@google/genai';
+import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
@@ -48,7 +48,7 @@ class LiveStream {
   constructor(
     ai: GoogleGenAI,
     model: string,
-    config: ReturnType<typeof liveConfig>,
+    config: LiveConnectConfig,
     onMessage: (stream: LiveStream, message: LiveServerMessage) => void,
     onLost: (stream: LiveStream, why: string) => void,
   ) {
@@ -60,7 +60,7 @@ class LiveStream {
   }
 
   /** Opens the session; the SDK resolves once `setupComplete` came back. Bounded by OPEN_TIMEOUT_MS. */
-  private async open(ai: GoogleGenAI, model: string, config: ReturnType<typeof liveConfig>): Promise<void> {
+  private async open(ai: GoogleGenAI, model: string, config: LiveConnectConfig): Promise<void> {
     const connecting = ai.live.connect({
       model,
       config,
@@ -198,8 +198,7 @@ export class GeminiLiveSession implements ModelSession {
     this.unanswered.delete(callId);
     this.history.toolResult(callId, output);
     // The old specialist's stream is never told about the handoff: the next one is seeded instead.
-    // The SDK sends a response only by the id of its call (FUNCTION_RESPONSE_REQUIRES_ID).
-    if (!this.handoff && call.id) this.batch.push({ id: call.id, name: call.name, response: asObject(output) });
+    if (!this.handoff) this.answer(call, output);
     if (this.unanswered.size === 0) this.flushToolResponses();
   }
 
@@ -394,6 +393,12 @@ export class GeminiLiveSession implements ModelSession {
     }
     this.events.emit('failure', { code: 'tool_call_cancelled', message: `the model cancelled ${named.join(', ')}; a call already executed is not undone`, fatal: false });
     if (this.unanswered.size === 0) this.flushToolResponses();
+  }
+
+  /** Queues a call's result; the SDK sends a response only by its call's id (FUNCTION_RESPONSE_REQUIRES_ID), so a call without one is recorded as unanswerable. */
+  private answer(call: { id: string | null; name: string }, output: string): void {
+    if (call.id) this.batch.push({ id: call.id, name: call.name, response: asObject(output) });
+    else this.events.emit('failure', { code: 'tool_call_without_id', message: `the model called ${call.name} without an id: its result cannot be sent back`, fatal: false });
   }
 
   /** All results of a batch in one toolResponse (the safe pattern). */

@@ -141,4 +141,18 @@ describe('GeminiLiveSession through the SDK', () => {
     expect(await reception.toolResponses()).toEqual([{ id: 'fc_next', name: 'book_appointment', response: { ok: true } }]);
     expect(reception.violations).toEqual([]);
   });
+
+  it('records a call without an id as unanswerable: the SDK sends results only by their call id', async () => {
+    const reception = await standIn.nextConnection();
+    reception.callTools([{ name: 'book_appointment', args: { date: '2026-10-07' }, id: null }]);
+    await expect.poll(() => calls.length).toBe(1);
+    session.sendToolOutput(calls[0]?.callId ?? '', '{"ok":true}');
+    expect(failures).toMatchObject([{ code: 'tool_call_without_id', fatal: false }]);
+    // Nothing went out for it: the next call's response is the stream's first.
+    reception.callTools([{ name: 'book_appointment', args: { date: '2026-10-08' }, id: 'fc_next' }]);
+    await expect.poll(() => calls.length).toBe(2);
+    session.sendToolOutput(calls[1]?.callId ?? '', '{"ok":true}');
+    expect(await reception.toolResponses()).toEqual([{ id: 'fc_next', name: 'book_appointment', response: { ok: true } }]);
+    expect(reception.of('toolResponse')).toHaveLength(1);
+  });
 });
