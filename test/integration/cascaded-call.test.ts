@@ -47,6 +47,10 @@ describe('cascaded: a full control-industry call through the real server (issue 
     await standIn?.close();
   });
 
+  it('sent nothing the strict stand-ins refused', () => {
+    expect(standIn.violations).toEqual([]);
+  });
+
   it('greets on the nudge from an opening cue, the entry agent streaming with its tools', () => {
     const greet = requests[0];
     expect(greet?.body).toMatchObject({ model: 'llama-standin', stream: true, stream_options: { include_usage: true } });

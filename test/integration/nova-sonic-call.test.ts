@@ -10,7 +10,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const CALL_ID = 'nova_full_call';
 const GREETING = 'Thanks for calling Maple Lane Repairs.';
-const FAREWELL = 'You are booked for Wednesday, October seventh. Goodbye.';
+const FAREWELL_PARTS = ['You are booked for Wednesday, October seventh.', 'Goodbye.'];
+const FAREWELL = FAREWELL_PARTS.join(' ');
 const HANDOFF_GAP_BOUND_MS = 1_000;
 
 /** The SDK's default credential chain reads these; the stand-in does not check the signature. */
@@ -56,7 +57,8 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
     // As Nova orders it: the tool block, its result, then the spoken answer (the goodbye).
     scheduler.useTool('tu_end', 'end_call', { reason: 'caller_done' });
     await scheduler.toolResult('tu_end');
-    scheduler.speak(tone(600, 24_000, 550), FAREWELL);
+    // The goodbye comes in two parts split by PARTIAL_TURN: still one answer (one response, one utterance).
+    scheduler.speakInParts(FAREWELL_PARTS.map((text, i) => ({ pcm: tone(300, 24_000, 550 + 50 * i), text })));
     report = await caller;
     ({ summary, events } = await readSnapshot(server, CALL_ID));
   }, 60_000);
@@ -120,6 +122,21 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
       ['agent', FAREWELL],
     ]);
     expect(summary.usage).toMatchObject({ input_audio_tokens: 120, input_text_tokens: 80, output_audio_tokens: 90, output_text_tokens: 10 });
+  });
+
+  it('sent nothing the strict stand-in refused', () => {
+    expect([...reception.violations, ...scheduler.violations]).toEqual([]);
+  });
+
+  it('records an answer split by PARTIAL_TURN as one response and one utterance, ended by END_TURN', () => {
+    const lastHandoff = eventsOf(events, 'handoff')[0]?.seq ?? Infinity;
+    const spoken = eventsOf(events, 'speech.started').filter((e) => e.side === 'agent' && e.seq > lastHandoff);
+    expect(spoken).toHaveLength(1);
+    const farewell = eventsOf(events, 'transcript').filter((t) => t.side === 'agent').at(-1);
+    expect(farewell?.text).toBe(FAREWELL);
+    // The response of the goodbye's item is done once, completed, after both parts were played.
+    const done = eventsOf(events, 'response.done').filter((r) => r.response_id === farewell?.utterance_id?.replace('_item_', '_resp_'));
+    expect(done).toMatchObject([{ status: 'completed' }]);
   });
 });
 
