@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { EXIT, exitCodeOf, PackError } from '../core/index.ts';
 import { listPackIds, loadPack, type Pack } from '../packs/index.ts';
-import { CALLER_CHECKS, schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/index.ts';
+import { LUCK_CHECKS, schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { CliIO, Command } from './io.ts';
 
@@ -60,7 +60,7 @@ function report(io: CliIO, packId: string, results: readonly TaskValidation[]): 
 /** One line per pack: how many problems each luck check found (`pins 0 · route-lines 0 · ...`). */
 function checkCounts(results: readonly TaskValidation[]): string {
   const problems = results.flatMap((r) => r.problems);
-  return `luck checks: ${CALLER_CHECKS.map((c) => `${c} ${problems.filter((p) => p.startsWith(`${c}: `)).length}`).join(' · ')}`;
+  return `luck checks: ${LUCK_CHECKS.map((c) => `${c} ${problems.filter((p) => p.startsWith(`${c}: `)).length}`).join(' · ')}`;
 }
 
 function rate(part: number, whole: number): string {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { numberInWords, ordinalInWords } from '../../src/packs/index.ts';
 
 /**
  * Ways a person says the facts the suites give their callers (dates, times, phones, card digits,
@@ -8,25 +9,11 @@ import fc from 'fast-check';
  */
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
-const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const ORDINAL_UNITS = ['', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth'];
-const ORDINAL_TENS = ['', '', 'twentieth', 'thirtieth'];
+const UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+const cardinal = numberInWords;
+const ordinal = ordinalInWords;
 
 type Pick = <T>(options: readonly T[]) => T;
-
-/** 0–9999 in words: "seventy-nine", "three hundred ten", "two thousand five". */
-export function cardinal(n: number): string {
-  if (n < 20) return UNITS[n] ?? '';
-  if (n < 100) return n % 10 ? `${TENS[Math.floor(n / 10)]}-${UNITS[n % 10]}` : (TENS[n / 10] ?? '');
-  if (n < 1000) return `${UNITS[Math.floor(n / 100)]} hundred${n % 100 ? ` ${cardinal(n % 100)}` : ''}`;
-  return `${cardinal(Math.floor(n / 1000))} thousand${n % 1000 ? ` ${cardinal(n % 1000)}` : ''}`;
-}
-
-function ordinal(n: number): string {
-  if (n < 20) return ORDINAL_UNITS[n] ?? '';
-  return n % 10 ? `${TENS[Math.floor(n / 10)]}-${ORDINAL_UNITS[n % 10]}` : (ORDINAL_TENS[n / 10] ?? '');
-}
 
 /** Digits one by one, zero as "oh" or "zero", runs as "double" and "triple" when chosen. */
 function digitByDigit(digits: string, pick: Pick): string {

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
+import { defineTool, moneyInWords, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { benchSlots, orderItems, orders, serviceAppointments, stores } from '../schema.ts';
 import { appointmentIdField, dateField, itemIdField, moneyDisplay, readAppointmentId, readBool, readCode, readDate, readEnum, readStore, slotIdField, storeField } from './fields.ts';
 import { ISSUE_ALIASES, ISSUES, policy, type Issue } from './policy.ts';
@@ -73,7 +73,7 @@ function coverageScript(coverage: string, fee: number, planName: string | null):
     case 'elite_diagnostic':
       return 'This is not covered by a warranty or plan, but as a Circle Elite member your diagnostic is free. The Tech Bench will quote any repair before doing it.';
     default:
-      return `This is not covered by a warranty or plan, so the Tech Bench diagnostic costs ${moneyDisplay(fee)}, paid at drop off. The bench will quote any repair before doing it.`;
+      return `This is not covered by a warranty or plan, so the Tech Bench diagnostic costs ${moneyInWords(fee)}, paid at drop off. The bench will quote any repair before doing it.`;
   }
 }
 
@@ -186,7 +186,7 @@ export const findBenchSlots = defineTool({
 });
 
 function feeAckScript(fee: number): string {
-  return `The Tech Bench diagnostic for this costs ${moneyDisplay(fee)}, paid when you drop the device off. Do you want to book it?`;
+  return `The Tech Bench diagnostic for this costs ${moneyInWords(fee)}, paid when you drop the device off. Do you want to book it?`;
 }
 
 export const bookServiceAppointment = defineTool({

@@ -1,6 +1,6 @@
 import { and, eq, gt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
 import { consultOpenings, consults, practiceRules } from '../schema.ts';
 import { areaField, consultLocationField, dateField, moneyDisplay, openingIdField, readArea, readBool, readCode, readDate, readLocation, tokenField } from './fields.ts';
 import { AREA_NAMES, policy, type Area } from './policy.ts';
@@ -96,7 +96,7 @@ const holdPayload = z.object({
 type HoldPayload = z.infer<typeof holdPayload>;
 
 const feeScript = (cents: number): string =>
-  `The consultation fee is ${moneyDisplay(cents)}, paid at the consultation and credited to your case if the firm takes it. Do you agree to that fee?`;
+  `The consultation fee is ${moneyInWords(cents)}, paid at the consultation and credited to your case if the firm takes it. Do you agree to that fee?`;
 const FREE_SCRIPT = 'There is no charge for this consultation.';
 
 /** Who the consultation is for on this call: the prospect's intake or the verified client's open matter. */

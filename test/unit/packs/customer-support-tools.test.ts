@@ -473,7 +473,7 @@ describe('customer-support tools (Kestrel Electronics)', () => {
   describe('reception', () => {
     it('reads policies with their numbers and answers NOT_ON_FILE for what Kestrel does not offer', () => {
       const db = fresh();
-      expect(String(data(call(db, 'explain_policy', { topic: 'return policy' })).script)).toContain('within 21 days');
+      expect(String(data(call(db, 'explain_policy', { topic: 'return policy' })).script)).toContain('within twenty-one days of delivery, thirty days for Kestrel Circle members');
       expect(code(call(db, 'explain_policy', { topic: 'trade_in' }))).toBe('NOT_ON_FILE');
       expect(data(call(db, 'list_stores', { store_id: 'Evanston' })).stores).toEqual({ st_evanston: expect.objectContaining({ name: 'Evanston', has_bench: false }) });
       // Keyed by store id, so the store asked about reads the same from an unfiltered call.

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPack, type Pack, type Task } from '../../../src/packs/index.ts';
-import { missingRouteLines, overlappingPins, unnamedWriters, unrefusableOffers } from '../../../src/scoring/task-caller-checks.ts';
+import { missingRouteLines, overlappingPins, unnamedWriters, unrefusableOffers, unspeakableScripts } from '../../../src/scoring/task-luck-checks.ts';
 
 let legal: Pack;
 let c4m2: Task;
@@ -33,7 +33,7 @@ describe('offers: an act the prompt invites, graded as wrong, must be declinable
   });
 
   it('accepts the note when the task grades it as allowed instead', () => {
-    const tolerant: Task = { ...without(c4m2, /add a note/), compare: { tables: { case_notes: { mode: 'subset', extra_when_empty: true } } } };
+    const tolerant: Task = { ...without(c4m2, /add a note/), compare: { tables: { case_notes: { scored: true, mode: 'subset', extra_when_empty: true } } } };
     expect(unrefusableOffers(legal, tolerant)).toEqual([]);
   });
 });
@@ -78,5 +78,16 @@ describe('state-writers: every table the task expects written has a writer its d
     expect(unnamedWriters(legal, c4m2, seed)).toEqual([]);
     const silent: Pack = { ...legal, prompts: new Map([...legal.prompts].map(([agent, text]) => [agent, text.replaceAll('send_intake_forms', 'the forms tool')])) };
     expect(unnamedWriters(silent, c4m2, seed)).toEqual(['form_sends is graded as written by send_intake_forms, which no desk on the route names in its prompt']);
+  });
+});
+
+describe('scripts: what the agent reads word for word is written as it is spoken', () => {
+  it('refuses a script, next-step line or refusal message with digits or symbols, and passes one in words', () => {
+    const outputs = [{ ok: true, data: { script: 'The consultation fee is $150.00.', next_step: 'We will call on October 2.' } }, { ok: false, error_code: 'X', safe_message: 'We book up to fourteen days ahead.' }];
+    expect(unspeakableScripts(c4m2, outputs)).toEqual([
+      '#1 check_conflict returns script "The consultation fee is $150.00.": write it as it is spoken',
+      '#1 check_conflict returns next_step "We will call on October 2.": write it as it is spoken',
+    ]);
+    expect(unspeakableScripts(c4m2, [{ ok: true, data: { script: 'The consultation fee is one hundred fifty dollars.', amount_display: '$150.00' } }])).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 import { agentOwnsTool, callerScriptOf, effectivePolicy, sameWords, type CallerPin, type Pack, type Task } from '../packs/index.ts';
 
 /**
- * Four checks of `mivas tasks validate` that catch a task passed or failed by luck (issue 30): a
- * faithful agent must not fail because its caller had no line for what the route asks of it, or
- * because the prompt invites an act the task grades as wrong and the caller cannot refuse.
+ * The checks of `mivas tasks validate` that catch a task passed or failed by luck (issue 30): a
+ * faithful agent must not fail because its caller had no line for what the route asks of it,
+ * because the prompt invites an act the task grades as wrong and the caller cannot refuse, or
+ * because a script it must read word for word cannot be said as written.
  * Mechanical where they can be: they read the task's pins, its route, the desks' prompts and the
  * compare policy, never a model. What they cannot read is the audit's (docs/task-audit.md).
  *
@@ -16,14 +17,17 @@ import { agentOwnsTool, callerScriptOf, effectivePolicy, sameWords, type CallerP
  *   begin with a consent word.
  * - `state-writers`: every graded table the task expects written is written by a tool its desk's
  *   prompt names, so an agent following its prompt can know the tool.
+ * - `scripts`: every script, next-step line and refusal message a tool returns on the reference
+ *   route (the agent reads them word for word) is written as it is spoken: no digits or symbols,
+ *   which the desks' rules forbid saying.
  */
-export type CallerCheck = 'pins' | 'route-lines' | 'offers' | 'state-writers';
+export type LuckCheck = 'pins' | 'route-lines' | 'offers' | 'state-writers' | 'scripts';
 
-export const CALLER_CHECKS: readonly CallerCheck[] = ['pins', 'route-lines', 'offers', 'state-writers'];
+export const LUCK_CHECKS: readonly LuckCheck[] = ['pins', 'route-lines', 'offers', 'state-writers', 'scripts'];
 
 /** A problem found by one of the checks, prefixed `<check>: ` in the validation output. */
-export interface CallerCheckProblem {
-  readonly check: CallerCheck;
+export interface LuckProblem {
+  readonly check: LuckCheck;
   readonly message: string;
 }
 
@@ -230,12 +234,34 @@ export function unnamedWriters(pack: Pack, task: Task, seed: Readonly<Record<str
   return problems;
 }
 
-/** Every problem of the four checks, each with its check's name. */
-export function callerCheckProblems(pack: Pack, task: Task, seed: Readonly<Record<string, readonly unknown[]>>): CallerCheckProblem[] {
+/** Output fields the agent reads word for word. */
+const READ_ALOUD = /(^|_)script$|^next_step$|^safe_message$/;
+/** What a spoken line never holds: digits and the symbols a voice would have to spell. */
+const UNSPEAKABLE = /[0-9$%#@&/_]/;
+
+function readAloud(value: unknown, key: string, out: string[]): void {
+  if (typeof value === 'string') {
+    if (READ_ALOUD.test(key) && UNSPEAKABLE.test(value)) out.push(`${key} "${value.slice(0, 100)}"`);
+  } else if (Array.isArray(value)) value.forEach((v) => readAloud(v, key, out));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) readAloud(v, k, out);
+}
+
+/** `scripts`: a line the agent reads word for word, returned on the reference route, that holds digits or symbols. */
+export function unspeakableScripts(task: Task, outputs: readonly Readonly<Record<string, unknown>>[]): string[] {
+  return outputs.flatMap((output, i) => {
+    const found: string[] = [];
+    readAloud(output, '', found);
+    return found.map((f) => `#${i + 1} ${task.exp_tool_calls[i]?.name ?? '?'} returns ${f}: write it as it is spoken`);
+  });
+}
+
+/** Every problem of the checks, each with its check's name; `outputs` are the reference route's tool outputs in order. */
+export function luckProblems(pack: Pack, task: Task, seed: Readonly<Record<string, readonly unknown[]>>, outputs: readonly Readonly<Record<string, unknown>>[]): LuckProblem[] {
   return [
     ...overlappingPins(task).map((message) => ({ check: 'pins' as const, message })),
     ...missingRouteLines(pack, task).map((message) => ({ check: 'route-lines' as const, message })),
     ...unrefusableOffers(pack, task).map((message) => ({ check: 'offers' as const, message })),
     ...unnamedWriters(pack, task, seed).map((message) => ({ check: 'state-writers' as const, message })),
+    ...unspeakableScripts(task, outputs).map((message) => ({ check: 'scripts' as const, message })),
   ];
 }
