@@ -46,8 +46,11 @@ export const getOrder = defineTool({
     status: z.string(),
     fulfilment: z.string(),
     placed_on: z.string(),
+    placed_spoken: z.string(),
     shipped_on: z.string().nullable(),
+    shipped_spoken: z.string().nullable(),
     delivered_on: z.string().nullable(),
+    delivered_spoken: z.string().nullable(),
     delivery_window: windowSchema.nullable(),
     hours_until_window: z.number().nullable(),
     total_cents: z.number().int(),
@@ -68,8 +71,11 @@ export const getOrder = defineTool({
       status: order.status,
       fulfilment: order.fulfilment,
       placed_on: order.placed_on,
+      placed_spoken: ctx.clock.spokenDate(order.placed_on),
       shipped_on: order.shipped_on,
+      shipped_spoken: order.shipped_on ? ctx.clock.spokenDate(order.shipped_on) : null,
       delivered_on: order.delivered_on,
+      delivered_spoken: order.delivered_on ? ctx.clock.spokenDate(order.delivered_on) : null,
       delivery_window: window,
       hours_until_window: window && order.status !== 'delivered' ? ctx.clock.minutesUntil(window.starts_at) / 60 : null,
       total_cents: order.total_cents,
@@ -120,6 +126,12 @@ export const cancelOrder = defineTool({
 const changePayload = z.object({ customer_id: z.string(), order_id: z.string(), old_start: z.string(), new_start: z.string(), new_end: z.string(), slot: z.enum(DELIVERY_SLOTS), fee_cents: z.number().int() });
 type ChangePayload = z.infer<typeof changePayload>;
 
+/** The last day a delivery can move to: the horizon, or the Saturday before it when it falls on a Sunday. */
+function lastDeliveryDay(ctx: ToolContext): string {
+  const last = ctx.clock.addDays(ctx.clock.today(), policy.delivery_reschedule_max_days);
+  return ctx.clock.weekday(last) === 0 ? ctx.clock.addDays(last, -1) : last;
+}
+
 function changeScript(p: ChangePayload): string | null {
   if (p.fee_cents === 0) return null;
   const window = `${dateInWords(p.new_start)} from ${timeInWords(p.new_start.slice(11, 16))} to ${timeInWords(p.new_end.slice(11, 16))}`;
@@ -163,7 +175,7 @@ export const quoteDeliveryReschedule = defineTool({
     const state = reschedulable(ctx, order);
     if (isRefusal(state)) return state;
     const ahead = daysBetween(ctx.clock.today(), args.new_date);
-    if (ahead < 1 || ahead > policy.delivery_reschedule_max_days || ctx.clock.weekday(args.new_date) === 0) return refuse('DATE_NOT_AVAILABLE', { recoverable: true, max_days: policy.delivery_reschedule_max_days });
+    if (ahead < 1 || ahead > policy.delivery_reschedule_max_days || ctx.clock.weekday(args.new_date) === 0) return refuse('DATE_NOT_AVAILABLE', { recoverable: true, max_days: policy.delivery_reschedule_max_days, last_day_spoken: ctx.clock.spokenDate(lastDeliveryDay(ctx)) });
     const [from, to] = SLOT_HOURS[args.slot as DeliverySlot];
     const newStart = `${args.new_date}T${from}`;
     if (newStart === state.start) return refuse('SAME_WINDOW', { recoverable: true });

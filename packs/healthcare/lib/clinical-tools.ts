@@ -86,7 +86,7 @@ export const requestRefill = defineTool({
     if (!med) return refuse('MEDICATION_NOT_ON_LIST', { recoverable: false, script: 'A new prescription or a stopped medication starts with a visit with your provider.' });
     if (med.generic === 'isotretinoin') return refuse('REFILL_BY_VISIT_ONLY', { recoverable: false, script: 'Isotretinoin is renewed only at your monthly monitoring visit. I can help you book that visit.' });
     const cutoff = reviewCutoff(ctx.clock);
-    if (med.last_reviewed_on < cutoff) return refuse('REFILL_NEEDS_VISIT', { recoverable: false, last_reviewed_on: med.last_reviewed_on, review_window_months: policy.medication_review_months });
+    if (med.last_reviewed_on < cutoff) return refuse('REFILL_NEEDS_VISIT', { recoverable: false, last_reviewed_on: med.last_reviewed_on, last_reviewed_spoken: ctx.clock.spokenDate(med.last_reviewed_on), review_window_months: policy.medication_review_months });
     const id = `rfl_${med.id.slice(4)}`;
     const existing = refillById(ctx.db).get({ id });
     const decideBy = existing?.decide_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.refill_decision_business_days);

@@ -62,7 +62,7 @@ export const findConsultTimes = defineTool({
   description:
     'Use when: a caller wants a consultation time for a kind of case at an office or by video, optionally from an earliest date. Returns: up to three earliest open times with an attorney who handles that kind of case, with count 0 when none are left in the next three weeks. Do not use for: holding a time. Errors: AREA_NOT_HANDLED, DATE_IN_PAST, BEYOND_HORIZON.',
   input: z.object({ area: areaField, location: consultLocationField, earliest_date: dateField.optional().describe('First day to search, YYYY-MM-DD; today when left out.') }),
-  output: z.object({ area: z.string(), location: z.string(), count: z.number().int(), openings: z.array(slotOut), searched_to: z.string() }),
+  output: z.object({ area: z.string(), location: z.string(), count: z.number().int(), openings: z.array(slotOut), searched_to: z.string(), searched_to_spoken: z.string() }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { area: readArea, location: readLocation, earliest_date: readDate }),
@@ -73,7 +73,7 @@ export const findConsultTimes = defineTool({
     const from = args.earliest_date ?? today;
     const to = ctx.clock.addDays(today, policy.consult_search_horizon_days);
     if (from < today) return refuse('DATE_IN_PAST', { recoverable: true });
-    if (from > to) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.consult_search_horizon_days });
+    if (from > to) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.consult_search_horizon_days, last_day_spoken: ctx.clock.spokenDate(to) });
     const found = openingsInWindow(ctx.db).all({ location: args.location, now: ctx.clock.now(), from, to, group });
     return ok({
       area: args.area,
@@ -81,6 +81,7 @@ export const findConsultTimes = defineTool({
       count: found.length,
       openings: found.map((o) => ({ opening_id: o.id, ...describeSlot(ctx, o), duration_min: o.duration_min })),
       searched_to: to,
+      searched_to_spoken: ctx.clock.spokenDate(to),
     });
   },
 });
