@@ -20,4 +20,5 @@ export * from './score-run.ts';
 export * from './offline-snapshot.ts';
 export * from './task-validation.ts';
 export * from './task-provenance.ts';
+export { LUCK_CHECKS, type LuckCheck } from './task-luck-checks.ts';
 export { interleave, shortestRoutes } from './route-search.ts';
