@@ -7,31 +7,18 @@ import { EpisodeDesk, scriptedPolicy, type EpisodeAction, type PlayableEpisode }
 import type { Task } from '../src/packs/index.ts';
 import { createAppContext } from '../src/server/index.ts';
 import { ROOT } from './bench-context.ts';
-import { summarize, type LatencySummary } from './stats.ts';
+import type { EpisodeRow, Timed } from './episode-bench.ts';
+import { summarize } from './stats.ts';
 
-/** One concurrency level of text episodes driven on the episode desk directly (no HTTP). */
-export interface DeskRow {
-  readonly pack: string;
-  readonly concurrent: number;
-  readonly episodes: number;
-  readonly passed: number;
+/**
+ * One concurrency level of text episodes driven on the episode desk directly (no HTTP): `step` is
+ * one `desk.step`, `seed` is `desk.open` (fresh database, greeting, the caller's opening line),
+ * `verify` is `desk.finish` after the policy ended the call.
+ */
+export interface DeskRow extends EpisodeRow {
   readonly steps: number;
-  readonly wallS: number;
   /** Steps per second of this process's CPU time (user + system): steps/s one core sustains. */
   readonly stepsPerCoreS: number;
-  readonly episodesPerS: number;
-  /** One `desk.step` (seed and finish apart), as the caller awaited it. */
-  readonly step: LatencySummary;
-  /** `desk.open`: the fresh database, the greeting and the caller's opening line. */
-  readonly seed: LatencySummary;
-  /** `desk.finish` after the policy ended the call (the result of the step that ended it). */
-  readonly verify: LatencySummary;
-}
-
-interface Timed {
-  readonly seed: number[];
-  readonly step: number[];
-  readonly verify: number[];
 }
 
 async function timed<T>(into: number[], work: () => Promise<T>): Promise<T> {
