@@ -153,6 +153,12 @@ export const envSchema = z.object({
   MIVAS_RL_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
   MIVAS_RL_SOCKET_IDLE_S: seconds.default(60),
   MIVAS_RL_SOCKET_BUFFER_KB: z.coerce.number().int().min(16).max(1024 * 1024).default(1024),
+  MIVAS_RL_REPLICA: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,30}$/, 'a replica name is lower-case letters, digits and dashes (at most 31), starting with a letter or digit')
+      .optional(),
+  ),
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
@@ -341,6 +347,11 @@ export interface RlSettings {
   readonly socketIdleMs: number;
   /** Unsent reply bytes past which an OpenEnv WebSocket is no longer read (and a peer that does not read is dropped). */
   readonly socketBufferBytes: number;
+  /**
+   * This process's name among several behind one URL (MIVAS_RL_REPLICA): episode ids it mints read
+   * `ep_<replica>_<hex>`, so a proxy routes every later request to it (docs/deploy.md "RL replicas").
+   */
+  readonly replica: string | undefined;
 }
 
 /** The OpenAI-compatible chat endpoint the `text/openai-chat` policy harness calls. */
@@ -499,7 +510,7 @@ function toConfig(env: Env): ConfigResult {
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
-    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE, maxSockets: env.MIVAS_RL_MAX_SOCKETS, socketIdleMs: env.MIVAS_RL_SOCKET_IDLE_S * 1000, socketBufferBytes: env.MIVAS_RL_SOCKET_BUFFER_KB * 1024 },
+    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE, maxSockets: env.MIVAS_RL_MAX_SOCKETS, socketIdleMs: env.MIVAS_RL_SOCKET_IDLE_S * 1000, socketBufferBytes: env.MIVAS_RL_SOCKET_BUFFER_KB * 1024, replica: env.MIVAS_RL_REPLICA },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
   };
   return { ok: true, config: Object.freeze(config) };

@@ -38,6 +38,16 @@ export interface EpisodeDeskOptions {
   readonly store: (pack: string, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>) => void;
   /** Finished results kept for verify and state, newest last (default 4096). */
   readonly keepFinished?: number;
+  /**
+   * This process's name among replicas behind one URL (MIVAS_RL_REPLICA): ids it mints read
+   * `ep_<replica>_<hex>`, which a proxy maps back to this process (`replicaOfEpisode`).
+   */
+  readonly replica?: string;
+}
+
+/** The replica an episode id names (`ep_<replica>_<hex>`), or null for an id minted without one or chosen by a client. */
+export function replicaOfEpisode(id: string): string | null {
+  return /^ep_([a-z0-9][a-z0-9-]{0,30})_[0-9a-f]+$/.exec(id)?.[1] ?? null;
 }
 
 /** What a contract asks for when it opens an episode. */
@@ -269,7 +279,8 @@ export class EpisodeDesk {
       if (this.knows(wanted) || desk.databases.exists(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode id ${wanted} was used before; an id names one conversation, once`);
       return wanted;
     }
-    return `${EPISODE_ID_PREFIX}${this.options.ids.hex(24)}`;
+    const replica = this.options.replica;
+    return replica ? `${EPISODE_ID_PREFIX}${replica}_${this.options.ids.hex(24)}` : `${EPISODE_ID_PREFIX}${this.options.ids.hex(24)}`;
   }
 
   private hold(episode: TextEpisode, reapUntouched: boolean): void {

@@ -352,6 +352,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     clock: ctx.clock,
     ids: ctx.ids,
     callers: ctx.rlCallers,
+    replica: ctx.config.rl.replica,
     store: (pack, callId, parts) => {
       // Spooled asynchronously (docs/reliability.md); the episode scores from the parts it holds.
       ctx.outbox.store(pack, callId, parts).catch((err: unknown) => ctx.log.error({ err, callId }, 'an episode snapshot could not be stored'));
@@ -363,7 +364,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     await mcp.close();
     await desk.close();
   });
-  app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION, caller }));
+  app.get('/rl', async () => ({ packs: desk.packIds(), replica: ctx.config.rl.replica ?? null, live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION, caller }));
   for (const packId of desk.packIds()) {
     const base = `/rl/${packId}`;
     const pack = (desk.deskPack(packId) as DeskPack).pack;

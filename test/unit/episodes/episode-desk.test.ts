@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededIds } from '../../../src/core/index.ts';
-import { builtInCallers, EpisodeDesk, type EpisodeDeskOptions } from '../../../src/episodes/index.ts';
+import { builtInCallers, EpisodeDesk, replicaOfEpisode, type EpisodeDeskOptions } from '../../../src/episodes/index.ts';
 import { episodePack, type EpisodePack } from '../../support/episode-rig.ts';
 
 let rig: EpisodePack;
@@ -33,6 +33,20 @@ describe('EpisodeDesk', () => {
     expect(desk.count()).toBe(1);
     await expect(desk.open({ pack: 'healthcare', policy: 'p' })).resolves.toBeDefined();
     await desk.close();
+  });
+
+  it('mints ids that name its replica when it has one (what a proxy routes on), and plain ids otherwise', async () => {
+    const named = deskOf(new ManualClock(), 2, { replica: 'mivas-1' });
+    const plain = deskOf(new ManualClock(), 2);
+    const a = (await named.open({ pack: 'healthcare', policy: 'p' })).episode.id;
+    const b = (await plain.open({ pack: 'healthcare', policy: 'p' })).episode.id;
+    expect(a).toMatch(/^ep_mivas-1_[0-9a-f]{24}$/);
+    expect([replicaOfEpisode(a), replicaOfEpisode(b)]).toEqual(['mivas-1', null]);
+    // A client-chosen id keeps its own spelling: it names no replica.
+    const chosen = (await named.open({ pack: 'healthcare', policy: 'p', episodeId: 'my_run_7' })).episode.id;
+    expect([chosen, replicaOfEpisode(chosen)]).toEqual(['my_run_7', null]);
+    await named.close();
+    await plain.close();
   });
 
   it('picks the seed-th task by id when none is named, and refuses a bad request', async () => {
