@@ -1,4 +1,4 @@
-import { createHook } from 'node:async_hooks';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,17 +35,20 @@ async function runInProcess(argv: readonly string[], env: Record<string, string>
   const err: string[] = [];
   const io: CliIO = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) }, env: cleanEnv(env), cwd: ROOT };
   // Every handle the command opens, until it is closed (destroy): what is left after it returned is a leak.
+  // Only handles opened in the command's own async context count: a late timer of an earlier test's
+  // work, firing while this one runs, is not this command's.
   const live = new Map<number, { type: string; resource: unknown }>();
+  const ownContext = new AsyncLocalStorage<true>();
   const hook = createHook({
     init: (id, type, _trigger, resource) => {
-      if (KEEPS_ALIVE.has(type)) live.set(id, { type, resource });
+      if (KEEPS_ALIVE.has(type) && ownContext.getStore()) live.set(id, { type, resource });
     },
     destroy: (id) => live.delete(id),
   });
   hook.enable();
   let code: number;
   try {
-    code = await runCli(argv, io);
+    code = await ownContext.run(true, () => runCli(argv, io));
     // Let closes already under way (a socket's close callback) finish before counting (not with a timer: it would count).
     for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
   } finally {

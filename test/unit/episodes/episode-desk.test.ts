@@ -42,9 +42,9 @@ describe('EpisodeDesk', () => {
     const b = (await plain.open({ pack: 'healthcare', policy: 'p' })).episode.id;
     expect(a).toMatch(/^ep_mivas-1_[0-9a-f]{24}$/);
     expect([replicaOfEpisode(a), replicaOfEpisode(b)]).toEqual(['mivas-1', null]);
-    // A client-chosen id keeps its own spelling: it names no replica.
-    const chosen = (await named.open({ pack: 'healthcare', policy: 'p', episodeId: 'my_run_7' })).episode.id;
-    expect([chosen, replicaOfEpisode(chosen)]).toEqual(['my_run_7', null]);
+    // A client-chosen id (in the episode namespace) keeps its own spelling: it names no replica.
+    const chosen = (await named.open({ pack: 'healthcare', policy: 'p', episodeId: 'ep_my_run_x7' })).episode.id;
+    expect([chosen, replicaOfEpisode(chosen)]).toEqual(['ep_my_run_x7', null]);
     await named.close();
     await plain.close();
   });
