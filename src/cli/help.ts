@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { USAGE as BLUEJAY } from './bluejay-command.ts';
+import { EXPORT_USAGE, VERIFY_USAGE } from './bundle-command.ts';
 import { USAGE as CALL } from './call-command.ts';
 import { USAGE as CHECK } from './check-command.ts';
 import { USAGE as PACKS } from './packs-command.ts';
@@ -52,6 +53,8 @@ const HELP: Readonly<Record<string, string>> = {
   'tasks lock': TASKS_LOCK,
   score: SCORE,
   report: REPORT,
+  export: EXPORT_USAGE,
+  verify: VERIFY_USAGE,
   check: CHECK,
 };
 

@@ -17,6 +17,7 @@ export * from './paired.ts';
 export * from './runs.ts';
 export * from './exports.ts';
 export * from './score-run.ts';
+export * from './bundle.ts';
 export * from './offline-snapshot.ts';
 export * from './task-validation.ts';
 export * from './task-provenance.ts';
