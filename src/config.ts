@@ -155,6 +155,11 @@ export const envSchema = z.object({
   MIVAS_POLICY_API_KEY: optionalText,
   MIVAS_POLICY_TIMEOUT_S: seconds.default(60),
   MIVAS_POLICY_MAX_BODY_MB: mebibytesSetting.prefault(4),
+  MIVAS_JUDGE_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_JUDGE_MODEL: optionalText,
+  MIVAS_JUDGE_API_KEY: optionalText,
+  MIVAS_JUDGE_TIMEOUT_S: seconds.default(60),
+  MIVAS_JUDGE_MAX_BODY_MB: mebibytesSetting.prefault(4),
   MIVAS_CASCADE_STT_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_CASCADE_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
   MIVAS_CASCADE_STT_API_KEY: optionalText,
@@ -389,6 +394,8 @@ export interface Config {
   readonly caller: CallerConfig;
   readonly rl: RlSettings;
   readonly policy: PolicySettings;
+  /** The optional judge of `mivas score --judge` (scoring.md §10.2): any OpenAI-compatible chat endpoint; never in the scoring path. */
+  readonly judge: PolicySettings;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -492,6 +499,7 @@ function toConfig(env: Env): ConfigResult {
     caller: callerSettings(env),
     rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
+    judge: { baseUrl: env.MIVAS_JUDGE_BASE_URL, model: env.MIVAS_JUDGE_MODEL, apiKey: env.MIVAS_JUDGE_API_KEY, timeoutMs: env.MIVAS_JUDGE_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_JUDGE_MAX_BODY_MB },
   };
   return { ok: true, config: Object.freeze(config) };
 }

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { EXIT } from '../core/index.ts';
 import {
-  BUNDLE_FORMAT, BUNDLE_MANIFEST, BUNDLE_SNAPSHOTS_DIR, bundleManifestSchema, conversationKeys, conversationsCsv, directorySource, loadSnapshots, readStoredScores, scoreDifferences, scoreRun, sha256Hex,
+  BUNDLE_FORMAT, BUNDLE_MANIFEST, BUNDLE_SNAPSHOTS_DIR, bundleManifestSchema, conversationKeys, conversationsCsv, directorySource, loadSnapshots, readStoredScores, scoreDifferences, scoreRun, sha256Hex, withJudgeScores,
   type BundleManifest, type RunMeta, type SnapshotSource, type StoredScores,
 } from '../scoring/index.ts';
 import { mivasVersion } from './help.ts';
@@ -197,7 +197,8 @@ async function rescoreProblems(source: SnapshotSource, manifest: BundleManifest,
   const wanted = new Set(stored.conversations.flatMap((c) => c.snapshot_uri ?? []));
   const snapshots = (await loadSnapshots(source)).filter((s) => wanted.has(s.snapshotUri));
   const packs = await loadPacks(new Set(manifest.suites.map((s) => s.id)), packsDir);
-  const fresh = scoreRun(snapshots, packs, new Map(), stored.options);
+  // Judge scores are an annotation from an endpoint, not a figure of the snapshots: carried over as stored.
+  const fresh = withJudgeScores(scoreRun(snapshots, packs, new Map(), stored.options), stored.judged);
   const lines: string[] = [];
   for (const suite of manifest.suites) {
     const now = fresh.meta.packs.find((p) => p.id === suite.id);

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../core/index.ts';
 import { scoresJson } from './exports.ts';
 import type { ScoreOptions, ScoreReport } from './score-run.ts';
+import type { JudgeScores } from './types.ts';
 
 /** The bundle format's name and version, written first in `bundle.json`. */
 export const BUNDLE_FORMAT = 'mivas-bundle/1';
@@ -64,13 +65,22 @@ const scoredMetaSchema = z.object({
     flags: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     stamp: z.string().optional(),
   }),
-  conversations: z.array(z.object({ conversation_id: z.string(), run_id: z.string().nullable(), evidence: z.object({ snapshot_uri: z.string().nullable() }) })),
+  conversations: z.array(
+    z.object({
+      conversation_id: z.string(),
+      run_id: z.string().nullable(),
+      evidence: z.object({ snapshot_uri: z.string().nullable() }),
+      diagnostics: z.object({ judge: z.object({ model: z.string(), prompt_version: z.string(), scores: z.record(z.string(), z.number()) }).strict().nullable() }).optional(),
+    }),
+  ),
 });
 
 /** What a bundle needs from a stored `scores.json`: the options it was scored with and where each conversation came from. */
 export interface StoredScores {
   readonly options: ScoreOptions;
   readonly conversations: readonly { readonly conversation_id: string; readonly run_id: string | null; readonly snapshot_uri: string | null }[];
+  /** The judge scores `mivas score --judge` laid on (an annotation: carried over, not re-asked). */
+  readonly judged: ReadonlyMap<string, JudgeScores>;
 }
 
 /** Reads a parsed `scores.json` (the options exactly as recorded, so a re-score uses the same ones); null when it is not one. */
@@ -92,6 +102,7 @@ export function readStoredScores(scores: unknown): StoredScores | null {
       flags: meta.flags,
     },
     conversations: conversations.map((c) => ({ conversation_id: c.conversation_id, run_id: c.run_id, snapshot_uri: c.evidence.snapshot_uri })),
+    judged: new Map(conversations.flatMap((c) => (c.diagnostics?.judge ? [[c.conversation_id, c.diagnostics.judge] as const] : []))),
   };
 }
 
