@@ -165,7 +165,8 @@ function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): vo
   writeFileSync(join(out, 'scores.json'), scoresJson(scored.report));
   writeFileSync(join(out, 'run.json'), `${JSON.stringify({ runs: scored.runs }, null, 2)}\n`);
   writeFileSync(join(out, 'conversations.csv'), conversationsCsv(scored.report.conversations));
-  writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: source.root }));
+  // Shareable: the snapshot links are keys under the store (relative), never this machine's absolute path.
+  writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: parseS3Uri(source.root) ? source.root : null }));
 }
 
 /**
