@@ -11,7 +11,7 @@ import {
   BUNDLE_FORMAT, BUNDLE_MANIFEST, BUNDLE_SNAPSHOTS_DIR, bundleManifestSchema, conversationKeys, conversationsCsv, directorySource, loadSnapshots, readStoredScores, scoreDifferences, scoreRun, sha256Hex, withJudgeScores,
   type BundleManifest, type RunMeta, type SnapshotSource, type StoredScores,
 } from '../scoring/index.ts';
-import { mivasVersion } from './help.ts';
+import { mivasVersion } from './version.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { loadPacks, openSnapshots } from './score-command.ts';
 

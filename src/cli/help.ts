@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { USAGE as BLUEJAY } from './bluejay-command.ts';
 import { EXPORT_USAGE, VERIFY_USAGE } from './bundle-command.ts';
 import { USAGE as CALL } from './call-command.ts';
@@ -69,8 +68,4 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
-/** The package version, for `mivas --version`. */
-export function mivasVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return pkg.version ?? '0.0.0';
-}
+export { mivasVersion } from './version.ts';

@@ -55,16 +55,21 @@ function okData(e: ToolEvent | undefined): Record<string, unknown> {
 /**
  * The said-aloud check: for each call the task expects because it answers the caller
  * (`why.because: answers_caller`) of a read tool, the key values are the text and number fields the
- * task's expected output names; each is looked up in the call's actual output (the task's value
- * when the call never succeeded) and in the agent's next speech after the call.
+ * task's expected output names; each is looked up in the call's actual output (the n-th expected
+ * call of a tool in its n-th successful call; the task's value when there is none) and in the
+ * agent's next speech after that call.
  */
 export function saidAloud(task: Task | undefined, pack: Pack | undefined, events: readonly TimelineEvent[]): SaidAloudCheck[] {
   if (!task || !pack) return [];
   const checks: SaidAloudCheck[] = [];
+  const seen = new Map<string, number>();
   for (const expected of task.exp_tool_calls) {
+    // The n-th expected call of a tool is looked up in its n-th successful call.
+    const nth = seen.get(expected.name) ?? 0;
+    seen.set(expected.name, nth + 1);
     const tool = pack.module.tools.find((t) => t.name === expected.name);
     if (expected.why?.because !== 'answers_caller' || tool?.effect !== 'read') continue;
-    const call = events.find((e): e is ToolEvent => e.type === 'tool' && e.name === expected.name && e.executed && e.output.ok === true);
+    const call = events.filter((e): e is ToolEvent => e.type === 'tool' && e.name === expected.name && e.executed && e.output.ok === true)[nth];
     const actual = okData(call);
     const speech = call ? nextAgentSpeech(events, call.seq) : '';
     for (const [key, named] of Object.entries(expected.output?.data ?? {})) {

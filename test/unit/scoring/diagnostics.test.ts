@@ -32,6 +32,18 @@ describe('said-aloud', () => {
     expect(saidAloud(task, pack, [say(3, 'agent', 'It is accepted.')]).map((c) => c.said)).toEqual([false]);
   });
 
+  it('matches the n-th expected call of a tool to its n-th successful call', () => {
+    const task = pack.tasks.get('C3-M1');
+    const benefits = (seq: number, copay: number): TimelineEvent => toolEvent({ seq, name: 'check_benefits', agent: 'coverage', output: { ok: true, data: { network_status: 'in_network', copay_cents: copay } } });
+    const checks = saidAloud(task, pack, [benefits(2, 0), say(3, 'agent', 'White Plains is in network with no copay, $0.'), benefits(4, 2500), say(5, 'agent', 'Stamford is in network too.')]);
+    expect(checks.map((c) => [c.key, c.value, c.said])).toEqual([
+      ['network_status', 'in_network', true],
+      ['copay_cents', 0, true],
+      ['network_status', 'in_network', true],
+      ['copay_cents', 2500, false],
+    ]);
+  });
+
   it('reads numbers with the scorer\'s normalisers: cents as dollars, whole words for text', () => {
     expect(carriesValue('Your copay is $40.', 'copay_cents', 4000)).toBe(true);
     expect(carriesValue('Your copay is 40 dollars', 'copay_cents', 4000)).toBe(true);
