@@ -117,6 +117,14 @@ describe('diagnostics (never in pass)', () => {
     for (const row of rows) expect([row.diag_judge_model, row.diag_judge_answer_spoken, row.diag_judge_policy_spoken, row.diag_judge_conduct]).toEqual(['judge-stand-in', '2', '4', '5']);
     // The verdicts did not move: the judge is beside them.
     expect(rows.map((r) => r.status)).toEqual(['PASS', 'PASS']);
+    // The conversation page shows the diagnostics: the unsaid answer and the judge's scores.
+    const site = join(dataDir, 'judged-site');
+    const report = await mivas(['report', '--scores', join(dataDir, 'judged'), '--out', site, '--snapshots', join(dataDir, 'snapshots'), '--audio', 'none'], env);
+    expect(report.code, report.out).toBe(0);
+    const planCall = rows.find((r) => r.task_id === 'C1-E1')?.conversation_id ?? '';
+    const page = readFileSync(join(site, `conv-${planCall}.html`), 'utf8');
+    expect(page).toContain('<td>check_plan_accepted</td><td>status</td><td>accepted</td><td><span class="bad">✗ not said</span></td>');
+    expect(page).toContain('answer_spoken 2/5, policy_spoken 4/5, conduct 5/5 (judge-stand-in, judge-1)');
 
     const again = await mivas([...args, '--out', join(dataDir, 'judged-again')], env);
     expect(again.code, again.out).toBe(0);
