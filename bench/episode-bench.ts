@@ -24,7 +24,8 @@ export interface EpisodeRow {
   readonly verify: LatencySummary;
 }
 
-interface Timed {
+/** Latencies of one run, by request kind (ms). */
+export interface Timed {
   readonly seed: number[];
   readonly step: number[];
   readonly verify: number[];

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/index.ts';
 import { canPin, ROOT } from './bench-context.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
+import { benchDesk, type DeskRow } from './desk-bench.ts';
 import { benchEpisodes, type EpisodeRow } from './episode-bench.ts';
 import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';
 import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
@@ -44,6 +45,7 @@ function p99Rows(results: Figures): P99Row[] {
     if (r.snapshotAssembly) rows.push({ key: `db ${r.pack} snapshot assembly`, p99: r.snapshotAssembly.p99 });
   }
   for (const r of (results.episodes ?? []) as Partial<EpisodeRow>[]) if (r.step) rows.push({ key: `episodes ${r.pack} c${r.concurrent} step`, p99: r.step.p99 });
+  for (const r of (results.episodeDesk ?? []) as Partial<DeskRow>[]) if (r.step) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step`, p99: r.step.p99 });
   const live = results.live as Partial<LiveResult> | undefined;
   for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
@@ -134,6 +136,16 @@ function printEpisodes(rows: readonly EpisodeRow[]): void {
   );
 }
 
+function printDesk(rows: readonly DeskRow[]): void {
+  console.log('\nText episodes on the episode desk in-process (no HTTP; scripted replay; ms; steps/s per core = steps / CPU seconds of this process)');
+  console.log(
+    renderTable(
+      ['pack', 'concurrent', 'episodes', 'passed', 'steps', 'wall s', 'steps/s per core', 'episodes/s', 'step p50', 'step p99', 'step max', 'seed p99', 'finish p99'],
+      rows.map((r) => [r.pack, String(r.concurrent), String(r.episodes), String(r.passed), String(r.steps), String(r.wallS), String(r.stepsPerCoreS), String(r.episodesPerS), String(r.step.p50), String(r.step.p99), String(r.step.max), String(r.seed.p99), String(r.verify.p99)]),
+    ),
+  );
+}
+
 function parseSections(only: string | undefined): Set<Section> {
   const wanted = (only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
@@ -181,6 +193,8 @@ async function main(): Promise<void> {
   if (only.has('episodes')) {
     results.episodes = await benchEpisodes({ concurrency: quick ? [1, 50] : [1, 50, 200], rounds: quick ? 1 : 3 });
     printEpisodes(results.episodes as EpisodeRow[]);
+    results.episodeDesk = await benchDesk({ concurrency: [1, 64], rounds: quick ? 2 : 8 });
+    printDesk(results.episodeDesk as DeskRow[]);
   }
   (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   results.elapsed_s = Math.round((performance.now() - started) / 1000);

@@ -18,17 +18,19 @@ import { peakRssMb, pinned, ROOT, startServerProcess, tempDir, type ServerProces
 import { callerSpeech, LoadCaller } from './live-callers.ts';
 import { check, filesIn, providerEnv, sleep, SoakRig, tally, waitUntil, type Check } from './soak-support.ts';
 
-const PACK = 'control-industry';
+export const PACK = 'control-industry';
 /**
  * A bystander passes when at most 5% of its agent frame intervals are off by more than 5 ms or,
  * on a busy shared machine, no more than 3 points above the same bystander without the fault (the
- * control, measured just before in the same server). The largest single interval and the server's
+ * control, measured just before in the same server), and never more than 10% whatever the control
+ * (a noisy control of 39% used to let a bystander pass at 42%). The largest single interval and the server's
  * longest event-loop delay are reported, not judged, except where a freeze was the fault (the
  * hangup and the flood: at most FREEZE_MS): an idle server on this shared 2-core machine already
  * shows loop delays of 50–210 ms every few seconds, and the freezes of issue 14 were 0.9–3.5 s.
  */
 const BYSTANDER_MAX_SHARE = 0.05;
 const BYSTANDER_OVER_CONTROL = 0.03;
+const BYSTANDER_CEILING = 0.1;
 const FREEZE_MS = 500;
 
 type Scenario = (dates: readonly string[]) => Promise<Check[]>;
@@ -37,7 +39,7 @@ const ids = (prefix: string, n: number): string[] => Array.from({ length: n }, (
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 /** GET a JSON route of the child (bounded); null when it does not answer. */
-async function getJson<T>(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T; ms: number } | null> {
+export async function getJson<T>(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T; ms: number } | null> {
   const started = performance.now();
   try {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
@@ -57,7 +59,7 @@ interface Health {
 }
 
 /** Polls /health every 200 ms while `during` runs: the slowest answer and how many failed. */
-async function watchHealth<T>(port: number, during: Promise<T>): Promise<{ result: T; maxMs: number; failed: number; polls: number }> {
+export async function watchHealth<T>(port: number, during: Promise<T>): Promise<{ result: T; maxMs: number; failed: number; polls: number }> {
   let done = false;
   let maxMs = 0;
   let failed = 0;
@@ -103,7 +105,7 @@ interface Flooder<T> {
   go(): Promise<T>;
 }
 
-function startFlooder<T>(job: Record<string, unknown>): Flooder<T> {
+export function startFlooder<T>(job: Record<string, unknown>): Flooder<T> {
   const [cmd, args] = pinned(1, process.execPath, ['--import', 'tsx', join(ROOT, 'bench/soak-flooder.ts'), JSON.stringify({ ...job, waitForGo: true })]);
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
@@ -147,7 +149,7 @@ function pacingOf(summary: Summary | null): Pacing | null {
 }
 
 /** Reads a summary from the directory sink or the spool of a data dir (waits up to `timeoutMs`). */
-async function summaryIn(dataDir: string, callId: string, timeoutMs = 20_000): Promise<Summary | null> {
+export async function summaryIn(dataDir: string, callId: string, timeoutMs = 20_000): Promise<Summary | null> {
   const places = [join(dataDir, 'snapshots', PACK, `${callId}.summary.json`), join(dataDir, 'spool', PACK, `${callId}.summary.json`)];
   let found: Summary | null = null;
   await waitUntil(() => {
@@ -170,7 +172,7 @@ async function summaryIn(dataDir: string, callId: string, timeoutMs = 20_000): P
  * its agent's first utterance, the fault runs, then it hangs up. Its summary's pacing covers the
  * fault (and a second or so around it).
  */
-async function withBystander<T>(
+export async function withBystander<T>(
   rig: SoakRig,
   url: string,
   dataDir: string,
@@ -195,16 +197,18 @@ async function withBystander<T>(
   return { result, pacing: pacingOf(summary), summary, loopLagMs };
 }
 
-function bystanderCheck(label: string, run: { pacing: Pacing | null; loopLagMs: number | null }, control: { pacing: Pacing | null; loopLagMs: number | null } | null = null): Check {
+export function bystanderCheck(label: string, run: { pacing: Pacing | null; loopLagMs: number | null }, control: { pacing: Pacing | null; loopLagMs: number | null } | null = null): Check {
   const { pacing } = run;
   const base = control?.pacing ? `; no fault: ${pct(control.pacing.share)}, max ${control.pacing.maxOffMs} ms, loop ${control.loopLagMs} ms` : '';
-  const limit = Math.max(BYSTANDER_MAX_SHARE, (control?.pacing?.share ?? 0) + BYSTANDER_OVER_CONTROL);
+  const limit = Math.min(BYSTANDER_CEILING, Math.max(BYSTANDER_MAX_SHARE, (control?.pacing?.share ?? 0) + BYSTANDER_OVER_CONTROL));
   const ok = pacing !== null && pacing.share <= limit;
-  return check(`bystander pacing unaffected ${label} (≤ ${pct(limit)} of intervals off > 5 ms)`, ok, pacing ? `${pct(pacing.share)} of ${pacing.intervals} off, max ${pacing.maxOffMs} ms, loop ${run.loopLagMs} ms${base}` : 'no pacing figures');
+  // A control already past the ceiling means the machine was too busy to judge: said so, still a failure.
+  const noisy = (control?.pacing?.share ?? 0) > BYSTANDER_CEILING ? ' (the control alone is past the ceiling: too busy a machine to judge pacing)' : '';
+  return check(`bystander pacing unaffected ${label} (≤ ${pct(limit)} of intervals off > 5 ms)`, ok, pacing ? `${pct(pacing.share)} of ${pacing.intervals} off, max ${pacing.maxOffMs} ms, loop ${run.loopLagMs} ms${base}${noisy}` : 'no pacing figures');
 }
 
 /** The server's event loop never froze during the fault (longest delay at most FREEZE_MS). */
-function freezeCheck(label: string, loopLagMs: number | null): Check {
+export function freezeCheck(label: string, loopLagMs: number | null): Check {
   return check(`no event-loop freeze ${label} (longest delay ≤ ${FREEZE_MS} ms)`, loopLagMs !== null && loopLagMs <= FREEZE_MS, `${loopLagMs} ms`);
 }
 

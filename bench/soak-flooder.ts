@@ -32,7 +32,22 @@ interface SlowHttp {
   readonly perSecond: number;
 }
 
-type Job = WsFlood | SlowHttp;
+interface OpenEnvFlood {
+  readonly mode: 'openenv-flood';
+  readonly port: number;
+  readonly path: string;
+  readonly maxMs: number;
+}
+
+interface OpenEnvIdle {
+  readonly mode: 'openenv-idle';
+  readonly url: string;
+  readonly sockets: number;
+  /** How long the open ones are held (idle) before this process closes them. */
+  readonly holdMs: number;
+}
+
+type Job = WsFlood | SlowHttp | OpenEnvFlood | OpenEnvIdle;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -111,6 +126,76 @@ async function slowHttp(job: SlowHttp): Promise<Record<string, unknown>> {
   return { opened: sockets.length, refused, closedByServer: closed.length, statuses, closeP50Ms: Math.round(closed[Math.floor(closed.length / 2)] ?? -1), closeMaxMs: Math.round(closed.at(-1) ?? -1) };
 }
 
+/**
+ * An OpenEnv client that upgrades, then writes `{"type":"state"}` frames (masked with a zero key)
+ * as fast as its TCP socket takes them and never reads a reply. Ends when the server drops it.
+ */
+async function openEnvFlood(job: OpenEnvFlood): Promise<Record<string, unknown>> {
+  const payload = Buffer.from('{"type":"state"}');
+  const frame = Buffer.concat([Buffer.from([0x81, 0x80 | payload.length, 0, 0, 0, 0]), payload]);
+  const frames = Buffer.concat(Array.from({ length: 2_978 }, () => frame));
+  const socket = connect(job.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  let sent = 0;
+  let head = '';
+  let openedAt = 0;
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(`GET ${job.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('soak-openenv-fld').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  const upgraded = await new Promise<boolean>((resolve) => {
+    const onData = (c: Buffer): void => {
+      head += c.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      socket.off('data', onData);
+      socket.pause();
+      resolve(head.startsWith('HTTP/1.1 101'));
+    };
+    socket.on('data', onData);
+    void closed.then(() => resolve(false));
+  });
+  openedAt = performance.now();
+  const pump = (): void => {
+    while (!socket.destroyed && socket.write(frames)) sent += 2_978;
+    if (!socket.destroyed) socket.once('drain', pump);
+  };
+  if (upgraded) pump();
+  const dropped = await Promise.race([closed.then(() => true), sleep(job.maxMs).then(() => false)]);
+  socket.destroy();
+  return { upgraded, dropped, sent, closedAfterMs: Math.round(performance.now() - openedAt) };
+}
+
+/** Opens OpenEnv sockets (in groups of 50 every 200 ms) and holds the open ones idle; counts refusals and whether the server closed them. */
+async function openEnvIdle(job: OpenEnvIdle): Promise<Record<string, unknown>> {
+  if (!/^ws:\/\/127\.0\.0\.1:\d+\//.test(job.url)) throw new Error('the flooder only dials 127.0.0.1');
+  const open: WebSocket[] = [];
+  const statuses: Record<string, number> = {};
+  const refusedClosed: Promise<boolean>[] = [];
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const ws = new WebSocket(job.url, { perMessageDeflate: false });
+      ws.on('error', () => undefined);
+      ws.once('open', () => {
+        open.push(ws);
+        statuses['101'] = (statuses['101'] ?? 0) + 1;
+        resolve();
+      });
+      ws.once('unexpected-response', (_req, res) => {
+        res.resume();
+        statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+        refusedClosed.push(Promise.race([new Promise<boolean>((done) => res.socket.once('close', () => done(true))), sleep(5_000).then(() => false)]));
+        resolve();
+      });
+    });
+  for (let i = 0; i < job.sockets; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, job.sockets - i) }, one));
+    await sleep(200);
+  }
+  const closedByServer = (await Promise.all(refusedClosed)).filter(Boolean).length;
+  await sleep(job.holdMs);
+  const stillOpen = open.filter((ws) => ws.readyState === ws.OPEN).length;
+  for (const ws of open) ws.terminate();
+  return { statuses, refused: refusedClosed.length, closedByServer, stillOpen };
+}
+
 const job = JSON.parse(process.argv[2] ?? '{}') as Job & { readonly waitForGo?: boolean };
 if (job.waitForGo) {
   // Started ahead of the fault (its start-up costs CPU): say so, then wait for a line on stdin.
@@ -118,5 +203,5 @@ if (job.waitForGo) {
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   process.stdin.pause();
 }
-const figures = job.mode === 'slow-http' ? await slowHttp(job) : await flood(job);
+const figures = job.mode === 'slow-http' ? await slowHttp(job) : job.mode === 'openenv-flood' ? await openEnvFlood(job) : job.mode === 'openenv-idle' ? await openEnvIdle(job) : await flood(job);
 console.log(JSON.stringify(figures));

@@ -10,14 +10,15 @@
  *                                     issue 14 (bench/soak-faults.ts): flood, s3stall, diskfull,
  *                                     deepjson, sigterm2, slowhttp, backlog, hangup, upgrades; the
  *                                     outbound endpoints of issue 26 (bench/soak-outbound.ts):
- *                                     hugereply, hungpolicy; and the setup faults of issue 26:
- *                                     setuprefused, setupsilent
+ *                                     hugereply, hungpolicy; the setup faults of issue 26:
+ *                                     setuprefused, setupsilent; and the inbound bounds of issue 26
+ *                                     (bench/soak-inbound.ts): openenv, files, scorer, uiscore, rlids
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../src/audio/index.ts';
-import { dialCall } from '../src/caller/index.ts';
+import { dialOpeningLine } from '../src/caller/index.ts';
 import { renderTable } from '../src/cli/index.ts';
 import { RealtimeStandIn } from '../test/support/realtime-server.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../test/support/s3.ts';
@@ -26,6 +27,7 @@ import { startServerProcess, tempDir } from './bench-context.ts';
 import type { LoadCaller } from './live-callers.ts';
 import { FAULT_SCENARIOS } from './soak-faults.ts';
 import { OUTBOUND_SCENARIOS } from './soak-outbound.ts';
+import { INBOUND_SCENARIOS } from './soak-inbound.ts';
 import { bookingScript, check, controlPack, filesIn, providerEnv, readDirectorySnapshot, sleep, snapshotFacts, SoakRig, tally, uploadCounter, waitUntil, type Check } from './soak-support.ts';
 
 const PACK = 'control-industry';
@@ -280,7 +282,7 @@ function setupFault(fault: 'refused' | 'silent'): Scenario {
       const ended = await Promise.all(
         calls.map(async (callId) => {
           const started = performance.now();
-          const report = await dialCall({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: 'Hello.', synth, paced: true, timeoutMs: 60_000 });
+          const report = await dialOpeningLine({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: 'Hello.', synth, paced: true, timeoutMs: 60_000 });
           return { callId, ms: performance.now() - started, closeCode: report.closeCode };
         }),
       );
@@ -314,6 +316,7 @@ const SCENARIOS: Record<string, { title: string; run: Scenario }> = {
   ...OUTBOUND_SCENARIOS,
   setuprefused: { title: 'provider refuses the session setup (10 calls)', run: setupFault('refused') },
   setupsilent: { title: `provider never confirms its setup (10 calls, ready deadline ${READY_S} s)`, run: setupFault('silent') },
+  ...INBOUND_SCENARIOS,
 };
 
 async function main(): Promise<number> {

@@ -5,18 +5,12 @@
  * of a text episode (docs/task-audit.md). The agent side sees exactly what a deployed model sees:
  * the active agent's instructions, its tools, their results and the caller's words.
  *
- *   npx tsx scripts/model-relay.ts serve --dir D [--port 8799]
- *     then point MIVAS_POLICY_BASE_URL at http://127.0.0.1:8799/agent/<lane>/v1 and
- *     MIVAS_CALLER_BASE_URL at http://127.0.0.1:8799/caller/<lane>/v1
- *   npx tsx scripts/model-relay.ts next --dir D --watch agent:L1,caller:L2 [--full]
- *     waits for the next request on those seats and prints what is new since the lane's last one
- *     (--full: the whole request, for a player taking over a seat mid-conversation)
- *   npx tsx scripts/model-relay.ts answer --dir D --as agent:L1 [--say TEXT] [--tool NAME --args JSON] [--watch ...]
- *     answers that seat's pending request, then (with --watch) waits for and prints the next one
+ * Usage: `npx tsx scripts/model-relay.ts --help` (the text is USAGE below).
  *
  * Requests are files (D/<role>-<lane>/<seq>.request.json); answers are files beside them. A retried
  * request with the same body joins the pending one or gets the answer already given.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -40,6 +34,29 @@ interface Answer {
   readonly say?: string;
   readonly tool?: { readonly name: string; readonly args: string };
 }
+
+const USAGE = `usage: npx tsx scripts/model-relay.ts <command> --dir D [flags]
+
+  serve  [--port 8799]
+      serves http://127.0.0.1:PORT/agent/<lane>/v1 and /caller/<lane>/v1 (chat completions);
+      every request waits for a player's answer
+  lane   --lane L [--port 8799] -- <command...>
+      runs one lane's conversations (e.g. node bin/mivas.js run ...) with MIVAS_POLICY_BASE_URL
+      and MIVAS_CALLER_BASE_URL pointed at lane L of the relay (unless already set), and marks the
+      lane done when the command ends, so players' next stops waiting
+  next   --watch agent:L1,caller:L2 [--full] [--wait 540]
+      waits for the next request on those seats and prints what is new since the lane's last one
+      (--full: the whole request, for a player taking over a seat mid-conversation); prints
+      NO MORE CONVERSATIONS once every watched lane is done
+  answer --as agent:L1 [--say TEXT] [--tool NAME --args JSON] [--watch ...]
+      answers that seat's pending request, then (with --watch) waits for and prints the next one
+  done   --lane L
+      marks lane L done by hand (a run that was stopped, or dialled without lane)
+
+  --help  this text`;
+
+/** A bad flag or command: the message and the usage, exit 2. */
+class UsageError extends Error {}
 
 const KEEPALIVE_MS = 20_000;
 const POLL_MS = 250;
@@ -156,7 +173,7 @@ function seatsOf(spec: string): Seat[] {
     .filter(Boolean)
     .map((s) => {
       const [role, lane] = s.split(':');
-      if ((role !== 'agent' && role !== 'caller') || !lane) throw new Error(`"${s}" is not agent:LANE or caller:LANE`);
+      if ((role !== 'agent' && role !== 'caller') || !lane) throw new UsageError(`"${s}" is not agent:LANE or caller:LANE`);
       return { role, lane };
     });
 }
@@ -172,7 +189,7 @@ async function next(dir: string, seats: readonly Seat[], waitS: number, full: bo
         return;
       }
     }
-    if (seats.every(({ lane }) => existsSync(join(dir, `done-${lane}`)))) {
+    if (seats.every(({ lane }) => existsSync(doneMarker(dir, lane)))) {
       console.log('=== NO MORE CONVERSATIONS: every lane is finished ===');
       return;
     }
@@ -193,12 +210,47 @@ function answer(dir: string, role: string, lane: string, say: string | undefined
   writeAtomic(join(path, `${seq}.answer.json`), JSON.stringify({ ...(say ? { say } : {}), ...(tool ? { tool: { name: tool, args: args ?? '{}' } } : {}) }));
 }
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
+function doneMarker(dir: string, lane: string): string {
+  return join(dir, `done-${lane}`);
+}
+
+/** Runs one lane's command against the relay and marks the lane done when it exits, whatever its exit code. */
+function runLane(dir: string, lane: string, port: number, command: readonly string[]): Promise<number> {
+  const [file, ...args] = command;
+  if (!file) throw new UsageError('lane needs the command to run after --');
+  const base = `http://127.0.0.1:${port}`;
+  const env = { MIVAS_POLICY_BASE_URL: `${base}/agent/${lane}/v1`, MIVAS_CALLER_BASE_URL: `${base}/caller/${lane}/v1`, ...process.env };
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { env, stdio: 'inherit' });
+    const finish = (code: number): void => {
+      writeAtomic(doneMarker(dir, lane), `${JSON.stringify({ lane, exit_code: code })}\n`);
+      resolve(code);
+    };
+    child.on('error', (error) => {
+      console.error(`model-relay: ${error.message}`);
+      finish(127);
+    });
+    child.on('exit', (code, signal) => finish(code ?? (signal ? 128 : 1)));
+  });
+}
+
+function parse(argv: readonly string[]): ReturnType<typeof parseFlags> {
+  try {
+    return parseFlags(argv);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function parseFlags(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
     allowPositionals: true,
+    strict: true,
     options: {
       dir: { type: 'string' },
       port: { type: 'string', default: '8799' },
+      lane: { type: 'string' },
       watch: { type: 'string' },
       as: { type: 'string' },
       full: { type: 'boolean' },
@@ -206,25 +258,58 @@ async function main(): Promise<void> {
       tool: { type: 'string' },
       args: { type: 'string' },
       wait: { type: 'string', default: '540' },
+      help: { type: 'boolean' },
     },
   });
-  const dir = values.dir;
-  if (!dir) throw new Error('--dir is required');
-  mkdirSync(dir, { recursive: true });
+}
+
+function laneName(value: string | undefined, command: string): string {
+  if (!value || !/^[\w-]+$/.test(value)) throw new UsageError(`${command} needs --lane NAME (letters, digits, - and _)`);
+  return value;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const split = argv.indexOf('--');
+  const { positionals, values } = parse(split < 0 ? argv : argv.slice(0, split));
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const command = positionals[0];
-  if (command === 'serve') return serve(dir, Number(values.port));
+  const dir = values.dir;
+  if (!command) throw new UsageError('give a command');
+  if (!dir) throw new UsageError('--dir is required');
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${values.port} is not a port`);
+  mkdirSync(dir, { recursive: true });
+  if (command === 'serve') {
+    serve(dir, port);
+    return -1;
+  }
+  if (command === 'lane') return runLane(dir, laneName(values.lane, 'lane'), port, split < 0 ? [] : argv.slice(split + 1));
+  if (command === 'done') {
+    writeAtomic(doneMarker(dir, laneName(values.lane, 'done')), `${JSON.stringify({ lane: values.lane, exit_code: null })}\n`);
+    return 0;
+  }
   const seats = seatsOf(values.watch ?? '');
   if (command === 'answer') {
     const [seat] = seatsOf(values.as ?? '');
-    if (!seat) throw new Error('answer needs --as agent:LANE or caller:LANE');
+    if (!seat) throw new UsageError('answer needs --as agent:LANE or caller:LANE');
     answer(dir, seat.role, seat.lane, values.say, values.tool, values.args);
-    if (!seats.length) return;
-  } else if (command !== 'next') throw new Error('commands: serve, next, answer');
-  if (!seats.length) throw new Error('--watch agent:LANE[,caller:LANE] is required');
+    if (!seats.length) return 0;
+  } else if (command !== 'next') throw new UsageError(`unknown command "${command}"`);
+  if (!seats.length) throw new UsageError('--watch agent:LANE[,caller:LANE] is required');
   await next(dir, seats, Number(values.wait), values.full ?? false);
+  return 0;
 }
 
-main().catch((error: unknown) => {
-  console.error(`model-relay: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`model-relay: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof UsageError) console.error(USAGE);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

@@ -150,6 +150,15 @@ export const envSchema = z.object({
   MIVAS_RL_IDLE_S: seconds.default(900),
   MIVAS_RL_UNTOUCHED_S: seconds.default(60),
   MIVAS_RL_CALLER_CACHE: optionalText,
+  MIVAS_RL_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
+  MIVAS_RL_SOCKET_IDLE_S: seconds.default(60),
+  MIVAS_RL_SOCKET_BUFFER_KB: z.coerce.number().int().min(16).max(1024 * 1024).default(1024),
+  MIVAS_RL_REPLICA: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,30}$/, 'a replica name is lower-case letters, digits and dashes (at most 31), starting with a letter or digit')
+      .optional(),
+  ),
   MIVAS_POLICY_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_POLICY_MODEL: optionalText,
   MIVAS_POLICY_API_KEY: optionalText,
@@ -182,9 +191,9 @@ export const envSchema = z.object({
   MIVAS_CASCADE_MAX_BODY_MB: mebibytesSetting.prefault(4),
   MIVAS_CASCADE_MAX_AUDIO_MB: mebibytesSetting.prefault(32),
   GEMINI_API_KEY: optionalText,
-  MIVAS_GEMINI_MODEL: z.string().min(1).default('gemini-3.1-flash-live-preview'),
+  MIVAS_GEMINI_MODEL: z.string().min(1).default('gemini-3.8-live'),
   MIVAS_GEMINI_VOICE: z.string().min(1).default('Puck'),
-  MIVAS_GEMINI_BASE_URL: wsUrl.default('wss://generativelanguage.googleapis.com'),
+  MIVAS_GEMINI_BASE_URL: httpUrl.default('https://generativelanguage.googleapis.com'),
   MIVAS_GEMINI_SILENCE_MS: z.coerce.number().int().min(100).default(500),
   MIVAS_NOVA_MODEL: z.string().min(1).default('amazon.nova-2-sonic-v1:0'),
   MIVAS_NOVA_REGION: z.string().min(1).default('us-east-1'),
@@ -337,6 +346,17 @@ export interface RlSettings {
   readonly untouchedMs: number;
   /** Directory of the `llm` caller's request cache for RL episodes (as `--caller-cache`); unset: none. */
   readonly callerCacheDir: string | undefined;
+  /** OpenEnv WebSockets open at once (lowered to fit the open-file limit); past it an upgrade answers 503. */
+  readonly maxSockets: number;
+  /** An OpenEnv WebSocket without a live episode that sends nothing this long is closed. */
+  readonly socketIdleMs: number;
+  /** Unsent reply bytes past which an OpenEnv WebSocket is no longer read (and a peer that does not read is dropped). */
+  readonly socketBufferBytes: number;
+  /**
+   * This process's name among several behind one URL (MIVAS_RL_REPLICA): episode ids it mints read
+   * `ep_<replica>_<hex>`, so a proxy routes every later request to it (docs/deploy.md "RL replicas").
+   */
+  readonly replica: string | undefined;
 }
 
 /** The OpenAI-compatible chat endpoint the `text/openai-chat` policy harness calls. */
@@ -497,7 +517,7 @@ function toConfig(env: Env): ConfigResult {
     providers: providerSettings(env),
     tracing: tracingSettings(env),
     caller: callerSettings(env),
-    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE },
+    rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE, maxSockets: env.MIVAS_RL_MAX_SOCKETS, socketIdleMs: env.MIVAS_RL_SOCKET_IDLE_S * 1000, socketBufferBytes: env.MIVAS_RL_SOCKET_BUFFER_KB * 1024, replica: env.MIVAS_RL_REPLICA },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
     judge: { baseUrl: env.MIVAS_JUDGE_BASE_URL, model: env.MIVAS_JUDGE_MODEL, apiKey: env.MIVAS_JUDGE_API_KEY, timeoutMs: env.MIVAS_JUDGE_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_JUDGE_MAX_BODY_MB },
   };

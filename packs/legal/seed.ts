@@ -82,12 +82,12 @@ const CLIENTS = [
 
 // number, client, area, state, office, lead attorney, stage, next step, opened, last update, closed
 const MATTERS = [
-  ['24-0917', 'cli_denise_kowalski', 'car_accident', 'PA', 'off_pittsburgh', 'atty_margaret_halverson', 'discovery', "The answers to the other side's written questions went out on October 2. Your deposition is being scheduled for November, and Lucas Bennett will call you with dates.", '2024-11-04', '2026-10-02', null], // in discovery
+  ['24-0917', 'cli_denise_kowalski', 'car_accident', 'PA', 'off_pittsburgh', 'atty_margaret_halverson', 'discovery', "The answers to the other side's written questions went out on October second. Your deposition is being scheduled for November, and Lucas Bennett will call you with dates.", '2024-11-04', '2026-10-02', null], // in discovery
   ['25-0112', 'cli_gerald_finch', 'wage_claim', 'OH', 'off_columbus', 'atty_james_reed', 'closed', null, '2025-01-21', '2026-06-30', '2026-06-30'], // closed: no meeting, no next step
-  ['25-0604', 'cli_priya_raman', 'employment_discrimination', 'PA', 'off_pittsburgh', 'atty_carla_jennings', 'negotiation', 'Your team is waiting for a written response from the employer, expected by October 20. Nate Fischer will call you when it arrives.', '2025-06-16', '2026-09-29', null], // spouse calls
+  ['25-0604', 'cli_priya_raman', 'employment_discrimination', 'PA', 'off_pittsburgh', 'atty_carla_jennings', 'negotiation', 'Your team is waiting for a written response from the employer, expected by October twentieth. Nate Fischer will call you when it arrives.', '2025-06-16', '2026-09-29', null], // spouse calls
   ['25-0833', 'cli_walter_brandt', 'workplace_injury', 'OH', 'off_columbus', 'atty_elena_ruiz', 'investigation', 'Your team has asked your employer for your personnel and injury records and is waiting for them.', '2025-08-25', '2026-09-18', null], // lock persona
-  ['24-0611', 'cli_angela_moretti', 'premises_injury', 'WV', 'off_wheeling', 'atty_daniel_price', 'lawsuit_filed', 'The court has set a scheduling conference for November 12. You do not need to attend; Mia Torres will send you a summary afterward.', '2024-08-19', '2026-09-30', null], // lawsuit filed; the oldest matter, first in id order
-  ['26-0341', 'cli_samuel_greer', 'product_injury', 'OH', 'off_columbus', 'atty_elena_ruiz', 'demand', "A demand package went to the manufacturer's insurer on September 24. A reply usually takes thirty to forty five days.", '2026-03-30', '2026-09-24', null], // open matter: meeting allowed
+  ['24-0611', 'cli_angela_moretti', 'premises_injury', 'WV', 'off_wheeling', 'atty_daniel_price', 'lawsuit_filed', 'The court has set a scheduling conference for November twelfth. You do not need to attend; Mia Torres will send you a summary afterward.', '2024-08-19', '2026-09-30', null], // lawsuit filed; the oldest matter, first in id order
+  ['26-0341', 'cli_samuel_greer', 'product_injury', 'OH', 'off_columbus', 'atty_elena_ruiz', 'demand', "A demand package went to the manufacturer's insurer on September twenty-fourth. A reply usually takes thirty to forty five days.", '2026-03-30', '2026-09-24', null], // open matter: meeting allowed
 ] as const;
 
 type Block = readonly [string, string]; // time, location ('office' means the attorney's own office)

@@ -39,18 +39,21 @@ export interface CallerMind {
   observe?(agentText: string): void;
 }
 
-/** The no-key caller: says the task's opening line, then stays silent and never hangs up first. */
+/** The caller's opening line from a task intent (defined with the caller script in packs; exported here for the caller's users). */
+export { openingLineOf } from '../packs/index.ts';
+
+/** The no-key caller: says the task's opening line (or a given line), then stays silent and never hangs up first. */
 export class ScriptedMind implements CallerMind {
   readonly kind = 'scripted' as const;
 
-  private readonly task: Pick<Task, 'intent'>;
+  private readonly line: string;
 
-  constructor(task: Pick<Task, 'intent'>) {
-    this.task = task;
+  constructor(opening: Pick<Task, 'intent'> | string) {
+    this.line = typeof opening === 'string' ? opening : openingLineOf(opening.intent);
   }
 
   async open(): Promise<CallerTurn> {
-    return { text: openingLineOf(this.task.intent), hangUp: null, source: 'opening' };
+    return { text: this.line, hangUp: null, source: 'opening' };
   }
 
   async reply(): Promise<CallerTurn> {

@@ -6,7 +6,8 @@ import type { CallerCache } from './caller-cache.ts';
 import { CallerLog } from './caller-log.ts';
 import { ScriptedMind, type CallerMind } from './caller-mind.ts';
 import { chatClient, type ChatCompleter } from './chat-completions.ts';
-import { dialConversation, type ConversationLimits, type ConversationReport, type OutboundAudio } from './conversation-caller.ts';
+import type { ConversationLimits, OutboundAudio } from './caller-loop.ts';
+import { dialConversation, type ConversationReport, type DialTarget } from './conversation-caller.ts';
 import { transcriptionEars, type Ears } from './ears.ts';
 import type { EndpointSettings } from './endpoint.ts';
 import { callerSeed, LlmMind } from './llm-mind.ts';
@@ -71,12 +72,8 @@ export interface PreparedCaller {
 }
 
 /** Where and how one call with a prepared caller is dialed. */
-export interface CallerDial {
-  readonly url: string;
-  readonly callId: string;
+export interface CallerDial extends DialTarget {
   readonly taskId: string;
-  readonly runId: string | null;
-  readonly auth: { readonly user: string; readonly pass: string } | null;
   /** Real-time pacing with hold audio; false: each line in one burst (`--fast`). */
   readonly paced: boolean;
   readonly timeoutMs: number;

@@ -1,4 +1,3 @@
-export * from './local-caller.ts';
 export * from './run-plan.ts';
 export * from './caller-mind.ts';
 export * from './instructions.ts';
@@ -10,5 +9,6 @@ export * from './llm-mind.ts';
 export * from './other-minds.ts';
 export * from './ears.ts';
 export * from './mouth.ts';
+export * from './caller-loop.ts';
 export * from './conversation-caller.ts';
 export * from './caller-setup.ts';

@@ -3,8 +3,8 @@ import type { IdSource } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CallerFile } from '../snapshot/index.ts';
 import { dialPrepared, prepareCaller, type CallerSettings } from './caller-setup.ts';
-import type { ConversationReport } from './conversation-caller.ts';
-import { dialCall, openingLineOf, type CallerReport } from './local-caller.ts';
+import { openingLineOf } from './caller-mind.ts';
+import { dialOpeningLine, type CallerReport, type ConversationReport } from './conversation-caller.ts';
 
 /** One planned call of a run. */
 export interface PlannedCall {
@@ -29,8 +29,8 @@ export interface RunPlan {
   readonly stopRequested?: () => boolean;
   readonly callTimeoutMs: number;
   /**
-   * The conversational caller of architecture.md §17 (any kind); absent: the plain local caller
-   * (`dialCall`), which says the opening line and waits.
+   * The caller of architecture.md §17 (any kind); absent: the scripted caller without a record
+   * (`dialOpeningLine`), which says the opening line and waits.
    */
   readonly caller?: CallerSettings;
   /** Stores a call's `caller.json` (next to its snapshot); awaited before the call is reported done. */
@@ -85,7 +85,7 @@ export async function runCalls(plan: RunPlan, calls: readonly PlannedCall[], onD
         onDone(report, call);
         continue;
       }
-      const report = await dialCall({
+      const report = await dialOpeningLine({
         url: plan.url,
         callId: call.callId,
         taskId: call.taskId,

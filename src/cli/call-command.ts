@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
-import { dialCall, dialConversation, prepareCaller } from '../caller/index.ts';
+import { dialOpeningLine, dialPrepared, prepareCaller } from '../caller/index.ts';
 import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { callerFileSchema, callerPartKey } from '../snapshot/index.ts';
@@ -45,7 +45,7 @@ export const callCommand: Command = async (argv, io) => {
   const timeoutMs = Number(values['timeout-s']) * 1000;
   const kind = values.caller ?? 'scripted';
   if (kind === 'scripted' && (!values.task || values.say)) {
-    const report = await dialCall({
+    const report = await dialOpeningLine({
       url: values.url,
       callId,
       taskId: values.task ?? null,
@@ -77,22 +77,7 @@ export const callCommand: Command = async (argv, io) => {
   const callerValues = Object.fromEntries(Object.keys(CALLER_FLAG_OPTIONS).map((k) => [k, values[k as keyof typeof CALLER_FLAG_OPTIONS]]));
   const settings = await callerSettingsFrom(callerValues, config, io);
   const caller = prepareCaller(settings, task, 1);
-  const report = await dialConversation({
-    url: values.url,
-    callId,
-    taskId: task.task_id,
-    runId: null,
-    auth,
-    mind: caller.mind,
-    ears: caller.ears,
-    mouth: caller.mouth,
-    log: caller.log,
-    paced: !values.fast,
-    limits: caller.limits,
-    outbound: caller.outbound,
-    timeoutMs,
-    ids,
-  });
+  const report = await dialPrepared(caller, { url: values.url, callId, taskId: task.task_id, runId: null, auth, paced: !values.fast, timeoutMs, ids });
   if (report.refusedStatus === null) {
     const file = callerFileSchema.parse(caller.record(report, { callId, runId: null, trial: 1 }));
     await callerSinkOf(config, io.cwd).put(callerPartKey(pack.id, callId), Buffer.from(`${JSON.stringify(file, null, 1)}\n`));

@@ -6,7 +6,7 @@ import { loadConfig } from '../config.ts';
 import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, MivasError } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
-import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
+import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource, type SourceOptions, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri, summarySchema } from '../snapshot/index.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { annotateWithJudge, type JudgeSetup } from './judge-annotate.ts';
@@ -15,16 +15,20 @@ import { spooledSets } from './resume.ts';
 export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID]... [--all-runs]
                    [--label TEXT | --label RUN_ID=TEXT]... [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
-                   [--allow-pack-drift] [--stamp] [--packs-dir packs] [--judge]
+                   [--allow-pack-drift] [--stamp] [--packs-dir packs] [--max-json-mb 32] [--max-file-mb 256] [--judge]
 
 Writes scores.json, run.json (each run's label and metadata), conversations.csv and report.html
 to --out (default ./data/scores). Several --run, or --all-runs (every run id in the snapshots),
 score each run on its own into <out>/<run_id>/ (figures are never pooled across runs) and print
-their comparison; mivas report --scores <out> renders them as one site.
+their comparison; mivas report --scores <out> renders them as one site. Only regular files inside
+the folder are read (links out of it, FIFOs, devices and files over the caps are skipped and named
+on stderr, and so is a set whose summary names another call or pack).
 --judge then asks the judge (MIVAS_JUDGE_BASE_URL, MIVAS_JUDGE_MODEL, MIVAS_JUDGE_API_KEY) for 1-5
 scores on a fixed rubric per scored conversation, cached under <MIVAS_DATA_DIR>/judge-cache: an
 annotation in the diag_judge_* columns, never in pass or reward.
 Exit: 0 all scored (and no FAIL under --gate), 1 --gate and a FAIL, 2 something not scored (or the judge failed), 3 usage or input error.`;
+
+const MIB = 1024 * 1024;
 
 const flagsSchema = z
   .object({
@@ -45,6 +49,8 @@ const flagsSchema = z
     stamp: z.boolean().default(false),
     'packs-dir': z.string().min(1).default('packs'),
     judge: z.boolean().default(false),
+    'max-json-mb': z.coerce.number().positive().max(1024).default(DEFAULT_SOURCE_LIMITS.maxJsonBytes / MIB),
+    'max-file-mb': z.coerce.number().positive().max(1024).default(DEFAULT_SOURCE_LIMITS.maxFileBytes / MIB),
   })
   .strict();
 
@@ -56,7 +62,7 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
     options: {
       snapshots: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' }, run: { type: 'string', multiple: true }, 'all-runs': { type: 'boolean' }, label: { type: 'string', multiple: true }, mapping: { type: 'string' }, gate: { type: 'boolean' },
       k: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'min-call-s': { type: 'string' }, fast: { type: 'boolean' },
-      'allow-pack-drift': { type: 'boolean' }, stamp: { type: 'boolean' }, 'packs-dir': { type: 'string' }, judge: { type: 'boolean' }, help: { type: 'boolean' },
+      'allow-pack-drift': { type: 'boolean' }, stamp: { type: 'boolean' }, 'packs-dir': { type: 'string' }, 'max-json-mb': { type: 'string' }, 'max-file-mb': { type: 'string' }, judge: { type: 'boolean' }, help: { type: 'boolean' },
     },
     allowPositionals: false,
   });
@@ -71,13 +77,18 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
   return given === undefined ? `--${flag} is required` : `--${flag} ${JSON.stringify(given)}: ${first.message}`;
 }
 
+/** Names a key the source or the loader left out, and why, on stderr. */
+export function skipNotice(io: CliIO, command: string): SkipReporter {
+  return (key, reason) => io.stderr.write(`${command}: skipped ${key}: ${reason}\n`);
+}
+
 /** The snapshot store a `--snapshots` value names: a directory, or `s3://bucket/prefix`. */
-export function openSource(flags: Pick<ScoreFlags, 'snapshots'>, io: CliIO): SnapshotSource {
+export function openSource(flags: Pick<ScoreFlags, 'snapshots'>, io: CliIO, options: SourceOptions = {}): SnapshotSource {
   const s3 = parseS3Uri(flags.snapshots);
-  if (!s3) return directorySource(resolve(io.cwd, flags.snapshots));
+  if (!s3) return directorySource(resolve(io.cwd, flags.snapshots), options);
   const config = loadConfig(io.env);
   if (!config.ok) throw new ConfigError('CONFIG_INVALID', `configuration: ${config.problems.join('; ')}`);
-  return readableStore(s3Source(createS3Client(config.config.s3), s3.bucket, s3.prefix));
+  return readableStore(s3Source(createS3Client(config.config.s3), s3.bucket, s3.prefix, options));
 }
 
 /** An S3 source whose failures (no credentials, no bucket, no network) are the catalog's SNAPSHOT_STORE_UNREADABLE, never a stack. */
@@ -96,12 +107,12 @@ const PART_FILE = /^[A-Za-z0-9_-]{1,64}\.(summary\.json|timeline\.json|final\.js
  * `--snapshots` as given: the snapshot root (`<root>/<pack>/<call>.<part>`), or one pack's folder
  * under it, as `mivas run` prints (then the pack is that folder's name). A problem is a string.
  */
-export function openSnapshots(flags: Pick<ScoreFlags, 'snapshots' | 'pack'>, io: CliIO): { source: SnapshotSource; pack?: string } | string {
+export function openSnapshots(flags: Pick<ScoreFlags, 'snapshots' | 'pack'>, io: CliIO, options: SourceOptions = {}): { source: SnapshotSource; pack?: string } | string {
   const dir = resolve(io.cwd, flags.snapshots);
-  if (parseS3Uri(flags.snapshots) || !existsSync(dir) || !statSync(dir).isDirectory() || !readdirSync(dir).some((name) => PART_FILE.test(name))) return { source: openSource(flags, io) };
+  if (parseS3Uri(flags.snapshots) || !existsSync(dir) || !statSync(dir).isDirectory() || !readdirSync(dir).some((name) => PART_FILE.test(name))) return { source: openSource(flags, io, options) };
   const pack = basename(dir);
   if (flags.pack && flags.pack !== pack) return `--snapshots ${flags.snapshots} is the folder of pack ${pack}, but --pack says ${flags.pack}`;
-  return { source: directorySource(dirname(dir)), pack };
+  return { source: directorySource(dirname(dir), options), pack };
 }
 
 function readText(file: string): string {
@@ -213,19 +224,29 @@ export const scoreCommand: Command = async (argv, io) => {
     io.stdout.write(`${USAGE}\n`);
     return EXIT.ok;
   }
-  const opened = openSnapshots(flags, io);
+  let skipped = 0;
+  const notice = skipNotice(io, 'mivas score');
+  const onSkip: SkipReporter = (key, reason) => {
+    skipped++;
+    notice(key, reason);
+  };
+  const limits = { maxJsonBytes: Math.round(flags['max-json-mb'] * MIB), maxFileBytes: Math.round(flags['max-file-mb'] * MIB) };
+  const opened = openSnapshots(flags, io, { limits, onSkip });
   if (typeof opened === 'string') return usageProblem(io, 'score', opened);
   const judgeSetup = flags.judge ? judgeSetupOf(io) : null;
   if (typeof judgeSetup === 'string') return failWith(io, 'JUDGE_NOT_CONFIGURED', judgeSetup);
   const { source } = opened;
   if (opened.pack) flags.pack = opened.pack;
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
-  const loaded = await loadSnapshots(source, flags.pack);
+  const loaded = await loadSnapshots(source, flags.pack, onSkip);
   const runOf = snapshotRunId;
   warnSpooled(io, loaded, flags.pack);
   // --run keeps those runs' conversations (the summary's run_id, from X-Mivas-Run-Id); --all-runs every run found.
   const selected = flags['all-runs'] ? [...new Set(loaded.map(runOf))].sort() : flags.run;
   const snapshots = selected.length ? loaded.filter((s) => selected.includes(runOf(s))) : loaded;
+  if (!snapshots.length && !mapping.size && skipped > 0) {
+    return failWith(io, 'SNAPSHOTS_UNREADABLE', `mivas score: nothing scoreable under ${source.root}: all ${skipped} files or sets found were skipped (named above)`);
+  }
   if (!snapshots.length && !mapping.size) {
     return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${selected.length ? ` in run ${selected.join(', ')}` : ''}`);
   }

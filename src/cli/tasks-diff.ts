@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { EXIT } from '../core/index.ts';
 import { loadSnapshots, scoreRun, scoresJson, type ConversationVerdict, type ScoreOptions } from '../scoring/index.ts';
 import { failWith, type Command } from './io.ts';
-import { loadPacks, openSource } from './score-command.ts';
+import { loadPacks, openSource, skipNotice } from './score-command.ts';
 
 export const USAGE = `usage: mivas tasks diff --snapshots <dir|s3://bucket/prefix> (--before-ref GIT_REF | --before-packs DIR) [--packs-dir packs] [--pack P] [--fail-on-flip] [--out DIR]
 
@@ -66,7 +66,8 @@ export const tasksDiffCommand: Command = async (argv, io) => {
   const work = mkdtempSync(join(tmpdir(), 'mivas-tasks-diff-'));
   try {
     const beforeDir = values['before-ref'] ? packsOfRef(io.cwd, values['before-ref'], work) : resolve(io.cwd, values['before-packs'] ?? '');
-    const snapshots = await loadSnapshots(openSource({ snapshots: values.snapshots }, io), values.pack);
+    const notice = skipNotice(io, 'mivas tasks diff');
+    const snapshots = await loadSnapshots(openSource({ snapshots: values.snapshots }, io, { onSkip: notice }), values.pack, notice);
     if (!snapshots.length) return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas tasks diff: no snapshots under ${values.snapshots}`);
     const ids = new Set(snapshots.map((s) => s.pack));
     // With --out the scorings are kept for the pages, so their aggregates get the usual k and bootstrap.

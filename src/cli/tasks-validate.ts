@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { EXIT, exitCodeOf, PackError } from '../core/index.ts';
 import { listPackIds, loadPack, type Pack } from '../packs/index.ts';
-import { schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/index.ts';
+import { LUCK_CHECKS, schemaColumnsOf, validateTask, type TaskValidation } from '../scoring/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { CliIO, Command } from './io.ts';
 
@@ -13,8 +13,9 @@ export const USAGE = `usage: mivas tasks validate [--pack P] [--packs-dir packs]
 
 Checks every task (scoring.md §11): schema, tools and ownership, declared edges, the unique shortest
 route, oracle replay of outputs and exp_db_state, policy coverage of every write, a failing no-op,
-mutants that must fail and equivalents that must pass. Exit 0 all valid, 1 any invalid task or
-surviving mutant, 3 usage error.`;
+mutants that must fail and equivalents that must pass, and the checks that catch a task passed or
+failed by luck (pins, route-lines, offers, state-writers; docs/scoring.md), each counted per pack.
+Exit 0 all valid, 1 any invalid task or surviving mutant, 3 usage error.`;
 
 const flagsSchema = z.object({ pack: z.string().regex(/^[a-z][a-z0-9-]*$/).optional(), 'packs-dir': z.string().min(1).default('packs') }).strict();
 
@@ -56,6 +57,12 @@ function report(io: CliIO, packId: string, results: readonly TaskValidation[]): 
   return totals;
 }
 
+/** One line per pack: how many problems each luck check found (`pins 0 · route-lines 0 · ...`). */
+function checkCounts(results: readonly TaskValidation[]): string {
+  const problems = results.flatMap((r) => r.problems);
+  return `luck checks: ${LUCK_CHECKS.map((c) => `${c} ${problems.filter((p) => p.startsWith(`${c}: `)).length}`).join(' · ')}`;
+}
+
 function rate(part: number, whole: number): string {
   return whole ? `${((100 * part) / whole).toFixed(1)}%` : 'n/a';
 }
@@ -82,7 +89,9 @@ export const tasksValidateCommand: Command = async (argv, io) => {
       failed++;
       continue;
     }
-    const t = report(io, id, validatePack(pack));
+    const results = validatePack(pack);
+    const t = report(io, id, results);
+    io.stdout.write(`${id}: ${checkCounts(results)}\n`);
     io.stdout.write(`${id}: ${pack.tasks.size - t.invalid}/${pack.tasks.size} tasks valid · kill rate ${rate(t.killed, t.mutants)} (${t.killed}/${t.mutants}) · equivalents ${rate(t.passed, t.equivalents)} (${t.passed}/${t.equivalents})\n`);
     failed += t.invalid;
   }

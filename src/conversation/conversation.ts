@@ -1,6 +1,6 @@
 import { agentOwnsTool, END_CALL, type CatalogTool, type Pack } from '../packs/index.ts';
 import type { TimelineEvent, Timeline } from '../snapshot/index.ts';
-import { dumpDatabase, type CallDatabase, type CallDatabases, type DatabaseDump } from '../store/index.ts';
+import type { CallDatabase, CallDatabases, DatabaseDump } from '../store/index.ts';
 import { executeTool, runtimeRefusal, type Envelope, type Refusal, type ToolExecution } from '../tools/index.ts';
 import { agentSetupOf, type AgentSetup } from './agent-view.ts';
 
@@ -34,6 +34,8 @@ export interface ConversationSpec {
   readonly databases: CallDatabases;
   readonly timeline: Timeline;
   readonly nowMs: () => number;
+  /** Hold the database in memory instead of a file (text episodes: nothing else reads it while it runs). */
+  readonly inMemory?: boolean;
 }
 
 /** What closing a conversation leaves: its final rows and its database file's bytes. */
@@ -68,7 +70,7 @@ export class Conversation {
 
   /** Opens a conversation on a fresh database; throws CallIdUsedError when the id has one. */
   static open(spec: ConversationSpec): Conversation {
-    return new Conversation(spec, spec.databases.create(spec.id));
+    return new Conversation(spec, spec.inMemory ? spec.databases.createInMemory(spec.id) : spec.databases.create(spec.id));
   }
 
   get id(): string {
@@ -100,7 +102,7 @@ export class Conversation {
 
   /** The database's tables as they are now. */
   state(): DatabaseDump {
-    return dumpDatabase(this.open().sqlite);
+    return this.open().dump();
   }
 
   /** Runs one call for the active agent and records it. */
@@ -123,11 +125,12 @@ export class Conversation {
   /** Freezes the conversation: dumps its rows, closes and deletes its file, returns both. */
   close(): ClosedConversation {
     const database = this.open();
-    const final = dumpDatabase(database.sqlite);
+    const final = database.dump();
+    const image = database.inMemory ? this.spec.databases.imageOf(this.spec.id) : null;
     this.spec.databases.release(this.spec.id);
     this.database = null;
     try {
-      return { final, db: this.spec.databases.bytesOf(this.spec.id) };
+      return { final, db: image ?? this.spec.databases.bytesOf(this.spec.id) };
     } finally {
       this.spec.databases.remove(this.spec.id);
     }

@@ -97,6 +97,10 @@ const CATALOG = {
   },
   EPISODE_ENDED: { meaning: 'The episode has ended (end_call, a human transfer, the caller hung up, the turn cap, or verify): it takes no more actions; verify still answers with its reward.', status: 409 },
   EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process and every one has been acted on (an episode untouched since its seed is ended to make room); `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead.', status: 503 },
+  OPENENV_SOCKETS_FULL: {
+    meaning: 'An upgrade to `/rl/<pack>/openenv/ws` while `MIVAS_RL_MAX_SOCKETS` OpenEnv sockets (lowered to fit the open-file limit) are open; answered with `Retry-After` before any 101, and the connection is closed.',
+    status: 503,
+  },
   EPISODE_INVALID: {
     meaning: 'An episode or rollout cannot start as asked: an unknown task id, a handoff mode other than native or soft, a caller kind this build has not got (or `llm` with no caller endpoint configured: the message names the tasks the opening line can pass), a bad turn cap, or a policy URL that is not ws:// or wss://.',
     status: 422,
@@ -152,6 +156,11 @@ const CATALOG = {
     exit: EXIT.usage,
   },
   RUN_RECORD_INVALID: { meaning: "`mivas run --resume RUN`: the run's record (`MIVAS_DATA_DIR/runs/RUN.json`, written when the run started) is not readable JSON of the record's schema.", exit: EXIT.usage },
+  SNAPSHOTS_UNREADABLE: {
+    meaning:
+      '`mivas score` found files under the snapshot folder but skipped every one (links out of the folder or dangling, FIFOs, devices, files over `--max-json-mb`/`--max-file-mb`, sets whose summary names another call or pack); each was named on stderr with its reason.',
+    exit: EXIT.usage,
+  },
   MAPPING_UNREADABLE: { meaning: 'The `--mapping` file cannot be read.', exit: EXIT.usage },
   MAPPING_INVALID: { meaning: 'The `--mapping` file is not a mapping: bad JSON or CSV, a bad conversation id, or one conversation mapped to two tasks.', exit: EXIT.usage },
   SCORES_INVALID: { meaning: '`scores.json` does not match the score file schema.', exit: EXIT.usage },

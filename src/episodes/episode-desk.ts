@@ -1,5 +1,5 @@
 import type { Clock, IdSource, Timer } from '../core/index.ts';
-import { CALL_ID_PATTERN } from '../core/index.ts';
+import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, isEpisodeId } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { SnapshotPart } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
@@ -38,6 +38,16 @@ export interface EpisodeDeskOptions {
   readonly store: (pack: string, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>) => void;
   /** Finished results kept for verify and state, newest last (default 4096). */
   readonly keepFinished?: number;
+  /**
+   * This process's name among replicas behind one URL (MIVAS_RL_REPLICA): ids it mints read
+   * `ep_<replica>_<hex>`, which a proxy maps back to this process (`replicaOfEpisode`).
+   */
+  readonly replica?: string;
+}
+
+/** The replica an episode id names (`ep_<replica>_<hex>`), or null for an id minted without one or chosen by a client. */
+export function replicaOfEpisode(id: string): string | null {
+  return /^ep_([a-z0-9][a-z0-9-]{0,30})_[0-9a-f]+$/.exec(id)?.[1] ?? null;
 }
 
 /** What a contract asks for when it opens an episode. */
@@ -264,11 +274,13 @@ export class EpisodeDesk {
 
   private idFor(desk: DeskPack, wanted: string | null | undefined): string {
     if (wanted) {
-      if (!CALL_ID_PATTERN.test(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode ids must match ${CALL_ID_PATTERN.source}`);
+      // Only the episode namespace: a call's id (finished or still to be dialed) is never an episode's.
+      if (!isEpisodeId(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode ids start with ${EPISODE_ID_PREFIX} and match ${CALL_ID_PATTERN.source}; other ids belong to calls`);
       if (this.knows(wanted) || desk.databases.exists(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode id ${wanted} was used before; an id names one conversation, once`);
       return wanted;
     }
-    return `ep_${this.options.ids.hex(24)}`;
+    const replica = this.options.replica;
+    return replica ? `${EPISODE_ID_PREFIX}${replica}_${this.options.ids.hex(24)}` : `${EPISODE_ID_PREFIX}${this.options.ids.hex(24)}`;
   }
 
   private hold(episode: TextEpisode, reapUntouched: boolean): void {

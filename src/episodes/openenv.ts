@@ -345,6 +345,11 @@ export class OpenEnvSession {
     }
   }
 
+  /** True while the session holds an episode that has not ended (the socket's idle limit depends on it). */
+  hasLiveEpisode(): boolean {
+    return this.episode !== null && !this.episode.isDone();
+  }
+
   /** Finishes a live episode (the socket closed or the session ended). */
   async end(): Promise<void> {
     const episode = this.episode;

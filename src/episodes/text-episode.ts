@@ -133,7 +133,7 @@ export class TextEpisode {
     this.spec = spec;
     this.startedAtEpochMs = spec.epochMs();
     this.timeline = new Timeline(() => this.mediaMs);
-    this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs });
+    this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs, inMemory: true });
     this.timeline.add({ type: 'call.started', call_id: spec.id, pack: spec.pack.id, harness: this.harness, task_id: spec.task.task_id, run_id: spec.runId ?? null }, 0);
   }
 

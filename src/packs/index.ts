@@ -15,3 +15,4 @@ export * from './generate.ts';
 export * from './expected-state.ts';
 export * from './readme-blocks.ts';
 export * from './caller-script.ts';
+export * from './spoken-words.ts';

@@ -14,8 +14,19 @@ const tokenPricesSchema = z
   })
   .strict();
 
-/** A model is priced per token (OpenAI, Azure) or per session minute (xAI). */
-const modelPriceSchema = z.union([z.object({ per_million_tokens: tokenPricesSchema }).strict(), z.object({ per_minute: z.number().nonnegative() }).strict()]);
+/** Where every row's price comes from, and the day it was read. */
+const provenance = { source: z.string().min(1), checked: z.iso.date() };
+
+/**
+ * A model is priced per token (OpenAI, Azure, Gemini, Nova, a cascade's LLM), per session minute
+ * (xAI), or known to be unpriced (no published price was found: `unpriced` says so, and its
+ * calls have no cost).
+ */
+const modelPriceSchema = z.union([
+  z.object({ per_million_tokens: tokenPricesSchema, ...provenance }).strict(),
+  z.object({ per_minute: z.number().nonnegative(), ...provenance }).strict(),
+  z.object({ unpriced: z.string().min(1), ...provenance }).strict(),
+]);
 
 /** The price table file: one version string and prices keyed by normalised model id. */
 export const priceTableSchema = z.object({ version: z.string().min(1), note: z.string().optional(), models: z.record(z.string(), modelPriceSchema) }).strict();
@@ -65,7 +76,7 @@ function roundUsd(usd: number): number {
 export function estimateCostWith(table: PriceTable, model: string | null, usage: Usage, durationMs: number): CostEstimate {
   if (model === null) return { costUsd: null, priceTableVersion: null };
   const price = table.models[normaliseModelId(model)];
-  if (!price) return { costUsd: null, priceTableVersion: table.version };
+  if (!price || 'unpriced' in price) return { costUsd: null, priceTableVersion: table.version };
   const usd = 'per_minute' in price ? (Math.max(0, durationMs) / 60_000) * price.per_minute : tokenCost(price.per_million_tokens, usage);
   return { costUsd: roundUsd(usd), priceTableVersion: table.version };
 }

@@ -6,7 +6,8 @@ import { navOf, rankingRule } from './leaderboard-page.ts';
 import { renderPage } from './page-shell.ts';
 import { renderRunTable } from './runs-page.ts';
 import { trialCell } from './task-grid.ts';
-import { failingGates, taskHref, taskSlug, type Entry, type LeaderRow, type RankGroup, type ReportModel, type TaskRow } from './ui-model.ts';
+import { failingGates, taskHref, type Entry, type LeaderRow, type RankGroup, type ReportModel, type TaskRow } from './ui-model.ts';
+import { taskSlug } from './task-info.ts';
 
 /** One task where two runs' pass rates differ: which passed more often, each side's trials and the gate that decided it. */
 export interface DifferingTask {

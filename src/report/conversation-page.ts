@@ -9,7 +9,8 @@ import { renderStateDiff } from './state-diff-view.ts';
 import { renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
 import { renderToolDiff } from './tool-diff-view.ts';
 import type { TaskInfo } from './task-info.ts';
-import { failingGates, taskHref, taskSlug, type Entry } from './ui-model.ts';
+import { failingGates, taskHref, type Entry } from './ui-model.ts';
+import { taskSlug } from './task-info.ts';
 import { PLAYER_SCRIPT } from './ui-scripts.ts';
 
 /** What a conversation page shows from the rest of the site: its run and its task. */

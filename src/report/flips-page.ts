@@ -3,7 +3,8 @@ import { formatRate } from './format.ts';
 import { html, type SafeHtml } from './html.ts';
 import { navOf } from './leaderboard-page.ts';
 import { renderPage } from './page-shell.ts';
-import { conversationHref, failingGates, taskHref, taskSlug, type FlipRow, type ReportModel } from './ui-model.ts';
+import { conversationHref, failingGates, taskHref, type FlipRow, type ReportModel } from './ui-model.ts';
+import { taskSlug } from './task-info.ts';
 
 /** Which way a verdict moved: a pass lost, a pass gained, a void, or only the reward. */
 export function flipDirection(f: FlipRow): 'lost' | 'gained' | 'void' | 'reward' {

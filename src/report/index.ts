@@ -2,6 +2,7 @@ export * from './html.ts';
 export * from './format.ts';
 export * from './score-report.ts';
 export * from './score-table.ts';
+export * from './comparison-text.ts';
 export * from './ui-model.ts';
 export * from './waveform.ts';
 export * from './evidence-loader.ts';

@@ -7,7 +7,8 @@ import { renderRunsPage } from './runs-page.ts';
 import { renderTaskGridPage } from './task-grid.ts';
 import { renderTaskPage } from './task-page.ts';
 import { navOf } from './leaderboard-page.ts';
-import { SAFE_ID, taskSlug, type ReportModel } from './ui-model.ts';
+import { SAFE_ID, type ReportModel } from './ui-model.ts';
+import { taskSlug } from './task-info.ts';
 
 /** A page of the results site, named the same under `/ui/` and in a static export. */
 export type SitePage =

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import type { Blueprint } from '../packs/index.ts';
 import { expectedNodes } from './path-graph.ts';
-import { taskSlug } from './ui-model.ts';
+
+/** The page of one task: pack and task id, with anything outside `[A-Za-z0-9_-]` replaced. */
+export function taskSlug(pack: string, taskId: string): string {
+  return `${pack}.${taskId}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
 
 /**
  * What the task page shows about a task from its pack: what it measures, the locked caller

@@ -19,7 +19,7 @@ import {
 } from '../scoring/index.ts';
 import type { Blueprint } from '../packs/index.ts';
 import { seriesColour } from './charts.ts';
-import type { TaskInfo } from './task-info.ts';
+import { taskSlug, type TaskInfo } from './task-info.ts';
 
 /** A gate that can fail, or `void` for an unmeasured trial (the grid's failing-gate filter). */
 export type FailingGate = 'state' | 'tools' | 'handoff' | 'void';
@@ -145,11 +145,6 @@ export interface RunSetInput {
 
 /** Ids that may become a file or route name (the snapshot key alphabet). */
 export const SAFE_ID = CALL_ID_PATTERN;
-
-/** The page of one task: pack and task id, with anything outside `[A-Za-z0-9_-]` replaced. */
-export function taskSlug(pack: string, taskId: string): string {
-  return `${pack}.${taskId}`.replace(/[^A-Za-z0-9_.-]/g, '_');
-}
 
 /** The relative href of a conversation page, or null when its id cannot be a file name. */
 export function conversationHref(id: string): string | null {

@@ -23,4 +23,5 @@ export * from './bundle.ts';
 export * from './offline-snapshot.ts';
 export * from './task-validation.ts';
 export * from './task-provenance.ts';
+export { LUCK_CHECKS, type LuckCheck } from './task-luck-checks.ts';
 export { interleave, shortestRoutes } from './route-search.ts';

@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { ConfigError } from '../core/index.ts';
 import { callerFileSchema, callerPartKey, finalStateSchema, SNAPSHOT_PARTS, snapshotKey, summarySchema, timelineFileSchema, type CallerFile, type FinalState, type SnapshotPart, type Summary, type TimelineEvent } from '../snapshot/index.ts';
 import { dumpDatabase } from '../store/index.ts';
@@ -15,6 +15,24 @@ export interface SnapshotSource {
   read(key: string): Promise<Buffer | undefined>;
   /** The address of a key, for links in reports. */
   uriOf(key: string): string;
+}
+
+/** The largest file a source reads: JSON parts, and the rest (`.db`; a `.wav` is only listed, never read). */
+export interface SourceLimits {
+  readonly maxJsonBytes: number;
+  readonly maxFileBytes: number;
+}
+
+/** 32 MiB of JSON (the server cuts a timeline at 16 MiB) and 256 MiB for any other part. */
+export const DEFAULT_SOURCE_LIMITS: SourceLimits = { maxJsonBytes: 32 * 1024 * 1024, maxFileBytes: 256 * 1024 * 1024 };
+
+/** Told once per key a source or the loader leaves out, with the reason (the scorer prints it on stderr). */
+export type SkipReporter = (key: string, reason: string) => void;
+
+/** What a directory or S3 source is given besides its address. */
+export interface SourceOptions {
+  readonly limits?: SourceLimits;
+  readonly onSkip?: SkipReporter;
 }
 
 /** One conversation's snapshot as read: parsed parts, or the problems that stopped them. */
@@ -50,29 +68,118 @@ async function loadCallerPart(source: SnapshotSource, pack: string, callId: stri
 
 const KEY = /^([a-z][a-z0-9-]*)\/([A-Za-z0-9_-]{1,64})\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
 
-/** A snapshot source over a local directory laid out as `<dir>/<pack>/<call_id>.<part>`. */
-export function directorySource(dir: string): SnapshotSource {
-  const root = resolve(dir);
+function capOf(key: string, limits: SourceLimits): number {
+  return key.endsWith('.json') ? limits.maxJsonBytes : limits.maxFileBytes;
+}
+
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return st.isDirectory() ? 'a directory' : 'not a regular file';
+}
+
+/** Reports each key once, however often it is listed or read. */
+function onceEach(report: SkipReporter | undefined): SkipReporter {
+  const told = new Set<string>();
+  return (key, reason) => {
+    if (told.has(key)) return;
+    told.add(key);
+    report?.(key, reason);
+  };
+}
+
+/**
+ * Why a path under the root may not be read, or null: a link that leads out of the folder or
+ * nowhere, anything but a regular file (a directory where `dir` is asked), or a file over `cap`.
+ * `missing` when nothing is there. Links inside the folder are followed.
+ */
+function refusal(root: string, path: string, want: 'file' | 'dir', cap: number): string | null {
+  const own = lstatSync(path, { throwIfNoEntry: false });
+  if (!own) return 'missing';
+  if (own.isSymbolicLink()) {
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch {
+      return 'a dangling symbolic link';
+    }
+    if (real !== root && !real.startsWith(`${root}${sep}`)) return `a symbolic link out of the folder (to ${real})`;
+  }
+  const st = own.isSymbolicLink() ? statSync(path) : own;
+  if (want === 'dir') return st.isDirectory() ? null : kindOf(st);
+  if (!st.isFile()) return kindOf(st);
+  return st.size > cap ? `${st.size} bytes, over the ${cap}-byte cap` : null;
+}
+
+/** Reads a regular file of at most `cap` bytes without blocking on anything else (a FIFO swapped in after the check). */
+function readCapped(path: string, cap: number): Buffer | string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return kindOf(st);
+    if (st.size > cap) return `${st.size} bytes, over the ${cap}-byte cap`;
+    const buf = Buffer.alloc(st.size);
+    let at = 0;
+    while (at < buf.length) {
+      const n = readSync(fd, buf, at, buf.length - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return buf.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A snapshot source over a local directory laid out as `<dir>/<pack>/<call_id>.<part>`. It reads
+ * only regular files inside the folder, each under its cap; everything else is left out and
+ * reported (docs/scoring.md "What the scorer reads").
+ */
+export function directorySource(dir: string, options: SourceOptions = {}): SnapshotSource {
+  const given = resolve(dir);
+  const limits = options.limits ?? DEFAULT_SOURCE_LIMITS;
+  const skip = onceEach(options.onSkip);
+  const rootOf = (): string => {
+    if (!existsSync(given) || !statSync(given).isDirectory()) throw new ConfigError('SNAPSHOTS_NOT_FOUND', `snapshot directory ${dir} does not exist`);
+    return realpathSync(given);
+  };
+  const admitted = (root: string, key: string, want: 'file' | 'dir'): boolean => {
+    const reason = refusal(root, join(root, key), want, capOf(key, limits));
+    if (reason && reason !== 'missing') skip(want === 'dir' ? `${key}/` : key, reason);
+    return reason === null;
+  };
   return {
-    root,
+    root: given,
     async list() {
-      if (!existsSync(root) || !statSync(root).isDirectory()) throw new ConfigError('SNAPSHOTS_NOT_FOUND', `snapshot directory ${dir} does not exist`);
-      const keys = readdirSync(root)
-        .filter((pack) => statSync(join(root, pack)).isDirectory())
-        .flatMap((pack) => readdirSync(join(root, pack)).map((name) => `${pack}/${name}`));
+      const root = rootOf();
+      const packs = readdirSync(root).filter((pack) => admitted(root, pack, 'dir'));
+      const keys = packs.flatMap((pack) => readdirSync(join(root, pack)).map((name) => `${pack}/${name}`)).filter((key) => admitted(root, key, 'file'));
       return keys.sort();
     },
     async read(key) {
-      const file = join(root, key);
-      return existsSync(file) ? readFileSync(file) : undefined;
+      const root = rootOf();
+      if (!admitted(root, key, 'file')) return undefined;
+      const bytes = readCapped(join(root, key), capOf(key, limits));
+      if (typeof bytes !== 'string') return bytes;
+      skip(key, bytes);
+      return undefined;
     },
-    uriOf: (key) => join(root, key),
+    uriOf: (key) => join(given, key),
   };
 }
 
 /** A snapshot source over `s3://bucket/prefix`; it only lists and reads. */
-export function s3Source(client: S3Client, bucket: string, prefix: string): SnapshotSource {
+export function s3Source(client: S3Client, bucket: string, prefix: string, options: SourceOptions = {}): SnapshotSource {
   const base = prefix ? `${prefix}/` : '';
+  const limits = options.limits ?? DEFAULT_SOURCE_LIMITS;
+  const skip = onceEach(options.onSkip);
+  const over = (key: string, size: number | undefined): boolean => {
+    if (size === undefined || size <= capOf(key, limits)) return false;
+    skip(key, `${size} bytes, over the ${capOf(key, limits)}-byte cap`);
+    return true;
+  };
   return {
     root: `s3://${bucket}/${prefix}`,
     async list() {
@@ -80,7 +187,7 @@ export function s3Source(client: S3Client, bucket: string, prefix: string): Snap
       let token: string | undefined;
       do {
         const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: base, ContinuationToken: token }));
-        for (const item of page.Contents ?? []) if (item.Key?.startsWith(base)) keys.push(item.Key.slice(base.length));
+        for (const item of page.Contents ?? []) if (item.Key?.startsWith(base) && !over(item.Key.slice(base.length), item.Size)) keys.push(item.Key.slice(base.length));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       return keys.sort();
@@ -88,6 +195,10 @@ export function s3Source(client: S3Client, bucket: string, prefix: string): Snap
     async read(key) {
       try {
         const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${base}${key}` }));
+        if (over(key, out.ContentLength)) {
+          (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
+          return undefined;
+        }
         return out.Body ? Buffer.from(await out.Body.transformToByteArray()) : undefined;
       } catch (err) {
         if (err instanceof Error && (err.name === 'NoSuchKey' || err.name === 'NotFound')) return undefined;
@@ -175,14 +286,28 @@ export function groupKeys(keys: readonly string[]): Map<string, { pack: string; 
   return groups;
 }
 
-/** Loads every conversation under a source (optionally one pack), a few reads at a time, sorted by pack and id. */
-export async function loadSnapshots(source: SnapshotSource, onlyPack?: string): Promise<LoadedSnapshot[]> {
+/** Why a set's summary disagrees with its file names (another call's or pack's summary under this name), or null. */
+export function mislabel(s: LoadedSnapshot): string | null {
+  if (!s.summary) return null;
+  if (s.summary.call_id !== s.callId) return `its summary is call ${JSON.stringify(s.summary.call_id.slice(0, 64))}, not ${s.callId}`;
+  return s.summary.pack === s.pack ? null : `its summary is pack ${JSON.stringify(s.summary.pack.slice(0, 64))}, not ${s.pack}`;
+}
+
+/**
+ * Loads every conversation under a source (optionally one pack), a few reads at a time, sorted by
+ * pack and id. A mislabelled set (its summary names another call or pack) is left out and reported.
+ */
+export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
   // A caller part alone (the server never wrote the call) is not a conversation.
   const groups = [...groupKeys(await source.list()).values()].filter((g) => (!onlyPack || g.pack === onlyPack) && g.parts.size > 0);
   const out: LoadedSnapshot[] = [];
   for (let i = 0; i < groups.length; i += 8) {
     const batch = groups.slice(i, i + 8);
-    out.push(...(await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)))));
+    for (const loaded of await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)))) {
+      const wrong = mislabel(loaded);
+      if (wrong) onSkip?.(`${loaded.pack}/${loaded.callId}.*`, `a mislabelled set: ${wrong}`);
+      else out.push(loaded);
+    }
   }
   return out.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
 }

@@ -12,6 +12,7 @@ import { syntheticSnapshot, syntheticSummary } from './offline-snapshot.ts';
 import type { TimelineEvent } from '../snapshot/index.ts';
 import { staticTaskProblems, type SchemaColumns } from './task-checks.ts';
 import { necessityProblems, provenanceProblems } from './task-provenance.ts';
+import { luckProblems } from './task-luck-checks.ts';
 import type { ConversationVerdict } from './types.ts';
 import { scoreConversation } from './verdict.ts';
 
@@ -137,6 +138,7 @@ export function validateTask(env: ValidationEnv, task: Task): TaskValidation {
     ...matcherIndependence(env, task, policy, oracleActions),
     ...provenanceProblems(env.pack, task, oracle.calls.map((c) => c.output)),
     ...necessityProblems(env.pack, task),
+    ...luckProblems(env.pack, task, projectState(env.seed, policy), oracle.calls.map((c) => c.output)).map((p) => `${p.check}: ${p.message}`),
   );
   const variants = [...mutantsOf(env.pack, task, oracleActions), ...equivalentsOf(env.pack, task, oracleActions)];
   const evaluated = variants.map((variant, n) => evaluate(env, task, policy, oracle.final, variant, n));

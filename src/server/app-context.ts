@@ -12,8 +12,10 @@ import { createS3Client, directorySink, s3OperationBudgetMs, s3Sink, SnapshotOut
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
 import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
 import Database from 'better-sqlite3';
-import { HarnessSessions } from './harness-sessions.ts';
+import { deriveCaps, openFileLimit, type ProcessCaps } from './file-budget.ts';
+import { HarnessSessions, MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
+import { OpenEnvSockets } from './openenv-sockets.ts';
 
 /** Everything the app needs, built once in main or a test (architecture.md convention 11). */
 export interface AppContext {
@@ -44,6 +46,10 @@ export interface AppContext {
   readonly synth: SpeechSynth;
   /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
   readonly callHarnesses: Map<string, HarnessFactory>;
+  /** The caps in force: the configured ones, lowered to fit the open-file limit (docs/reliability.md "Open files"). */
+  readonly caps: ProcessCaps;
+  /** The OpenEnv WebSockets open now, and their bounds. */
+  readonly openEnvSockets: OpenEnvSockets;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -54,6 +60,8 @@ export interface AppContextOverrides {
   readonly harness?: HarnessFactory;
   readonly synth?: SpeechSynth;
   readonly rlCallers?: CallerMinds;
+  /** The open-file limit to derive caps from, instead of `/proc/self/limits` (null: none known). */
+  readonly fileLimit?: number | null;
 }
 
 function packageVersion(): string {
@@ -112,7 +120,10 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const dataDir = resolve(config.dataDir);
   const template = ensureTemplate(join(dataDir, 'templates'), pack);
   const sink = createSink(config);
-  const registry = new CallRegistry(config.maxCalls);
+  const caps = deriveCaps(overrides.fileLimit !== undefined ? overrides.fileLimit : openFileLimit(), { calls: config.maxCalls, scratch: MAX_HARNESS_SESSIONS, episodes: config.rl.maxEpisodes, openEnvSockets: config.rl.maxSockets });
+  const lowered = caps.calls < config.maxCalls || caps.scratch < MAX_HARNESS_SESSIONS || (config.rl.enabled && (caps.episodes < config.rl.maxEpisodes || caps.openEnvSockets < config.rl.maxSockets));
+  if (lowered) log.warn({ openFileLimit: caps.fileLimit, calls: caps.calls, scratch: caps.scratch, episodes: caps.episodes, openEnvSockets: caps.openEnvSockets }, 'caps lowered to fit the open-file limit (raise it with ulimit -n to raise them)');
+  const registry = new CallRegistry(caps.calls);
   const databases = new CallDatabases(join(dataDir, 'calls'), template);
   // A database left by an earlier process (a crash mid-call) is moved aside so its id starts fresh.
   const setAside = databases.setAsideLeftovers();
@@ -120,7 +131,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const recordingsDir = join(dataDir, 'recordings');
   const leftRecordings = setAsideRecordings(recordingsDir, new Date(clock.epochMs()).toISOString().replace(/[:.]/g, '-'));
   if (leftRecordings.length) log.warn({ count: leftRecordings.length, dir: join(recordingsDir, 'orphaned') }, 'moved recordings left by an earlier process aside');
-  const harnessSessions = new HarnessSessions(pack, databases, clock, config.toolsIdleMs);
+  const harnessSessions = new HarnessSessions(pack, databases, clock, config.toolsIdleMs, caps.scratch);
   const ops = createOperations(config, {
     clock,
     ids,
@@ -181,6 +192,8 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
     synth,
     callHarnesses: new Map(),
+    caps,
+    openEnvSockets: new OpenEnvSockets({ max: caps.openEnvSockets, idleMs: config.rl.socketIdleMs, episodeIdleMs: config.rl.idleMs, pingMs: config.pingIntervalMs, bufferBytes: config.rl.socketBufferBytes }, clock),
     limits: {
       maxCallMs: config.maxCallMs,
       callerAudioLeadMs: config.callerAudioLeadMs,

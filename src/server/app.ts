@@ -4,6 +4,7 @@ import { httpProblem, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
+import { filesRunningOut, openFileCount } from './file-budget.ts';
 import { closeOperations } from './observability.ts';
 import { sendProblem } from './problem.ts';
 import { rlRoutes, takeRlUrlToken } from './rl-routes.ts';
@@ -14,11 +15,15 @@ import { uiRoutes } from './ui-routes.ts';
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** Fastify's keep-alive default, kept: an idle connection is closed no sooner than this. */
 const KEEP_ALIVE_MS = 72_000;
+/** A refused upgrade's socket still open this long after its answer is destroyed. */
+const REFUSED_LINGER_MS = 1_000;
 
 function healthBody(ctx: AppContext): Record<string, unknown> {
   const backlog = ctx.outbox.backlog();
+  const openFiles = openFileCount();
+  const filesLow = filesRunningOut(openFiles, ctx.caps.fileLimit);
   return {
-    status: ctx.registry.isDraining() ? 'draining' : 'ok',
+    status: ctx.registry.isDraining() ? 'draining' : filesLow ? 'files_low' : 'ok',
     version: ctx.version,
     pack: ctx.pack.id,
     pack_version: ctx.pack.packVersion,
@@ -30,6 +35,32 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
     snapshot_oldest_pending_s: Math.round(backlog.oldestMs / 1000),
     snapshot_unspooled: backlog.unspooled,
     snapshot_spool_failures: backlog.spoolFailures,
+    harness_sessions_max: ctx.harnessSessions.max,
+    openenv_sockets: ctx.openEnvSockets.count(),
+    openenv_sockets_max: ctx.openEnvSockets.max,
+    open_files: openFiles,
+    open_files_limit: ctx.caps.fileLimit,
+  };
+}
+
+/**
+ * Every refusal (a 4xx or 5xx answer) closes its connection, so a client that keeps sending (a
+ * body after its 401, more requests on a keep-alive socket) holds no handle. A WebSocket
+ * upgrade's answer is written on the raw socket by the plugin, outside Node's keep-alive
+ * handling: that socket is ended once the answer is out, and destroyed if the peer lingers.
+ */
+function closeOnRefusal() {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    if (reply.statusCode < 400) return payload;
+    reply.header('Connection', 'close');
+    if (request.ws) {
+      const socket = request.raw.socket;
+      reply.raw.once('finish', () => {
+        socket.end();
+        setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+      });
+    }
+    return payload;
   };
 }
 
@@ -120,6 +151,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
   app.addHook('onRequest', refuseUpgradeOffChirp());
+  app.addHook('onSend', closeOnRefusal());
   app.get('/metrics', async (_request, reply) => {
     const { contentType, body } = await ctx.ops.metrics.scrape();
     return reply.type(contentType).send(body);

@@ -9,7 +9,7 @@ interface HeldConversation {
   lastUsedMs: number;
 }
 
-/** Scratch conversations one process holds at most (each keeps a database handle open). */
+/** Scratch conversations one process holds at most (each keeps a database handle open); lowered to fit the open-file limit. */
 export const MAX_HARNESS_SESSIONS = 1024;
 
 /**
@@ -27,13 +27,17 @@ export class HarnessSessions {
   private readonly databases: CallDatabases;
   private readonly clock: Clock;
   private readonly idleMs: number;
+  /** Conversations held at most. */
+  readonly max: number;
 
   constructor(
     pack: Pack,
     databases: CallDatabases,
     clock: Clock,
     idleMs: number,
+    max = MAX_HARNESS_SESSIONS,
   ) {
+    this.max = max;
     this.pack = pack;
     this.databases = databases;
     this.clock = clock;
@@ -57,7 +61,7 @@ export class HarnessSessions {
 
   /** True when no more scratch conversations can be opened until some are reaped. */
   isFull(): boolean {
-    return this.held.size >= MAX_HARNESS_SESSIONS;
+    return this.held.size >= this.max;
   }
 
   /** True when an id belongs to a held conversation. */

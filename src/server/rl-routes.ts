@@ -32,6 +32,7 @@ import { callerEndpointConfigured } from '../config.ts';
 import { loadPack } from '../packs/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
 import type { AppContext } from './app-context.ts';
+import type { OpenEnvSockets } from './openenv-sockets.ts';
 import { sendProblem } from './problem.ts';
 import { McpSessions } from './rl-mcp.ts';
 import { rolloutRoutes } from './rl-rollouts.ts';
@@ -238,21 +239,31 @@ function nemoGymRoutes(app: FastifyInstance, desk: EpisodeDesk, packId: string, 
   app.post<{ Params: { tool: string } }>(`${prefix}/:tool`, (request, reply) => tool(request, reply, request.params.tool));
 }
 
-/** A socket message queue: messages are answered one at a time, in order. */
-function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log: FastifyRequest['log']): void {
-  const send = (data: unknown): void => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(data));
-  };
+/**
+ * A socket message queue: messages are answered one at a time, in order. The socket's bounds
+ * (idle, pings, back-pressure both ways) are kept by its watch (src/server/openenv-sockets.ts).
+ */
+function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log: FastifyRequest['log'], sockets: OpenEnvSockets): void {
   if (desk.isFull()) {
-    send({ type: 'error', data: { message: `${desk.maxEpisodes} episodes are live in this process`, code: 'CAPACITY_REACHED', active_sessions: desk.count(), max_sessions: desk.maxEpisodes } });
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'error', data: { message: `${desk.maxEpisodes} episodes are live in this process`, code: 'CAPACITY_REACHED', active_sessions: desk.count(), max_sessions: desk.maxEpisodes } }));
     socket.close(1013, 'at capacity');
     return;
   }
   const session = new OpenEnvSession(desk, packId);
+  const watch = sockets.watch(socket, () => session.hasLiveEpisode());
+  const send = (data: unknown): void => {
+    if (socket.readyState !== socket.OPEN) return;
+    socket.send(JSON.stringify(data));
+    watch.sent();
+  };
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
   socket.on('message', (raw: Buffer, isBinary: boolean) => {
+    watch.received();
     queue = queue.then(async () => {
+      // One message per turn of the event loop, at a bounded rate: a burst read in one chunk
+      // (thousands of tiny messages) never holds the loop, so calls' pacers and /health keep theirs.
+      await watch.turn();
       if (closed) return;
       try {
         const { reply, close } = await session.handle(isBinary ? '' : raw.toString('utf8'));
@@ -264,6 +275,8 @@ function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log
       } catch (err) {
         log.error({ err }, 'openenv message failed');
         send({ type: 'error', data: { message: err instanceof Error ? err.message : String(err), code: 'EXECUTION_ERROR' } });
+      } finally {
+        watch.answered();
       }
     });
   });
@@ -273,10 +286,18 @@ function openEnvSocket(desk: EpisodeDesk, packId: string, socket: WebSocket, log
   });
 }
 
+/** Refuses an OpenEnv upgrade before its 101 when MIVAS_RL_MAX_SOCKETS sockets are open (503, and the connection is closed). */
+function socketCapGate(sockets: OpenEnvSockets) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!request.ws || !sockets.isFull()) return;
+    await sendProblem(reply.header('Retry-After', String(RETRY_AFTER_S)), httpProblem('OPENENV_SOCKETS_FULL', `${sockets.max} OpenEnv sockets are open in this process`));
+  };
+}
+
 /** The OpenEnv routes of one pack under `prefix` (docs/rl.md "OpenEnv"). */
 function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk, packId: string, prefix: string): void {
   const deskPack = desk.deskPack(packId) as DeskPack;
-  app.get(`${prefix}/ws`, { websocket: true, config: { takesUpgrade: true } }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log));
+  app.get(`${prefix}/ws`, { websocket: true, config: { takesUpgrade: true }, preValidation: socketCapGate(ctx.openEnvSockets) }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log, ctx.openEnvSockets));
   app.get(`${prefix}/health`, async () => ({ status: 'healthy' }));
   app.get(`${prefix}/schema`, async () => openEnvSchemas());
   app.get(`${prefix}/metadata`, async () => openEnvMetadata(deskPack.pack, ctx.version));
@@ -323,7 +344,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
   if (caller.notice) ctx.log.warn({ opening_line_tasks: caller.opening_line_tasks }, `RL episodes: ${caller.notice}`);
   const desk = new EpisodeDesk({
     packs,
-    maxEpisodes: ctx.config.rl.maxEpisodes,
+    maxEpisodes: ctx.caps.episodes,
     idleMs: ctx.config.rl.idleMs,
     untouchedMs: ctx.config.rl.untouchedMs,
     defaultCaller: caller.default,
@@ -331,6 +352,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     clock: ctx.clock,
     ids: ctx.ids,
     callers: ctx.rlCallers,
+    replica: ctx.config.rl.replica,
     store: (pack, callId, parts) => {
       // Spooled asynchronously (docs/reliability.md); the episode scores from the parts it holds.
       ctx.outbox.store(pack, callId, parts).catch((err: unknown) => ctx.log.error({ err, callId }, 'an episode snapshot could not be stored'));
@@ -342,7 +364,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     await mcp.close();
     await desk.close();
   });
-  app.get('/rl', async () => ({ packs: desk.packIds(), live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION, caller }));
+  app.get('/rl', async () => ({ packs: desk.packIds(), replica: ctx.config.rl.replica ?? null, live_episodes: desk.count(), max_episodes: desk.maxEpisodes, reward_version: REWARD_VERSION, caller }));
   for (const packId of desk.packIds()) {
     const base = `/rl/${packId}`;
     const pack = (desk.deskPack(packId) as DeskPack).pack;

@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CALL_ID_PATTERN, httpProblem, isPlainObject, type HttpProblem } from '../core/index.ts';
+import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, isPlainObject, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
-import { MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 import { sendProblem } from './problem.ts';
 
 function digest(text: string): Buffer {
@@ -28,7 +27,7 @@ function toolsGate(token: string | undefined) {
 /** Answers 400 unless the id may name a call (and so a file). */
 function invalidCallId(reply: FastifyReply, callId: string | undefined): FastifyReply | null {
   if (!callId) return sendProblem(reply, httpProblem('CALL_ID_MISSING', 'the X-Mivas-Call-Id header is required'));
-  return CALL_ID_PATTERN.test(callId) ? null : sendProblem(reply, httpProblem('CALL_ID_INVALID', `call ids must match ${CALL_ID_PATTERN.source}`));
+  return isCallId(callId) ? null : sendProblem(reply, httpProblem('CALL_ID_INVALID', `call ids must match ${CALL_ID_PATTERN.source} and not start with ${EPISODE_ID_PREFIX} (RL episodes)`));
 }
 
 /** Why an id that is not live cannot take HTTP tool calls, or null when it may. */
@@ -70,7 +69,7 @@ function runTool(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, 
     if (closed) return refuse(closed);
     if (ctx.harnessSessions.isFull()) {
       reply.header('Retry-After', '60');
-      return refuse(httpProblem('HARNESS_SESSIONS_FULL', `${MAX_HARNESS_SESSIONS} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
+      return refuse(httpProblem('HARNESS_SESSIONS_FULL', `${ctx.harnessSessions.max} scratch conversations are open; idle ones are reaped after MIVAS_TOOLS_IDLE_S`));
     }
     conversation = ctx.harnessSessions.open(callId);
   }

@@ -17,10 +17,12 @@ import {
   type ReportModel,
   type RunListing,
 } from '../report/index.ts';
-import { directorySource, groupKeys, loadSnapshot, NO_RUN_ID, s3Source, scoreRun, SCORER_VERSION, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
-import { createS3Client, snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
+import { groupKeys, NO_RUN_ID, SCORER_VERSION, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
+import { snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
+import { ON_DEMAND, storeSource, type ScoreJob } from './score-job.ts';
+import { ScoreThread } from './score-thread.ts';
 
 /** Same policy as the pages' meta tag: nothing leaves the origin. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -31,8 +33,6 @@ const RUN_SET = /^[A-Za-z0-9_-]{1,64}(\+[A-Za-z0-9_-]{1,64}){0,11}$/;
 /** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
 const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
 type Profile = keyof typeof PROFILES;
-/** Bootstrap settings of on-demand scoring: the `mivas score` defaults, so the figures match the CLI's. */
-const ON_DEMAND = { k: 5, seed: 1729, resamples: 10_000 } as const;
 const MODEL_CACHE = 8;
 
 /** The newest folder under `<dataDir>/scores` that holds a scores.json (by its modification time). */
@@ -114,13 +114,6 @@ function modelLoader(ctx: AppContext): () => { model: ReportModel } | { problem:
   };
 }
 
-/** The snapshot store the service writes to, as a listable source (a directory or an S3 prefix). */
-export function storeSource(config: Config): SnapshotSource {
-  const target = config.snapshots;
-  if (target.kind === 'directory') return directorySource(resolve(target.dir));
-  return s3Source(createS3Client({ endpoint: target.endpoint, region: target.region, forcePathStyle: target.forcePathStyle }), target.bucket, target.prefix);
-}
-
 interface StoredCall {
   readonly pack: string;
   readonly callId: string;
@@ -130,6 +123,8 @@ interface StoredCall {
   readonly model: string | null;
   readonly packVersion: string | null;
   readonly startedAt: string | null;
+  /** sha256 of the summary's bytes: what the on-demand scores are cached by. */
+  readonly summaryHash: string;
 }
 
 interface StoredScores {
@@ -144,7 +139,7 @@ interface StoredScores {
  * written last and never change), grouped by run id; and the stored scores that cover them.
  */
 class StoreRuns {
-  private readonly summaries = new Map<string, StoredCall | null>();
+  private readonly summaries = new Map<string, StoredCall>();
   private readonly scores = new Map<string, StoredScores>();
 
   readonly source: SnapshotSource;
@@ -162,14 +157,20 @@ class StoreRuns {
     return this.source.root;
   }
 
-  /** Every conversation with a summary, by run id. */
+  /**
+   * Every conversation with a summary, by run id. Each summary is read on every listing and
+   * hashed (the on-demand scores are cached by these hashes); it is parsed again only when its
+   * bytes change.
+   */
   async calls(): Promise<Map<string, StoredCall[]>> {
     const groups = [...groupKeys(await this.source.list()).values()].filter((g) => g.parts.has('summary.json'));
-    const unread = groups.filter((g) => !this.summaries.has(`${g.pack}/${g.callId}`));
-    for (let i = 0; i < unread.length; i += 8) {
+    for (let i = 0; i < groups.length; i += 8) {
       await Promise.all(
-        unread.slice(i, i + 8).map(async (g) => {
+        groups.slice(i, i + 8).map(async (g) => {
+          const id = `${g.pack}/${g.callId}`;
           const bytes = await this.source.read(snapshotKey(g.pack, g.callId, 'summary.json'));
+          const summaryHash = sha256Parts([bytes ? bytes.toString('base64') : '']);
+          if (this.summaries.get(id)?.summaryHash === summaryHash) return;
           let parsed: ReturnType<typeof summarySchema.safeParse> | null = null;
           try {
             parsed = bytes ? summarySchema.safeParse(JSON.parse(bytes.toString('utf8'))) : null;
@@ -177,7 +178,7 @@ class StoreRuns {
             parsed = null;
           }
           const s = parsed?.success ? parsed.data : null;
-          this.summaries.set(`${g.pack}/${g.callId}`, { pack: g.pack, callId: g.callId, parts: g.parts, runId: s?.run_id ?? NO_RUN_ID, harness: s?.harness ?? null, model: s?.model ?? null, packVersion: s?.pack_version ?? null, startedAt: s?.started_at ?? null });
+          this.summaries.set(id, { pack: g.pack, callId: g.callId, parts: g.parts, runId: s?.run_id ?? NO_RUN_ID, harness: s?.harness ?? null, model: s?.model ?? null, packVersion: s?.pack_version ?? null, startedAt: s?.started_at ?? null, summaryHash });
         }),
       );
     }
@@ -227,21 +228,44 @@ class StoreRuns {
       .sort((a, b) => ((b.started_at ?? '') < (a.started_at ?? '') ? -1 : (b.started_at ?? '') > (a.started_at ?? '') ? 1 : a.run_id < b.run_id ? -1 : 1));
   }
 
-  /** Scores one run from its snapshots, as `mivas score --run` would (each run on its own). */
-  async scoreOnDemand(runId: string, calls: readonly StoredCall[], profile: Profile, packs: Map<string, Pack>): Promise<ScoreReport> {
-    const snapshots = [];
-    for (let i = 0; i < calls.length; i += 8) snapshots.push(...(await Promise.all(calls.slice(i, i + 8).map((c) => loadSnapshot(this.source, c.pack, c.callId, c.parts)))));
-    for (const id of new Set(calls.map((c) => c.pack))) if (!packs.has(id)) packs.set(id, await loadPack(resolve(this.config.packsDir), id, resolve(this.config.migrationsDir)));
+  /** The job that scores one run from its snapshots, as `mivas score --run` would (each run on its own). */
+  jobFor(runId: string, calls: readonly StoredCall[], profile: Profile): ScoreJob {
     const p = PROFILES[profile];
-    const flags = { pack: null, run: runId, label: null, mapping: null, gate: false, k: ON_DEMAND.k, seed: ON_DEMAND.seed, bootstrap: ON_DEMAND.resamples, min_call_s: p.minCallMs / 1000, fast: p.fast, allow_pack_drift: false, on_demand: true };
-    return scoreRun(snapshots, packs, new Map(), { ...ON_DEMAND, minCallMs: p.minCallMs, allowPackDrift: false, pack: null, stamp: null, flags });
+    const list = calls.map((c) => ({ pack: c.pack, callId: c.callId, parts: [...c.parts] }));
+    return { snapshots: this.config.snapshots, packsDir: this.config.packsDir, migrationsDir: this.config.migrationsDir, runId, calls: list, minCallMs: p.minCallMs, fast: p.fast };
   }
 }
 
-/** The model of a run set from the store: stored scores where they cover a run, else scored on demand; cached per content. */
-function runSetLoader(ctx: AppContext, store: StoreRuns): (profile: Profile, runIds: readonly string[]) => Promise<{ model: ReportModel } | { problem: string }> {
-  const cache = new Map<string, Promise<ReportModel>>();
-  const packs = new Map<string, Pack>();
+/** What a run's on-demand scores are cached by: the profile, the run, and the hashes of its summaries (in id order). */
+function contentKey(profile: Profile, runId: string, calls: readonly StoredCall[]): string {
+  return sha256Parts([profile, runId, ...[...calls].sort((a, b) => (`${a.pack}/${a.callId}` < `${b.pack}/${b.callId}` ? -1 : 1)).map((c) => `${c.pack}/${c.callId}:${c.summaryHash}`)]);
+}
+
+/** Keeps at most `max` entries, dropping the oldest. */
+function bounded<V>(cache: Map<string, V>, max: number): void {
+  while (cache.size > max) cache.delete(cache.keys().next().value as string);
+}
+
+/**
+ * The model of a run set from the store: stored scores where they cover a run, else scored on
+ * demand in the scoring thread. Each run's scores are cached by its content (`contentKey`), so a
+ * run set asked in another order reuses them, and a changed or added summary scores the run again.
+ */
+function runSetLoader(ctx: AppContext, store: StoreRuns, thread: ScoreThread): (profile: Profile, runIds: readonly string[]) => Promise<{ model: ReportModel } | { problem: string }> {
+  const reports = new Map<string, Promise<ScoreReport>>();
+  const models = new Map<string, Promise<ReportModel>>();
+  const reportOf = (key: string, job: () => ScoreJob): Promise<ScoreReport> => {
+    let pending = reports.get(key);
+    if (!pending) {
+      const scored = job();
+      ctx.log.info({ runId: scored.runId, conversations: scored.calls.length }, 'scoring a run on demand for the results UI');
+      pending = thread.score(scored);
+      reports.set(key, pending);
+      pending.catch(() => reports.delete(key));
+      bounded(reports, MODEL_CACHE * 4);
+    }
+    return pending;
+  };
   return async (profile, runIds) => {
     const byRun = await store.calls();
     const missing = runIds.filter((id) => !byRun.has(id));
@@ -249,24 +273,20 @@ function runSetLoader(ctx: AppContext, store: StoreRuns): (profile: Profile, run
     const plan = runIds.map((id) => {
       const calls = byRun.get(id) ?? [];
       const stored = store.storedFor(id, calls);
-      return { id, calls, stored };
+      return { id, calls, stored, key: stored ? `stored:${stored.file}` : contentKey(profile, id, calls) };
     });
-    const key = sha256Parts([profile, ...plan.map((p) => `${p.id}:${p.stored ? p.stored.file : 'demand'}:${p.calls.map((c) => c.callId).sort().join(',')}`)]);
-    let pending = cache.get(key);
+    const modelKey = sha256Parts([profile, ...plan.map((p) => `${p.id}=${p.key}`)]);
+    let pending = models.get(modelKey);
     if (!pending) {
       pending = (async () => {
-        const reports: ScoreReport[] = [];
-        const runMeta = new Map<string, RunMeta>();
-        for (const p of plan) {
-          reports.push(p.stored ? p.stored.report : await store.scoreOnDemand(p.id, p.calls, profile, packs));
-          if (p.stored?.meta) runMeta.set(p.id, p.stored.meta);
-        }
+        const runReports = await Promise.all(plan.map((p) => (p.stored ? p.stored.report : reportOf(p.key, () => store.jobFor(p.id, p.calls, profile)))));
+        const runMeta = new Map<string, RunMeta>(plan.flatMap((p) => (p.stored?.meta ? [[p.id, p.stored.meta] as const] : [])));
         const origin = plan.map((p) => `${p.id}: ${p.stored ? `stored scores ${p.stored.file}` : `scored on demand (scorer ${SCORER_VERSION}, ${profile === 'fast' ? '--fast' : 'default'} profile, B=${ON_DEMAND.resamples})`}`).join(' · ');
-        return siteModel(ctx.config, reports, runMeta, `snapshot store ${store.root} · ${origin}`);
+        return siteModel(ctx.config, runReports, runMeta, `snapshot store ${store.root} · ${origin}`);
       })();
-      cache.set(key, pending);
-      pending.catch(() => cache.delete(key));
-      while (cache.size > MODEL_CACHE) cache.delete(cache.keys().next().value as string);
+      models.set(modelKey, pending);
+      pending.catch(() => models.delete(modelKey));
+      bounded(models, MODEL_CACHE);
     }
     try {
       return { model: await pending };
@@ -328,8 +348,10 @@ async function sendPage(reply: FastifyReply, model: ReportModel, name: string, r
  */
 export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const load = modelLoader(ctx);
-  const store = new StoreRuns(storeSource(ctx.config), ctx.config);
-  const runSet = runSetLoader(ctx, store);
+  const store = new StoreRuns(storeSource(ctx.config.snapshots, (key, reason) => ctx.log.warn({ key, reason }, 'the results UI skipped a file of the snapshot store')), ctx.config);
+  const thread = new ScoreThread();
+  app.addHook('onClose', async () => thread.close());
+  const runSet = runSetLoader(ctx, store, thread);
   const storeRead = (key: string) => store.source.read(key);
   const storePage = async (reply: FastifyReply, base: string): Promise<FastifyReply> => {
     try {

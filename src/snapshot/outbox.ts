@@ -97,6 +97,8 @@ export class SnapshotOutbox {
   private readonly files: SpoolFiles;
   private spoolFailures = 0;
   private stopped = false;
+  /** Pack folders of the spool made already: `writeSet` makes one again only after a write into it failed. */
+  private readonly spoolFolders = new Set<string>();
 
   private readonly spoolDir: string;
   private readonly sink: SnapshotSink;
@@ -218,7 +220,11 @@ export class SnapshotOutbox {
    * parts moved back (`parts` is updated to where each file is), then the error is rethrown.
    */
   private async writeSet(pack: string, callId: string, parts: Map<SnapshotPart, SnapshotBody>): Promise<void> {
-    mkdirSync(join(this.spoolDir, pack), { recursive: true });
+    const folder = join(this.spoolDir, pack);
+    if (!this.spoolFolders.has(folder)) {
+      mkdirSync(folder, { recursive: true });
+      this.spoolFolders.add(folder);
+    }
     const written: string[] = [];
     const moved: { part: SnapshotPart; from: string; to: string }[] = [];
     try {
@@ -240,6 +246,7 @@ export class SnapshotOutbox {
         }
       }
     } catch (err) {
+      this.spoolFolders.delete(folder);
       for (const file of written) await this.files.rm(file).catch(() => undefined);
       for (const m of moved) {
         const back = await this.files.rename(m.to, m.from).then(

@@ -4,12 +4,17 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from 'node:path';
 import { CALL_ID_PATTERN, MivasError } from '../core/index.ts';
 import type { PackDb } from '../packs/index.ts';
+import { dumpDatabase, dumpPlan, type DatabaseDump, type DumpPlan } from './dump.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
 export interface CallDatabase {
   readonly file: string;
+  /** True for a database held in memory (`createInMemory`): `file` names it but is never written. */
+  readonly inMemory: boolean;
   readonly sqlite: Database.Database;
   readonly db: PackDb;
+  /** Every table's rows by primary key (`dumpDatabase` with the template's plan, made once per holder). */
+  readonly dump: () => DatabaseDump;
   /** Runs `fn` in one transaction: committed if it returns, rolled back if it throws. */
   readonly inTransaction: <T>(fn: () => T) => T;
 }
@@ -54,6 +59,10 @@ export class CallDatabases {
 
   private readonly dir: string;
   private readonly templateFile: string;
+  /** The template's bytes, read once for in-memory databases (a template file never changes). */
+  private templateImage: Buffer | null = null;
+  /** The template schema's dump plan, made from the first database opened. */
+  private plan: DumpPlan | null = null;
 
   constructor(
     dir: string,
@@ -82,7 +91,27 @@ export class CallDatabases {
     const tmp = `${file}.tmp`;
     copyFileSync(this.templateFile, tmp);
     renameSync(tmp, file);
-    return this.openHandle(callId, file);
+    return this.openHandle(callId, file, new Database(file));
+  }
+
+  /**
+   * Creates the call's database from the template in memory (SQLite's deserialize): the same
+   * pages as a file copy, without the copy, the open, the file's removal or reading it back
+   * (`imageOf` serializes it). For conversations whose database is never read by another
+   * process (text episodes); a crash loses it as it loses the live conversation.
+   */
+  createInMemory(callId: string): CallDatabase {
+    const file = this.pathOf(callId);
+    if (this.open.has(callId) || existsSync(file)) throw new CallIdUsedError(callId);
+    this.templateImage ??= readFileSync(this.templateFile);
+    return this.openHandle(callId, file, new Database(this.templateImage));
+  }
+
+  /** An open database's bytes as SQLite would have written its file (in memory: serialized). */
+  imageOf(callId: string): Buffer {
+    const handle = this.open.get(callId);
+    if (!handle) throw new Error(`call ${callId} has no open database`);
+    return handle.sqlite.serialize();
   }
 
   /** A database file's bytes (read after its handle is released, so the file is consistent). */
@@ -97,7 +126,7 @@ export class CallDatabases {
   reopen(callId: string): CallDatabase {
     const file = this.pathOf(callId);
     if (this.open.has(callId) || !existsSync(file)) throw new Error(`call ${callId} has no released database to reopen`);
-    return this.openHandle(callId, file);
+    return this.openHandle(callId, file, new Database(file));
   }
 
   /** The template's bytes: the `db` part of a conversation that never got its own database. */
@@ -120,8 +149,8 @@ export class CallDatabases {
     return names.filter((n) => n.endsWith('.db')).map((n) => n.slice(0, -3));
   }
 
-  private openHandle(callId: string, file: string): CallDatabase {
-    const sqlite = new Database(file);
+  private openHandle(callId: string, file: string, sqlite: Database.Database): CallDatabase {
+    // In memory SQLite keeps its journal in memory whatever is asked; the pages are the same.
     sqlite.pragma('journal_mode = DELETE');
     // A call's database is evidence only until its snapshot is spooled, and a process crash loses
     // the live call anyway (docs/reliability.md); the rollback journal still protects it from a
@@ -135,7 +164,14 @@ export class CallDatabases {
     cacheStatements(sqlite);
     // better-sqlite3 builds a transaction wrapper per call of transaction(); build it once.
     const transaction = sqlite.transaction((fn: () => unknown) => fn());
-    const handle: CallDatabase = { file, sqlite, db: drizzle(sqlite), inTransaction: (fn) => transaction(fn) as ReturnType<typeof fn> };
+    const handle: CallDatabase = {
+      file,
+      inMemory: sqlite.memory,
+      sqlite,
+      db: drizzle(sqlite),
+      dump: () => dumpDatabase(sqlite, (this.plan ??= dumpPlan(sqlite))),
+      inTransaction: (fn) => transaction(fn) as ReturnType<typeof fn>,
+    };
     this.open.set(callId, handle);
     return handle;
   }
@@ -150,7 +186,9 @@ export class CallDatabases {
 
   /** Closes the handle and deletes the file. */
   remove(callId: string): void {
+    const inMemory = this.open.get(callId)?.inMemory ?? false;
     this.release(callId);
+    if (inMemory) return;
     rmSync(this.pathOf(callId), { force: true });
     rmSync(`${this.pathOf(callId)}-journal`, { force: true });
   }

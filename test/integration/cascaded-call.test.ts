@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, type CallerReport } from '../../src/caller/index.ts';
 import { CASCADE_OPENING_CUE } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { CascadeStandIn, type ChatRequest, type SeenMessage } from '../support/cascade-endpoints-server.ts';
@@ -28,7 +28,7 @@ describe('cascaded: a full control-industry call through the real server (issue 
     standIn.stt.handler = () => OPENING_LINE;
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env({ MIVAS_CASCADE_STT_STREAM: '1' }) }, { synth });
-    const caller = dialCall({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
+    const caller = dialOpeningLine({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
     // The model's side of task S-E1: greet, hand off, book, then confirm, say goodbye and end the call in one response.
     const greet = await standIn.chat.next();
     greet.respond({ text: GREETING });
@@ -45,6 +45,10 @@ describe('cascaded: a full control-industry call through the real server (issue 
   afterAll(async () => {
     await server?.close();
     await standIn?.close();
+  });
+
+  it('sent nothing the strict stand-ins refused', () => {
+    expect(standIn.violations).toEqual([]);
   });
 
   it('greets on the nudge from an opening cue, the entry agent streaming with its tools', () => {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { finalStateSchema, summarySchema, timelineFileSchema, type FinalState, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -31,7 +31,7 @@ describe('concurrent calls (acceptance 4)', () => {
     const synth = await createSpeechSynth(16_000);
     reports = await Promise.all(
       CALLS.map((c) =>
-        dialCall({
+        dialOpeningLine({
           url: server.wsUrl,
           callId: c.callId,
           taskId: c.taskId,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth, parseWav } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { finalStateSchema, summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../support/s3.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -46,7 +46,7 @@ describe('end to end: local caller → CHIRP → scripted graph → per-call SQL
     server = await startTestServer({ ...s3.env, MIVAS_SNAPSHOT_PREFIX: `/${PREFIX}/` });
     const task = server.ctx.pack.tasks.get('S-E1');
     if (!task) throw new Error('S-E1 missing');
-    report = await dialCall({
+    report = await dialOpeningLine({
       url: server.wsUrl,
       callId: CALL_ID,
       taskId: 'S-E1',

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import type { Task } from '../../src/packs/index.ts';
 import { CASCADE_OPENING_CUE, GEMINI_OPENING_CUE, NOVA_OPENING_CUE } from '../../src/providers/index.ts';
-import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
+import { csvCells, directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
 import { CascadeStandIn } from '../support/cascade-endpoints-server.ts';
 import { GeminiLiveStandIn } from '../support/gemini-live-server.ts';
 import { NovaBedrockStandIn } from '../support/nova-bedrock-server.ts';
@@ -17,7 +17,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * acceptance 4): for three tasks, the stand-in model makes exactly the task's reference hops and
  * calls (arguments as the scripted harness resolves them, carried fields from the outputs the
  * harness relayed back), and the scorer must PASS every call. For the new-stream harnesses, every
- * seed of a later specialist must hold every tool result returned before it (acceptance 2).
+ * seed of a later specialist must hold every tool result returned before it (acceptance 2). Each
+ * call's conversations.csv row must show a cost from prices.json (issue 28).
  */
 
 const PACK = 'healthcare';
@@ -29,18 +30,24 @@ interface Seed {
   readonly outputsBefore: readonly string[];
 }
 
-async function scoreAll(server: TestServer, callIds: readonly string[]): Promise<Record<string, { status: string; reward: number | null }>> {
+/** Every call's conversations.csv cost cell: a price from prices.json, so a positive number. */
+function expectCosted(rows: Record<string, { cost: unknown }>): void {
+  for (const [id, row] of Object.entries(rows)) expect(row.cost, id).toBeGreaterThan(0);
+}
+
+/** Each call's verdict, and its conversations.csv cost cell. */
+async function scoreAll(server: TestServer, callIds: readonly string[]): Promise<Record<string, { status: string; reward: number | null; cost: unknown }>> {
   await server.ctx.outbox.flush();
   const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), PACK);
   const scored = scoreRun(snapshots, new Map([[PACK, server.ctx.pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack: PACK, stamp: null, flags: {} });
   return Object.fromEntries(callIds.map((id) => {
     const v = scored.conversations.find((c) => c.conversation_id === id);
-    return [id, { status: v?.status ?? 'missing', reward: v?.reward ?? null }];
+    return [id, { status: v?.status ?? 'missing', reward: v?.reward ?? null, cost: v ? csvCells(v).cost_usd_est : null }];
   }));
 }
 
-function dial(server: TestServer, synth: SpeechSynth, task: Task, callId: string): ReturnType<typeof dialCall> {
-  return dialCall({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_harness_routes', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
+function dial(server: TestServer, synth: SpeechSynth, task: Task, callId: string): ReturnType<typeof dialOpeningLine> {
+  return dialOpeningLine({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_harness_routes', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
 }
 
 function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {
@@ -48,11 +55,12 @@ function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {
   for (const seed of seeds) for (const output of seed.outputsBefore) expect(seed.text).toContain(output);
 }
 
-describe('healthcare reference routes through the new harnesses (issue 19 acceptance 2, 4)', () => {
+describe('healthcare reference routes through the new harnesses, each call priced (issue 19 acceptance 2, 4; issue 28)', () => {
   it('cascaded: three tasks PASS', async () => {
     const standIn = await CascadeStandIn.start({ ttsMs: () => 200 });
     const synth = await createSpeechSynth(16_000, { preferTones: true });
-    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env() }, { synth });
+    // A chat model with a price row (docs/providers.md, Prices), so each call shows its cost.
+    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env({ MIVAS_CASCADE_LLM_MODEL: 'gpt-4.1-mini' }) }, { synth });
     try {
       const tasks = routeTasks(server.ctx.pack);
       expect(tasks).toHaveLength(3);
@@ -78,7 +86,10 @@ describe('healthcare reference routes through the new harnesses (issue 19 accept
         ids.push(callId);
       }
       const verdicts = await scoreAll(server, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
+      expectCosted(verdicts);
+      // The strict stand-ins checked every request against the openai package's request types.
+      expect(standIn.violations).toEqual([]);
     } finally {
       await server.close();
       await standIn.close();
@@ -114,8 +125,9 @@ describe('healthcare reference routes through the new harnesses (issue 19 accept
           conn.callTools([{ name: move.name, args: move.args }]);
           if (move.hop) {
             conn = await standIn.nextConnection();
-            const seed = (await conn.next('clientContent')).clientContent as { turns: { parts: { text: string }[] }[] };
-            seeds.push({ text: seed.turns.flatMap((t) => t.parts.map((p) => p.text)).join('\n'), outputsBefore: player.outputs.map((o) => o.output) });
+            // The conversation so far is the second part of the next specialist's instructions.
+            const setup = (await conn.next('setup')).setup as { systemInstruction: { parts: { text: string }[] } };
+            seeds.push({ text: setup.systemInstruction.parts.slice(1).map((p) => p.text).join('\n'), outputsBefore: player.outputs.map((o) => o.output) });
             await conn.next('text');
           } else {
             const [answer] = await conn.toolResponses();
@@ -127,9 +139,12 @@ describe('healthcare reference routes through the new harnesses (issue 19 accept
         ids.push(callId);
       }
       const verdicts = await scoreAll(server, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
+      expectCosted(verdicts);
       expectSeedsHoldEarlierResults(seeds);
       expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+      // The strict stand-in checked every message against the SDK's types (empty OBJECT schemas refused).
+      expect(standIn.connections.flatMap((c) => c.violations)).toEqual([]);
     } finally {
       await server.close();
       await standIn.close();
@@ -181,9 +196,12 @@ describe('healthcare reference routes through the new harnesses (issue 19 accept
         ids.push(callId);
       }
       const verdicts = await scoreAll(server, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
+      expectCosted(verdicts);
       expectSeedsHoldEarlierResults(seeds);
       expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+      // The strict stand-in checked every input event's fields and order.
+      expect(standIn.connections.flatMap((c) => c.violations)).toEqual([]);
     } finally {
       await server.close();
       await standIn.close();

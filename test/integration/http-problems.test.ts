@@ -39,6 +39,7 @@ describe('HTTP refusals are catalogued problems, Fastify errors included', () =>
     ['a body that is not application/json', { method: 'POST', url: '/tools/check_date', headers: { 'content-type': 'application/xml', 'x-mivas-call-id': 'c1', authorization: 'Bearer problems-token' }, payload: '<a/>' }, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a body over 1 MiB', { method: 'POST', url: '/tools/check_date', headers: { 'content-type': 'application/json', 'x-mivas-call-id': 'c1', authorization: 'Bearer problems-token' }, payload: `{"a":"${'x'.repeat(1024 * 1024)}"}` }, 'BODY_TOO_LARGE'],
     ['a plain GET on a CHIRP path', { method: 'GET', url: '/' }, 'UPGRADE_REQUIRED'],
+    ['a scratch conversation named like an RL episode (ep_…)', { method: 'POST', url: '/tools/check_date', headers: { 'content-type': 'application/json', 'x-mivas-call-id': 'ep_0123456789abcdef01234567', authorization: 'Bearer problems-token' }, payload: '{}' }, 'CALL_ID_INVALID'],
   ] as const)('answers %s with the status the catalog declares', async (_what, request, code) => {
     const res = await server.app.inject(request);
     expect(problemOf(res)).toMatchObject({ status: ERROR_CATALOG[code].status, code });

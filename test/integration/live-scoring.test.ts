@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -20,7 +20,7 @@ describe.each(['healthcare', 'legal', 'customer-support'])('live snapshots of %s
         const task = [...server.ctx.pack.tasks.values()].find((t) => t.exp_handoff_path.length >= 2 && t.exp_tool_calls.length >= 2 && !t.variant_of);
         if (!task) throw new Error(`${packId} has no task with two hops and two calls`);
         const callId = `live_${harnessName}_${task.task_id.replaceAll('-', '_')}`;
-        const report = await dialCall({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_live_scoring', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
+        const report = await dialOpeningLine({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_live_scoring', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
         expect(report.timedOut).toBe(false);
         await server.ctx.outbox.flush();
         const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), packId);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, type CallerReport } from '../../src/caller/index.ts';
 import { NOVA_OPENING_CUE } from '../../src/providers/index.ts';
 import type { Summary, TimelineEvent } from '../../src/snapshot/index.ts';
 import { NovaBedrockStandIn, type NovaStreamConnection } from '../support/nova-bedrock-server.ts';
@@ -10,7 +10,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const CALL_ID = 'nova_full_call';
 const GREETING = 'Thanks for calling Maple Lane Repairs.';
-const FAREWELL = 'You are booked for Wednesday, October seventh. Goodbye.';
+const FAREWELL_PARTS = ['You are booked for Wednesday, October seventh.', 'Goodbye.'];
+const FAREWELL = FAREWELL_PARTS.join(' ');
 const HANDOFF_GAP_BOUND_MS = 1_000;
 
 /** The SDK's default credential chain reads these; the stand-in does not check the signature. */
@@ -42,7 +43,7 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
     standIn = await NovaBedrockStandIn.start();
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
-    const caller = dialCall({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
+    const caller = dialOpeningLine({ url: server.wsUrl, callId: CALL_ID, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 60_000 });
     reception = await standIn.nextConnection();
     await reception.waitFor(() => reception.textBlocks('USER').includes(NOVA_OPENING_CUE), 'the opening cue');
     reception.speak(tone(800, 24_000), GREETING);
@@ -56,7 +57,8 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
     // As Nova orders it: the tool block, its result, then the spoken answer (the goodbye).
     scheduler.useTool('tu_end', 'end_call', { reason: 'caller_done' });
     await scheduler.toolResult('tu_end');
-    scheduler.speak(tone(600, 24_000, 550), FAREWELL);
+    // The goodbye comes in two parts split by PARTIAL_TURN: still one answer (one response, one utterance).
+    scheduler.speakInParts(FAREWELL_PARTS.map((text, i) => ({ pcm: tone(300, 24_000, 550 + 50 * i), text })));
     report = await caller;
     ({ summary, events } = await readSnapshot(server, CALL_ID));
   }, 60_000);
@@ -121,6 +123,21 @@ describe('aws/nova-sonic: a control-industry call through the AWS SDK, one strea
     ]);
     expect(summary.usage).toMatchObject({ input_audio_tokens: 120, input_text_tokens: 80, output_audio_tokens: 90, output_text_tokens: 10 });
   });
+
+  it('sent nothing the strict stand-in refused', () => {
+    expect([...reception.violations, ...scheduler.violations]).toEqual([]);
+  });
+
+  it('records an answer split by PARTIAL_TURN as one response and one utterance, ended by END_TURN', () => {
+    const lastHandoff = eventsOf(events, 'handoff')[0]?.seq ?? Infinity;
+    const spoken = eventsOf(events, 'speech.started').filter((e) => e.side === 'agent' && e.seq > lastHandoff);
+    expect(spoken).toHaveLength(1);
+    const farewell = eventsOf(events, 'transcript').filter((t) => t.side === 'agent').at(-1);
+    expect(farewell?.text).toBe(FAREWELL);
+    // The response of the goodbye's item is done once, completed, after both parts were played.
+    const done = eventsOf(events, 'response.done').filter((r) => r.response_id === farewell?.utterance_id?.replace('_item_', '_resp_'));
+    expect(done).toMatchObject([{ status: 'completed' }]);
+  });
 });
 
 describe('aws/nova-sonic: a stream lost at the handoff ends the call with a typed void', () => {
@@ -131,7 +148,7 @@ describe('aws/nova-sonic: a stream lost at the handoff ends the call with a type
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     const server = await startTestServer({ MIVAS_PACK: 'control-industry', ...standIn.env() }, { synth });
     try {
-      const caller = dialCall({ url: server.wsUrl, callId: 'nova_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
+      const caller = dialOpeningLine({ url: server.wsUrl, callId: 'nova_lost', taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth, paced: true, timeoutMs: 30_000 });
       const reception = await standIn.nextConnection();
       await reception.waitFor(() => reception.textBlocks('USER').includes(NOVA_OPENING_CUE), 'the opening cue');
       reception.speak(tone(300, 24_000), GREETING);

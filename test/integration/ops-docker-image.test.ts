@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall } from '../../src/caller/index.ts';
+import { dialOpeningLine } from '../../src/caller/index.ts';
 import { runCli } from '../../src/cli/index.ts';
 import { freePort, pollUntil } from '../support/serve-process.ts';
 
@@ -46,7 +46,7 @@ describe.skipIf(reason !== null)('the Docker image (acceptance 5)', () => {
   });
 
   it('completes a scripted call', async () => {
-    const report = await dialCall({ url: `ws://127.0.0.1:${port}/`, callId: 'img_call_1', taskId: 'S-E1', runId: null, auth: { user: 'img', pass: 'img-pass' }, openingLine: 'Hello.', synth: await createSpeechSynth(16_000), paced: false, timeoutMs: 60_000 });
+    const report = await dialOpeningLine({ url: `ws://127.0.0.1:${port}/`, callId: 'img_call_1', taskId: 'S-E1', runId: null, auth: { user: 'img', pass: 'img-pass' }, openingLine: 'Hello.', synth: await createSpeechSynth(16_000), paced: false, timeoutMs: 60_000 });
     expect(report.closeCode).toBe(1000);
   });
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { summarySchema } from '../../src/snapshot/index.ts';
 import { loadControlPack } from '../support/call-record.ts';
 import { RawChirpClient, tryUpgrade, type UpgradeAnswer } from '../support/chirp-client.ts';
@@ -25,7 +25,7 @@ describe('SIGTERM drain of `mivas serve` (acceptance 1)', () => {
     const pack = await loadControlPack();
     // Paced calls (real-time audio both ways) so they are still live when SIGTERM arrives.
     const calls = CALLS.map((c) =>
-      dialCall({ url: server.wsUrl, callId: c.callId, taskId: c.taskId, runId: null, auth: null, openingLine: openingLineOf(pack.tasks.get(c.taskId)?.intent ?? ''), synth, paced: true, timeoutMs: 90_000 }),
+      dialOpeningLine({ url: server.wsUrl, callId: c.callId, taskId: c.taskId, runId: null, auth: null, openingLine: openingLineOf(pack.tasks.get(c.taskId)?.intent ?? ''), synth, paced: true, timeoutMs: 90_000 }),
     );
     await pollUntil(async () => {
       const res = await fetch(`${server.httpUrl}/health`);

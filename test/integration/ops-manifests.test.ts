@@ -293,10 +293,27 @@ describe(`k8s overlays: what each one must contain${skipNote}`, () => {
         expect(annotations['alb.ingress.kubernetes.io/healthcheck-path'], source).toBe('/health');
       } else {
         // F5 NGINX Ingress Controller (nginx.org/*): WebSockets only for listed Services.
-        expect(annotations['nginx.org/websocket-services'], source).toBe('mivas');
+        expect(String(annotations['nginx.org/websocket-services']).split(','), source).toEqual(['mivas', 'mivas-rl-router']);
         expect(Number.parseInt(String(annotations['nginx.org/proxy-read-timeout']), 10), source).toBeGreaterThan(maxCall);
       }
     }
+  });
+
+  each('RL episodes: pods named as replicas, /rl through the RL router to the owning pod', (source, list) => {
+    const replica = obj(arr(mivas(list).env).find((e) => obj(e).name === 'MIVAS_RL_REPLICA'));
+    expect(obj(obj(replica.valueFrom).fieldRef).fieldPath, source).toBe('metadata.name');
+    const router = ofKind(list, 'Deployment', 'mivas-rl-router');
+    const volumes = arr(obj(obj(obj(router.spec).template).spec).volumes).map(obj);
+    const configMap = String(obj(volumes.find((v) => v.configMap)?.configMap).name);
+    expect(Object.keys(obj(ofKind(list, 'ConfigMap', configMap).data)), source).toEqual(['mivas-rl.conf']);
+    // The router reaches pods by name under the StatefulSet's governing (headless) Service.
+    expect(obj(statefulSet(list).spec).serviceName, source).toBe('mivas-pods');
+    const route = list.find((m) => m.kind === 'HTTPRoute' || m.kind === 'Ingress') as Manifest;
+    const backends =
+      route.kind === 'HTTPRoute'
+        ? arr(obj(route.spec).rules).flatMap((r) => arr(obj(r).matches).flatMap((m) => arr(obj(r).backendRefs).map((b) => [obj(obj(m).path).value, obj(b).name, obj(b).port])))
+        : arr(obj(obj(arr(obj(route.spec).rules)[0]).http).paths).map((p) => [obj(p).path, obj(obj(obj(p).backend).service).name, obj(obj(obj(obj(p).backend).service).port).number]);
+    expect(backends, source).toContainEqual(['/rl', 'mivas-rl-router', 8080]);
   });
 
   it(`the default overlay is the Gateway API one${skipNote}`, ({ skip }) => {
@@ -419,5 +436,20 @@ describe('manifest readers reject what they do not understand', () => {
     expect(() => parseEnvFile('A=1\nA=2\n')).toThrow();
     expect(() => parseManifests('a: [1, 2\n')).toThrow();
     expect(parseDocument('a: 1').toJS()).toEqual({ a: 1 });
+  });
+});
+
+describe('RL replica routing (deploy/nginx/mivas-rl.conf and k8s/components/rl-router)', () => {
+  /** The three maps that read the owning replica out of a request, as text. */
+  const replicaMaps = (file: string): string[] => [...read(file).matchAll(/^map [^\n]*\$mivas_replica(?:_by_path|_by_cookie)? \{\n(?:.*\n)*?\}$/gm)].map((m) => m[0]);
+
+  it('both configs read the owner the same way, with the episode-id pattern the desk mints', () => {
+    const plain = replicaMaps('deploy/nginx/mivas-rl.conf');
+    expect(plain).toHaveLength(3);
+    expect(replicaMaps('k8s/components/rl-router/mivas-rl.conf')).toEqual(plain);
+    // Same replica syntax as MIVAS_RL_REPLICA (src/config.ts) and replicaOfEpisode (src/episodes/episode-desk.ts).
+    expect(read('src/config.ts')).toContain('/^[a-z0-9][a-z0-9-]{0,30}$/');
+    expect(read('src/episodes/episode-desk.ts')).toContain('/^ep_([a-z0-9][a-z0-9-]{0,30})_[0-9a-f]+$/');
+    for (const map of plain.slice(0, 2)) expect(map).toContain('ep_([a-z0-9][a-z0-9-]{0,30})_[0-9a-f]+');
   });
 });

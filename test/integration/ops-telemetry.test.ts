@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf, type CallerReport } from '../../src/caller/index.ts';
 import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { BluejayApiStandIn } from '../support/bluejay-api.ts';
 import { OTLP_PROTOBUF, OtlpCollector } from '../support/otlp-collector.ts';
@@ -15,7 +15,7 @@ const KEY = 'bj_ops_key';
 
 async function call(server: TestServer, synth: SpeechSynth, callId: string, taskId: string, traceparent?: string): Promise<CallerReport> {
   const intent = server.ctx.pack.tasks.get(taskId)?.intent ?? '';
-  return dialCall({ url: server.wsUrl, callId, taskId, runId: null, auth: null, openingLine: openingLineOf(intent), synth, paced: false, timeoutMs: 20_000, ...(traceparent ? { traceparent } : {}) });
+  return dialOpeningLine({ url: server.wsUrl, callId, taskId, runId: null, auth: null, openingLine: openingLineOf(intent), synth, paced: false, timeoutMs: 20_000, ...(traceparent ? { traceparent } : {}) });
 }
 
 function readSnapshot(server: TestServer, callId: string): { summary: Summary; events: readonly TimelineEvent[] } {

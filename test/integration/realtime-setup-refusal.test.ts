@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
-import { dialCall } from '../../src/caller/index.ts';
+import { dialOpeningLine } from '../../src/caller/index.ts';
 import type { TimelineEvent } from '../../src/snapshot/index.ts';
 import { eventsOf, OPENING_LINE, PACK, readSnapshot } from '../support/realtime-call.ts';
 import { RealtimeStandIn } from '../support/realtime-server.ts';
@@ -29,7 +29,7 @@ async function callAgainst(options: Parameters<typeof RealtimeStandIn.start>[0],
   const callId = `rt_setup_${Date.now().toString(36)}`;
   const started = performance.now();
   // The caller's own timeout (60 s) is far past the bounds: only the server can end this call in time.
-  const report = await dialCall({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth: server.ctx.synth, paced: true, timeoutMs: 60_000 });
+  const report = await dialOpeningLine({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth: server.ctx.synth, paced: true, timeoutMs: 60_000 });
   return { elapsedMs: performance.now() - started, closeCode: report.closeCode, callId };
 }
 
@@ -67,7 +67,7 @@ describe('a provider that refuses or never confirms its setup ends the call prov
     standIn = await RealtimeStandIn.start();
     server = await startTestServer({ MIVAS_HARNESS: 'openai/realtime', MIVAS_PACK: PACK, OPENAI_API_KEY: 'sk-test', MIVAS_OPENAI_BASE_URL: standIn.baseUrl('/v1'), MIVAS_PROVIDER_READY_S: '0.5' }, { synth: await createSpeechSynth(16_000, { preferTones: true }) });
     const callId = 'rt_setup_ok';
-    const caller = dialCall({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth: server.ctx.synth, paced: true, timeoutMs: 60_000 });
+    const caller = dialOpeningLine({ url: server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth: server.ctx.synth, paced: true, timeoutMs: 60_000 });
     const conn = await standIn.nextConnection();
     await conn.next('response.create');
     // Well past the deadline the call is still up: the nudge came, nothing ended it.

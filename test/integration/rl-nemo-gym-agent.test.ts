@@ -2,9 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pack, Task } from '../../src/packs/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
-import { simpleAgentRollout, type AgentModel } from '../support/nemo-gym-agent.ts';
+import { routeModel, simpleAgentRollout } from '../support/nemo-gym-agent.ts';
 import { request } from '../support/rl-clients.ts';
-import { RoutePlayer } from '../support/route-player.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -29,32 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-/** A model that plays a task's reference route: a line to the caller, the route's calls and hops, end_call, then a final message. */
-function routeModel(task: Task): AgentModel {
-  const player = new RoutePlayer(pack, task);
-  let phase: 'bridge' | 'route' | 'goodbye' = 'bridge';
-  let lastName: string | null = null;
-  const call = (name: string, args: unknown) => {
-    lastName = name;
-    return { calls: [{ name, arguments: JSON.stringify(args) }] };
-  };
-  return (input) => {
-    const last = input.at(-1);
-    if (lastName && last?.type === 'function_call_output') player.record(lastName, String(last.output));
-    if (phase === 'bridge') {
-      phase = 'route';
-      return call('say_to_caller', { text: 'Sure, let me look into that for you.' });
-    }
-    if (phase === 'route') {
-      const move = player.move();
-      if (move.kind === 'call') return call(move.name, move.args);
-      phase = 'goodbye';
-      return call('end_call', { reason: 'caller_done' });
-    }
-    return { message: 'Goodbye.' };
-  };
-}
 
 describe("NeMo Gym's simple agent against mivas", () => {
   it('seeds the dataset row as NeMo Gym dumps it: unset create params null, extra fields kept', async () => {
@@ -82,7 +55,7 @@ describe("NeMo Gym's simple agent against mivas", () => {
         const task = pack.tasks.get(String(row.task_id)) as Task;
         // Half as with observability on (the /ng-rollout/<task>-<rollout> prefix on every resources call), half without.
         const prefix = i % 2 ? `/ng-rollout/${String(row._ng_task_index)}-0` : '';
-        return simpleAgentRollout(server.httpUrl, { ...row, _ng_rollout_index: 0, agent_ref: { name: 'simple_agent' } }, routeModel(task), { prefix });
+        return simpleAgentRollout(server.httpUrl, { ...row, _ng_rollout_index: 0, agent_ref: { name: 'simple_agent' } }, routeModel(pack, task), { prefix });
       }),
     );
     expect(results).toHaveLength(ROLLOUTS);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
-import { dialCall, openingLineOf } from '../../src/caller/index.ts';
+import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import { SNAPSHOT_PARTS, summarySchema } from '../../src/snapshot/index.ts';
 import { tryUpgrade } from '../support/chirp-client.ts';
 import { startTestS3, useStaticS3Credentials, type TestS3 } from '../support/s3.ts';
@@ -52,7 +52,7 @@ describe('snapshots survive an S3 outage (acceptance 6)', () => {
 
   async function call(server: TestServer, callId: string): Promise<void> {
     const task = server.ctx.pack.tasks.get('S-E1');
-    const report = await dialCall({
+    const report = await dialOpeningLine({
       url: server.wsUrl,
       callId,
       taskId: 'S-E1',

@@ -1,6 +1,68 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SpeechCreateParams } from 'openai/resources/audio/speech';
+import type { TranscriptionCreateParamsBase } from 'openai/resources/audio/transcriptions';
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionStreamOptions,
+  ChatCompletionSystemMessageParam,
+  ChatCompletionToolMessageParam,
+  ChatCompletionUserMessageParam,
+} from 'openai/resources/chat/completions';
+import type { FunctionDefinition } from 'openai/resources/shared';
+import { z } from 'zod';
 import { tone } from './realtime-server.ts';
+
+/** A strict object whose keys are fields of the `openai` package's type `T`: a key `T` lacks does not compile. */
+function sdk<T>() {
+  return <S extends { [K in keyof S]: K extends keyof T ? z.ZodType : never }>(shape: S) => z.strictObject(shape);
+}
+
+const toolCallSchema = sdk<ChatCompletionMessageFunctionToolCall>()({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: sdk<ChatCompletionMessageFunctionToolCall.Function>()({ name: z.string().min(1), arguments: z.string().refine((a) => typeof JSON.parse(a) === 'object', 'JSON object text') }),
+});
+const messageSchema = z.union([
+  sdk<ChatCompletionSystemMessageParam>()({ role: z.literal('system'), content: z.string().min(1) }),
+  sdk<ChatCompletionUserMessageParam>()({ role: z.literal('user'), content: z.string().min(1) }),
+  sdk<ChatCompletionAssistantMessageParam>()({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).min(1).optional() }),
+  sdk<ChatCompletionToolMessageParam>()({ role: z.literal('tool'), content: z.string(), tool_call_id: z.string().min(1) }),
+]);
+const chatSchema = sdk<ChatCompletionCreateParamsStreaming>()({
+  model: z.string().min(1),
+  messages: z.array(messageSchema).min(1),
+  stream: z.literal(true),
+  stream_options: sdk<ChatCompletionStreamOptions>()({ include_usage: z.literal(true) }),
+  tools: z
+    .array(sdk<ChatCompletionFunctionTool>()({ type: z.literal('function'), function: sdk<FunctionDefinition>()({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }) }))
+    .min(1)
+    .optional(),
+});
+const speechSchema = sdk<SpeechCreateParams>()({ model: z.string().min(1), input: z.string().min(1).max(4096), voice: z.string().min(1), response_format: z.literal('pcm') });
+/** The multipart text fields of a transcription request (`file` is the upload, checked apart). */
+const transcriptionFieldsSchema = sdk<TranscriptionCreateParamsBase>()({ model: z.string().min(1), response_format: z.literal('json'), stream: z.enum(['true', 'false']).optional() });
+
+/** Why a chat request is not one the OpenAI API takes, or null: its shape, then every tool message answering an earlier assistant call. */
+export function chatProblem(body: unknown): string | null {
+  const parsed = chatSchema.safeParse(body);
+  if (!parsed.success) return z.prettifyError(parsed.error).replace(/\s+/g, ' ');
+  const asked = new Set<string>();
+  for (const m of parsed.data.messages) {
+    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) asked.add(c.id);
+    if (m.role === 'tool' && !asked.has(m.tool_call_id)) return `a tool message answers ${m.tool_call_id}, which no earlier assistant message called`;
+  }
+  return null;
+}
+
+/** Why a speech request is not one the OpenAI API takes, or null. */
+export function speechProblem(body: unknown): string | null {
+  const parsed = speechSchema.safeParse(body);
+  return parsed.success ? null : z.prettifyError(parsed.error).replace(/\s+/g, ' ');
+}
 
 /**
  * Stand-ins for the cascaded harness's three OpenAI-compatible endpoints, each on its own
@@ -9,7 +71,9 @@ import { tone } from './realtime-server.ts';
  * `/v1/chat/completions` (streamed `chat.completion.chunk` SSE with `tool_calls` deltas by index,
  * a final usage chunk and `data: [DONE]`) and `/v1/audio/speech` (raw PCM16 in chunks). Tests
  * script them: each request waits in a queue until the test answers it, or a handler answers on
- * its own. Every request is recorded.
+ * its own. Every request is recorded. They are strict: each request body is checked against the
+ * `openai` package's request types (keys bound to them at compile time, unknown and missing fields
+ * refused), and one that fails is answered 400 with an OpenAI error body and kept in `violations`.
  */
 
 /** A chat message as the harness sent it. */
@@ -110,6 +174,8 @@ export class CascadeStandIn {
   readonly ttsAborted: string[] = [];
   /** Stream the transcription as SSE when the request asks for it. */
   sttSse = true;
+  /** Why requests were refused (each answered 400). */
+  readonly violations: string[] = [];
   private counter = 0;
 
   private readonly servers: { stt: Server; llm: Server; tts: Server };
@@ -174,6 +240,12 @@ export class CascadeStandIn {
     );
   }
 
+  /** Answers a request the OpenAI API would refuse: 400 with its error body. */
+  private refuse(res: ServerResponse, problem: string): void {
+    this.violations.push(problem);
+    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: problem, type: 'invalid_request_error', param: null, code: null } }));
+  }
+
   private async onStt(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.url !== '/v1/audio/transcriptions' || req.method !== 'POST') return void res.writeHead(404).end();
     const raw = await readBody(req);
@@ -183,8 +255,11 @@ export class CascadeStandIn {
     let wav = Buffer.alloc(0);
     for (const [key, value] of form.entries()) {
       if (typeof value === 'string') fields[key] = value;
-      else wav = Buffer.from(await value.arrayBuffer());
+      else if (key === 'file') wav = Buffer.from(await value.arrayBuffer());
     }
+    const fieldsOk = transcriptionFieldsSchema.safeParse(fields);
+    if (!fieldsOk.success) return this.refuse(res, `transcription: ${z.prettifyError(fieldsOk.error).replace(/\s+/g, ' ')}`);
+    if (wav.subarray(0, 4).toString('latin1') !== 'RIFF') return this.refuse(res, 'transcription: file is not a WAV upload');
     this.stt.arrive({ fields, wav, headers: req.headers }, (text) => {
       if (fields.stream === 'true' && this.sttSse) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -199,7 +274,10 @@ export class CascadeStandIn {
 
   private async onChat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return void res.writeHead(404).end();
-    const body = JSON.parse((await readBody(req)).toString('utf8')) as ChatRequest['body'];
+    const raw: unknown = JSON.parse((await readBody(req)).toString('utf8'));
+    const problem = chatProblem(raw);
+    if (problem) return this.refuse(res, `chat: ${problem}`);
+    const body = raw as ChatRequest['body'];
     this.chat.arrive({ body, headers: req.headers }, (answer) => void this.streamAnswer(res, body.model, answer));
   }
 
@@ -228,7 +306,10 @@ export class CascadeStandIn {
 
   private async onTts(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.url !== '/v1/audio/speech' || req.method !== 'POST') return void res.writeHead(404).end();
-    const body = JSON.parse((await readBody(req)).toString('utf8')) as TtsRequest['body'];
+    const raw: unknown = JSON.parse((await readBody(req)).toString('utf8'));
+    const problem = speechProblem(raw);
+    if (problem) return this.refuse(res, `speech: ${problem}`);
+    const body = raw as TtsRequest['body'];
     let aborted = false;
     res.on('close', () => {
       if (!res.writableFinished) {

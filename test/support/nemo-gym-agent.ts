@@ -25,6 +25,9 @@
  *   below) and `NeMoGymEasyInputMessage` (`type: "message"` added to each input message).
  */
 
+import type { Pack, Task } from '../../src/packs/index.ts';
+import { RoutePlayer } from './route-player.ts';
+
 /** What the model does next, given the conversation so far (the row's input plus its outputs): function calls, or a final message. */
 export type AgentModel = (input: readonly Record<string, unknown>[]) => { readonly calls: readonly { readonly name: string; readonly arguments: string }[] } | { readonly message: string };
 
@@ -140,4 +143,30 @@ export async function simpleAgentRollout(base: string, row: Readonly<Record<stri
   const verify = await post('/verify', { ...dumped, response }, resourcesCookies);
   if (!verify.res.ok) throw new Error(`verify ${verify.res.status}: ${verify.text}`);
   return { verify: JSON.parse(verify.text) as Record<string, unknown>, requests };
+}
+
+/** A model that plays a task's reference route: a line to the caller, the route's calls and hops, end_call, then a final message. */
+export function routeModel(pack: Pack, task: Task): AgentModel {
+  const player = new RoutePlayer(pack, task);
+  let phase: 'bridge' | 'route' | 'goodbye' = 'bridge';
+  let lastName: string | null = null;
+  const call = (name: string, args: unknown) => {
+    lastName = name;
+    return { calls: [{ name, arguments: JSON.stringify(args) }] };
+  };
+  return (input) => {
+    const last = input.at(-1);
+    if (lastName && last?.type === 'function_call_output') player.record(lastName, String(last.output));
+    if (phase === 'bridge') {
+      phase = 'route';
+      return call('say_to_caller', { text: 'Sure, let me look into that for you.' });
+    }
+    if (phase === 'route') {
+      const move = player.move();
+      if (move.kind === 'call') return call(move.name, move.args);
+      phase = 'goodbye';
+      return call('end_call', { reason: 'caller_done' });
+    }
+    return { message: 'Goodbye.' };
+  };
 }

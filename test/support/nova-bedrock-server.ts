@@ -2,6 +2,7 @@ import { createServer, type Http2Server, type ServerHttp2Session, type ServerHtt
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec, type Message } from '@smithy/core/event-streams';
 import { fromUtf8, toUtf8 } from '@smithy/core/serde';
+import { z } from 'zod';
 import { isAudible } from './realtime-server.ts';
 
 /**
@@ -15,6 +16,62 @@ import { isAudible } from './realtime-server.ts';
 
 export type NovaClientEvent = { readonly name: string; readonly body: Readonly<Record<string, unknown>> };
 
+/*
+ * The input events a Nova 2 Sonic stream takes, strictly: the fields of
+ * docs.aws.amazon.com/nova/latest/nova2-userguide/sonic-input-events.html as the aws-samples
+ * client sends them (amazon-nova-samples `speech-to-speech/sample-codes/websocket-nodejs/src/client.ts`
+ * and `consts.ts`, 74d0deb), plus Nova 2's `turnDetectionConfiguration`. An unknown or missing
+ * field, or an event out of order, is a violation: Bedrock answers one with a ValidationException
+ * and ends the stream, and so does this stand-in.
+ */
+const nameField = z.string().min(1);
+const audioConfig = { mediaType: z.literal('audio/lpcm'), sampleSizeBits: z.literal(16), channelCount: z.literal(1), audioType: z.literal('SPEECH'), encoding: z.literal('base64') };
+const textConfig = z.strictObject({ mediaType: z.literal('text/plain') });
+const toolSpec = z.strictObject({ toolSpec: z.strictObject({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/), description: z.string().min(1), inputSchema: z.strictObject({ json: z.string().refine((j) => typeof JSON.parse(j) === 'object', 'a JSON object as a string') }) }) });
+const inputEvents = {
+  sessionStart: z.strictObject({
+    inferenceConfiguration: z.strictObject({ maxTokens: z.number().int().positive(), topP: z.number().min(0).max(1), temperature: z.number().min(0).max(1) }),
+    turnDetectionConfiguration: z.strictObject({ endpointingSensitivity: z.enum(['HIGH', 'MEDIUM', 'LOW']) }).optional(),
+  }),
+  promptStart: z.strictObject({
+    promptName: nameField,
+    textOutputConfiguration: textConfig,
+    audioOutputConfiguration: z.strictObject({ ...audioConfig, sampleRateHertz: z.union([z.literal(8000), z.literal(16000), z.literal(24000)]), voiceId: nameField }),
+    toolUseOutputConfiguration: z.strictObject({ mediaType: z.literal('application/json') }),
+    toolConfiguration: z.strictObject({ tools: z.array(toolSpec) }),
+  }),
+  contentStart: z.union([
+    z.strictObject({ promptName: nameField, contentName: nameField, type: z.literal('TEXT'), interactive: z.boolean(), role: z.enum(['SYSTEM', 'USER', 'ASSISTANT']), textInputConfiguration: textConfig }),
+    z.strictObject({ promptName: nameField, contentName: nameField, type: z.literal('AUDIO'), interactive: z.literal(true), role: z.literal('USER'), audioInputConfiguration: z.strictObject({ ...audioConfig, sampleRateHertz: z.literal(16000) }) }),
+    z.strictObject({ promptName: nameField, contentName: nameField, type: z.literal('TOOL'), interactive: z.literal(false), role: z.literal('TOOL'), toolResultInputConfiguration: z.strictObject({ toolUseId: nameField, type: z.literal('TEXT'), textInputConfiguration: textConfig }) }),
+  ]),
+  textInput: z.strictObject({ promptName: nameField, contentName: nameField, content: z.string().refine((t) => Buffer.byteLength(t) <= 1024, 'at most 1 KB per textInput') }),
+  audioInput: z.strictObject({ promptName: nameField, contentName: nameField, content: z.base64().min(1) }),
+  toolResult: z.strictObject({ promptName: nameField, contentName: nameField, content: z.string().min(1) }),
+  contentEnd: z.strictObject({ promptName: nameField, contentName: nameField }),
+  promptEnd: z.strictObject({ promptName: nameField }),
+  sessionEnd: z.strictObject({}),
+} as const;
+
+/** Why an input event does not fit the stream so far, or null: its shape, then its place (sessionStart first, names that refer to an open prompt and content). */
+export function novaEventProblem(event: NovaClientEvent, before: readonly NovaClientEvent[]): string | null {
+  const schema = (inputEvents as Record<string, z.ZodType>)[event.name];
+  if (!schema) return `unknown input event ${event.name}`;
+  const parsed = schema.safeParse(event.body);
+  if (!parsed.success) return `${event.name}: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}`;
+  if ((before.length === 0) !== (event.name === 'sessionStart')) return 'sessionStart must be the first event, and only the first';
+  if (event.name === 'sessionStart') return null;
+  const prompt = before.find((e) => e.name === 'promptStart')?.body.promptName;
+  if (event.name === 'promptStart') return prompt === undefined ? null : 'a second promptStart';
+  if (event.name === 'sessionEnd') return null;
+  if (event.body.promptName !== prompt) return `${event.name} names prompt ${String(event.body.promptName)}, not the open one`;
+  if (event.name === 'contentStart' || event.name === 'promptEnd') return null;
+  const content = event.body.contentName;
+  const started = before.some((e) => e.name === 'contentStart' && e.body.contentName === content);
+  const ended = before.some((e) => e.name === 'contentEnd' && e.body.contentName === content);
+  return started && !ended ? null : `${event.name} for content ${String(content)}, which is not open`;
+}
+
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 /** The Nova event names of every input chunk in a decoded frame (envelopes unwrapped). */
@@ -25,6 +82,8 @@ function unwrap(message: Message): Message[] {
 
 export class NovaStreamConnection {
   readonly received: NovaClientEvent[] = [];
+  /** Why input events were refused (the stream ends at the first). */
+  readonly violations: string[] = [];
   readonly ended: Promise<void>;
   readonly path: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -60,7 +119,7 @@ export class NovaStreamConnection {
           if (m.headers[':event-type']?.value !== 'chunk') continue;
           const payload = JSON.parse(toUtf8(m.body)) as { bytes: string };
           const event = JSON.parse(Buffer.from(payload.bytes, 'base64').toString('utf8')) as { event: Record<string, Record<string, unknown>> };
-          for (const [name, body] of Object.entries(event.event)) this.received.push({ name, body });
+          for (const [name, body] of Object.entries(event.event)) this.take({ name, body });
         }
       }
       this.settle();
@@ -78,6 +137,24 @@ export class NovaStreamConnection {
       });
       stream.on('close', done);
     });
+  }
+
+  /** Checks one input event; a violation is recorded and ends the stream with a ValidationException. */
+  private take(event: NovaClientEvent): void {
+    if (this.violations.length) return;
+    const problem = novaEventProblem(event, this.received);
+    if (!problem) {
+      this.received.push(event);
+      return;
+    }
+    this.violations.push(problem);
+    if (this.isEnded) return;
+    this.stream.end(
+      codec.encode({
+        headers: { ':message-type': { type: 'string', value: 'exception' }, ':exception-type': { type: 'string', value: 'validationException' }, ':content-type': { type: 'string', value: 'application/json' } },
+        body: fromUtf8(JSON.stringify({ message: problem })),
+      }),
+    );
   }
 
   of(name: string): NovaClientEvent[] {
@@ -140,17 +217,29 @@ export class NovaStreamConnection {
 
   /** The model speaks: SPECULATIVE text, the AUDIO block in chunks, the FINAL text, usage. */
   speak(pcm: Buffer, text: string): void {
+    this.speakInParts([{ pcm, text }]);
+  }
+
+  /**
+   * One answer in parts, as Nova 2 sends a longer one: per part a SPECULATIVE text, its AUDIO
+   * block and its FINAL text; every block but the last part's ends with PARTIAL_TURN, the last
+   * part's audio and FINAL text with END_TURN.
+   */
+  speakInParts(parts: readonly { readonly pcm: Buffer; readonly text: string }[]): void {
     this.send('completionStart', { sessionId: 's', promptName: 'p', completionId: `cmp${++this.counter}` });
-    this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"SPECULATIVE"}' });
-    this.send('textOutput', { role: 'ASSISTANT', content: text });
-    this.send('contentEnd', { type: 'TEXT', stopReason: 'PARTIAL_TURN' });
-    this.send('contentStart', { type: 'AUDIO', role: 'ASSISTANT', contentId: `a${this.counter}` });
-    for (let i = 0; i < pcm.length; i += 9_600) this.send('audioOutput', { content: pcm.subarray(i, i + 9_600).toString('base64') });
-    this.usage();
-    this.send('contentEnd', { type: 'AUDIO', stopReason: 'END_TURN' });
-    this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' });
-    this.send('textOutput', { role: 'ASSISTANT', content: text });
-    this.send('contentEnd', { type: 'TEXT', stopReason: 'END_TURN' });
+    parts.forEach(({ pcm, text }, i) => {
+      const stopReason = i === parts.length - 1 ? 'END_TURN' : 'PARTIAL_TURN';
+      this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"SPECULATIVE"}' });
+      this.send('textOutput', { role: 'ASSISTANT', content: text });
+      this.send('contentEnd', { type: 'TEXT', stopReason: 'PARTIAL_TURN' });
+      this.send('contentStart', { type: 'AUDIO', role: 'ASSISTANT', contentId: `a${this.counter}_${i}` });
+      for (let at = 0; at < pcm.length; at += 9_600) this.send('audioOutput', { content: pcm.subarray(at, at + 9_600).toString('base64') });
+      if (stopReason === 'END_TURN') this.usage();
+      this.send('contentEnd', { type: 'AUDIO', stopReason });
+      this.send('contentStart', { type: 'TEXT', role: 'ASSISTANT', additionalModelFields: '{"generationStage":"FINAL"}' });
+      this.send('textOutput', { role: 'ASSISTANT', content: text });
+      this.send('contentEnd', { type: 'TEXT', stopReason });
+    });
   }
 
   /** A TOOL block with one toolUse. */

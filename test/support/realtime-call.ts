@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
 import type { ManualClock } from '../../src/core/index.ts';
-import { dialCall, type CallerReport } from '../../src/caller/index.ts';
+import { dialOpeningLine, type CallerReport } from '../../src/caller/index.ts';
 import type { AppContextOverrides } from '../../src/server/index.ts';
 import { summarySchema, timelineFileSchema, type Summary, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { RealtimeStandIn, type StandInDialect } from './realtime-server.ts';
@@ -55,7 +55,7 @@ export async function startRealtimeRig(harness: string, env: Record<string, stri
 
 /** Dials the rig with the local CHIRP caller (paced, continuous hold audio, as Bluejay sends). */
 export function dial(rig: RealtimeRig, callId: string): Promise<CallerReport> {
-  return dialCall({ url: rig.server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth: rig.synth, paced: true, timeoutMs: 60_000 });
+  return dialOpeningLine({ url: rig.server.wsUrl, callId, taskId: null, runId: null, auth: null, openingLine: OPENING_LINE, synth: rig.synth, paced: true, timeoutMs: 60_000 });
 }
 
 /** A written snapshot's summary and timeline, read through the snapshot schemas. */

@@ -104,4 +104,22 @@ describe('dependency direction', () => {
     }
     expect(mismatches).toEqual([]);
   });
+
+  it('has no import cycle between files', () => {
+    const edges = new Map(files.map((file) => [file, importsOf(file).map((spec) => resolve(file, '..', spec))]));
+    const state = new Map<string, 'open' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SRC, f)).join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of edges.get(file) ?? []) if (edges.has(next)) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of edges.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
 });

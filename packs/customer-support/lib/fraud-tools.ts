@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { dateInWords, defineTool, moneyInWords, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
 import { charges, outboundContacts, scamReports } from '../schema.ts';
 import { dateField, moneyDisplay, phoneField, proseField, readCode, readDate, readMoney, readPhone } from './fields.ts';
 import { CLAIMED_TO_BE, CONTACT_REASONS, GENUINE_CONTACT_REASONS, SCAM_CHANNELS } from './policy.ts';
@@ -49,7 +49,7 @@ export const checkCharge = defineTool({
       posted_spoken: ctx.clock.spokenDate(charge.posted_on),
       // No card ending: the card's last four digits are half of what verify_customer asks for,
       // and this desk is open to anyone, so it must not hand them out (packs.md §5.4).
-      script: `Kestrel did post a charge of ${moneyDisplay(charge.amount_cents)} on ${ctx.clock.spokenDate(charge.posted_on)}, shown on statements as ${charge.descriptor}. I cannot share whose account or card it is on. For details of the order, the account holder can verify on this line.`,
+      script: `Kestrel did post a charge of ${moneyInWords(charge.amount_cents)} on ${dateInWords(charge.posted_on)}, shown on statements as ${charge.descriptor}. I cannot share whose account or card it is on. For details of the order, the account holder can verify on this line.`,
     });
   },
 });
@@ -75,7 +75,7 @@ export const checkContactClaim = defineTool({
       genuine: true as const,
       purpose,
       contacted_spoken: ctx.clock.spokenDate(contact.contacted_on),
-      script: `Yes, that was Kestrel, calling on ${ctx.clock.spokenDate(contact.contacted_on)} about ${purpose}. Even so, we never ask for card numbers, gift cards or remote access.`,
+      script: `Yes, that was Kestrel, calling on ${dateInWords(contact.contacted_on)} about ${purpose}. Even so, we never ask for card numbers, gift cards or remote access.`,
     });
   },
 });

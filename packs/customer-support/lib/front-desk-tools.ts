@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse } from '../../../src/packs/index.ts';
+import { defineTool, moneyInWords, normalizeFields, numberInWords, ok, param, preparedQuery, refuse } from '../../../src/packs/index.ts';
 import { policies, stores } from '../schema.ts';
-import { moneyDisplay, readEnum, readStore, storeField } from './fields.ts';
+import { readEnum, readStore, storeField } from './fields.ts';
 import { policy, POLICY_TOPIC_ALIASES, POLICY_TOPICS, STORE_IDS, type PolicyTopic } from './policy.ts';
 
 /** Reception's public tools. */
@@ -34,18 +34,19 @@ export const listStores = defineTool({
 });
 
 const p = policy;
-const money = moneyDisplay;
+const money = moneyInWords;
+const n = numberInWords;
 
 /** The words of each policy, built from the policy numbers so they cannot drift. */
 const POLICY_TEXT: Readonly<Partial<Record<PolicyTopic, string>>> = {
-  returns: `Most items can be returned within ${p.return_window_standard_days} days of delivery, ${p.return_window_circle_days} days for Kestrel Circle members and ${p.return_window_elite_days} days for Circle Elite members. Phones, cellular tablets and watches have ${p.return_window_activatable_days} days for everyone.`,
-  restocking: `An opened phone, cellular tablet or watch has a ${money(p.restocking_activatable_fee_cents)} restocking fee. Opened drones, cameras, projectors and special orders have a fee of ${p.restocking_percent} percent of the price paid. There is no fee when an item is reported defective inside its window, and none for Circle Elite members.`,
-  delivery_changes: `A delivery window can be changed for free more than ${p.delivery_fee_within_hours} hours before it starts. Within ${p.delivery_fee_within_hours} hours the change costs ${money(p.delivery_change_fee_cents)}, and on the day of delivery it cannot be changed.`,
+  returns: `Most items can be returned within ${n(p.return_window_standard_days)} days of delivery, ${n(p.return_window_circle_days)} days for Kestrel Circle members and ${n(p.return_window_elite_days)} days for Circle Elite members. Phones, cellular tablets and watches have ${n(p.return_window_activatable_days)} days for everyone.`,
+  restocking: `An opened phone, cellular tablet or watch has a restocking fee of ${money(p.restocking_activatable_fee_cents)}. Opened drones, cameras, projectors and special orders have a fee of ${n(p.restocking_percent)} percent of the price paid. There is no fee when an item is reported defective inside its window, and none for Circle Elite members.`,
+  delivery_changes: `A delivery window can be changed for free more than ${n(p.delivery_fee_within_hours)} hours before it starts. Within ${n(p.delivery_fee_within_hours)} hours the change costs ${money(p.delivery_change_fee_cents)}, and on the day of delivery it cannot be changed.`,
   order_cancellation: 'An order can be cancelled for free until it ships. After it ships, it can be returned once it arrives.',
-  price_protection: `If Kestrel lowers its own price within ${p.price_protection_standard_days} days of delivery, or ${p.price_protection_elite_days} days for Circle Elite members, we refund the difference once per item. Open box, clearance and marketplace items are excluded.`,
-  repairs_and_warranty: `Products have a manufacturer warranty for ${p.warranty_months} months from delivery. After that, a Kestrel Shield plan may cover the repair. Circle Elite members get a free diagnostic; otherwise a Tech Bench diagnostic costs ${money(p.bench_diagnostic_fee_cents)}. Recalled products and swelling batteries are never booked in as repairs.`,
-  kestrel_shield: `Kestrel Shield plans run ${p.shield_plan_years.join(' or ')} years on a single item. Accidental damage such as drops, cracked screens and spills is covered only on Shield Plus.`,
-  membership: `Kestrel Circle costs ${money(p.circle_price_cents)} a year and Circle Elite ${money(p.elite_price_cents)}. An upgrade is charged for the whole months left in the year. A cancellation refunds the unused whole months, or the full price within ${p.membership_full_refund_days} days of joining.`,
+  price_protection: `If Kestrel lowers its own price within ${n(p.price_protection_standard_days)} days of delivery, or ${n(p.price_protection_elite_days)} days for Circle Elite members, we refund the difference once per item. Open box, clearance and marketplace items are excluded.`,
+  repairs_and_warranty: `Products have a manufacturer warranty for ${n(p.warranty_months)} months from delivery. After that, a Kestrel Shield plan may cover the repair. Circle Elite members get a free diagnostic; otherwise a Tech Bench diagnostic costs ${money(p.bench_diagnostic_fee_cents)}. Recalled products and swelling batteries are never booked in as repairs.`,
+  kestrel_shield: `Kestrel Shield plans run ${p.shield_plan_years.map(n).join(' or ')} years on a single item. Accidental damage such as drops, cracked screens and spills is covered only on Shield Plus.`,
+  membership: `Kestrel Circle costs ${money(p.circle_price_cents)} a year and Circle Elite ${money(p.elite_price_cents)}. An upgrade is charged for the whole months left in the year. A cancellation refunds the unused whole months, or the full price within ${n(p.membership_full_refund_days)} days of joining.`,
   marketplace_items: 'Items sold by marketplace sellers follow the seller\'s own return policy, and the seller handles the return.',
   battery_safety: 'Power banks and other items with large lithium batteries are returned at a Kestrel store, never by mail. If a battery is swelling, stop using and charging the device, keep it away from anything that can burn, and bring it to a store in a non-flammable container.',
   scam_warning: 'Kestrel never asks for gift cards, remote access to your computer, or card numbers over the phone. We only call about scheduling a delivery or to say a repair is ready.',

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, readCallSession, refuse, rowById, rowInsert, setSessionFlags } from '../../../src/packs/index.ts';
+import { checkHold, dateInWords, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, readCallSession, refuse, rowById, rowInsert, setSessionFlags } from '../../../src/packs/index.ts';
 import { membershipChanges, memberships, refunds } from '../schema.ts';
 import { moneyDisplay, readBool, readCode, tokenField } from './fields.ts';
 import { MEMBERSHIP_ACTIONS, MEMBERSHIP_DECISIONS, policy, TIER_NAMES, type Tier } from './policy.ts';
@@ -85,13 +85,13 @@ type ChangePayload = z.infer<typeof changePayload>;
 
 function termsScript(p: ChangePayload, renewsSpoken: string, monthsLeft: number): string {
   if (p.action === 'upgrade') {
-    return `Upgrading to Circle Elite today costs ${moneyDisplay(p.amount_cents)}, for the ${monthsLeft} whole months left before your renewal on ${renewsSpoken}, charged to the card on file. After that, Circle Elite renews at ${moneyDisplay(policy.elite_price_cents)} a year. Do you agree?`;
+    return `Upgrading to Circle Elite today costs ${moneyInWords(p.amount_cents)}, for the ${numberInWords(monthsLeft)} whole months left before your renewal on ${renewsSpoken}, charged to the card on file. After that, Circle Elite renews at ${moneyInWords(policy.elite_price_cents)} a year. Do you agree?`;
   }
-  return `Cancelling today ends your membership benefits right away and refunds ${moneyDisplay(p.amount_cents)} to the card on file. Do you want to cancel?`;
+  return `Cancelling today ends your membership benefits right away and refunds ${moneyInWords(p.amount_cents)} to the card on file. Do you want to cancel?`;
 }
 
 function saveOfferScript(newRenewal: string): string {
-  return `Before you go, I can add ${policy.save_offer_months_free} months free to your membership at no charge, so it would renew on ${newRenewal} instead. Would you like that, or would you still like to cancel?`;
+  return `Before you go, I can add ${numberInWords(policy.save_offer_months_free)} months free to your membership at no charge, so it would renew on ${newRenewal} instead. Would you like that, or would you still like to cancel?`;
 }
 
 export const quoteMembershipChange = defineTool({
@@ -138,9 +138,9 @@ export const quoteMembershipChange = defineTool({
       amount_display: moneyDisplay(amount),
       amount_reason: reason,
       months_left: money.months_left,
-      save_offer: newRenewal ? { months_free: policy.save_offer_months_free, new_renews_on: newRenewal, script: saveOfferScript(ctx.clock.spokenDate(newRenewal)) } : null,
+      save_offer: newRenewal ? { months_free: policy.save_offer_months_free, new_renews_on: newRenewal, script: saveOfferScript(dateInWords(newRenewal)) } : null,
       requires_acknowledgement: true as const,
-      script: termsScript(payload, ctx.clock.spokenDate(m.renews_on), money.months_left),
+      script: termsScript(payload, dateInWords(m.renews_on), money.months_left),
     });
   },
 });
@@ -184,7 +184,7 @@ export const confirmMembershipChange = defineTool({
     }
     if (args.terms_acknowledged !== true) {
       const money = moneyOf(m, ctx.clock.today());
-      return refuse('ACK_REQUIRED', { recoverable: true, script: termsScript(p, ctx.clock.spokenDate(m.renews_on), money.months_left) });
+      return refuse('ACK_REQUIRED', { recoverable: true, script: termsScript(p, dateInWords(m.renews_on), money.months_left) });
     }
     const id = `mch_${m.id.slice(4)}_${p.action}`;
     if (!changeById(ctx.db).get({ id })) insertChange(ctx.db).run({ id, membership_id: m.id, customer_id: c.id, action: p.action, amount_cents: p.amount_cents, new_tier: p.action === 'upgrade' ? 'elite' : null, created_at: now });

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
+import { checkHold, dateInWords, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, timeInWords, type ToolContext } from '../../../src/packs/index.ts';
 import { deliveryChanges, orderCancellations, orderItems, orders, priceAdjustments, refunds } from '../schema.ts';
 import { dateField, itemIdField, moneyDisplay, orderNumberField, readBool, readCode, readDate, readOrderNumber, tokenField } from './fields.ts';
 import { CANCEL_REASONS, DELIVERY_SLOTS, policy, SLOT_HOURS, type DeliverySlot } from './policy.ts';
@@ -46,8 +46,11 @@ export const getOrder = defineTool({
     status: z.string(),
     fulfilment: z.string(),
     placed_on: z.string(),
+    placed_spoken: z.string(),
     shipped_on: z.string().nullable(),
+    shipped_spoken: z.string().nullable(),
     delivered_on: z.string().nullable(),
+    delivered_spoken: z.string().nullable(),
     delivery_window: windowSchema.nullable(),
     hours_until_window: z.number().nullable(),
     total_cents: z.number().int(),
@@ -68,8 +71,11 @@ export const getOrder = defineTool({
       status: order.status,
       fulfilment: order.fulfilment,
       placed_on: order.placed_on,
+      placed_spoken: ctx.clock.spokenDate(order.placed_on),
       shipped_on: order.shipped_on,
+      shipped_spoken: order.shipped_on ? ctx.clock.spokenDate(order.shipped_on) : null,
       delivered_on: order.delivered_on,
+      delivered_spoken: order.delivered_on ? ctx.clock.spokenDate(order.delivered_on) : null,
       delivery_window: window,
       hours_until_window: window && order.status !== 'delivered' ? ctx.clock.minutesUntil(window.starts_at) / 60 : null,
       total_cents: order.total_cents,
@@ -112,7 +118,7 @@ export const cancelOrder = defineTool({
       released_cents: released,
       released_display: moneyDisplay(released),
       idempotent: existing !== undefined,
-      script: `Your order is cancelled. The ${moneyDisplay(released)} hold on your card is released and can take up to ${policy.refund_business_days} business days to disappear from your statement.`,
+      script: `Your order is cancelled. The hold of ${moneyInWords(released)} on your card is released and can take up to ${numberInWords(policy.refund_business_days)} business days to disappear from your statement.`,
     });
   },
 });
@@ -120,9 +126,16 @@ export const cancelOrder = defineTool({
 const changePayload = z.object({ customer_id: z.string(), order_id: z.string(), old_start: z.string(), new_start: z.string(), new_end: z.string(), slot: z.enum(DELIVERY_SLOTS), fee_cents: z.number().int() });
 type ChangePayload = z.infer<typeof changePayload>;
 
-function changeScript(p: ChangePayload, spoken: string): string | null {
+/** The last day a delivery can move to: the horizon, or the Saturday before it when it falls on a Sunday. */
+function lastDeliveryDay(ctx: ToolContext): string {
+  const last = ctx.clock.addDays(ctx.clock.today(), policy.delivery_reschedule_max_days);
+  return ctx.clock.weekday(last) === 0 ? ctx.clock.addDays(last, -1) : last;
+}
+
+function changeScript(p: ChangePayload): string | null {
   if (p.fee_cents === 0) return null;
-  return `Because this change is ${policy.delivery_fee_within_hours} hours or less before your delivery window, there is a ${moneyDisplay(p.fee_cents)} fee, charged to the card on your order. Your new window is ${spoken.replace(/\.$/, '')}. Do you accept the fee?`;
+  const window = `${dateInWords(p.new_start)} from ${timeInWords(p.new_start.slice(11, 16))} to ${timeInWords(p.new_end.slice(11, 16))}`;
+  return `Because this change is ${numberInWords(policy.delivery_fee_within_hours)} hours or less before your delivery window, there is a fee of ${moneyInWords(p.fee_cents)}, charged to the card on your order. Your new window is ${window}. Do you accept the fee?`;
 }
 
 /** The order's reschedulable state, or the refusal that stops a change. */
@@ -162,7 +175,7 @@ export const quoteDeliveryReschedule = defineTool({
     const state = reschedulable(ctx, order);
     if (isRefusal(state)) return state;
     const ahead = daysBetween(ctx.clock.today(), args.new_date);
-    if (ahead < 1 || ahead > policy.delivery_reschedule_max_days || ctx.clock.weekday(args.new_date) === 0) return refuse('DATE_NOT_AVAILABLE', { recoverable: true, max_days: policy.delivery_reschedule_max_days });
+    if (ahead < 1 || ahead > policy.delivery_reschedule_max_days || ctx.clock.weekday(args.new_date) === 0) return refuse('DATE_NOT_AVAILABLE', { recoverable: true, max_days: policy.delivery_reschedule_max_days, last_day_spoken: ctx.clock.spokenDate(lastDeliveryDay(ctx)) });
     const [from, to] = SLOT_HOURS[args.slot as DeliverySlot];
     const newStart = `${args.new_date}T${from}`;
     if (newStart === state.start) return refuse('SAME_WINDOW', { recoverable: true });
@@ -172,7 +185,7 @@ export const quoteDeliveryReschedule = defineTool({
     const token = openHold(ctx, { kind: 'delivery_change', target: order.id, payload });
     const current = windowOut(ctx, order);
     const next = windowOf(ctx, payload.new_start, payload.new_end);
-    const script = changeScript(payload, next.spoken);
+    const script = changeScript(payload);
     return ok({
       token,
       current_window: current ?? next,
@@ -205,7 +218,7 @@ export const confirmDeliveryReschedule = defineTool({
     const p = held.payload;
     const c = verifiedCustomer(ctx);
     const next = windowOf(ctx, p.new_start, p.new_end);
-    const script = changeScript(p, next.spoken);
+    const script = changeScript(p);
     if (script && args.fee_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script });
     const order = ownOrderById(ctx.db, c.id, p.order_id);
     if (!order) return refuse('ORDER_CANCELLED', { recoverable: false });

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
+import { checkHold, dateInWords, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { orderItems, priceAdjustments, refunds, returnLabels, rmas } from '../schema.ts';
 import { itemIdField, moneyDisplay, orderNumberField, readBool, readCode, readOrderNumber, readRmaId, rmaIdField, tokenField } from './fields.ts';
 import { ITEM_CONDITIONS, policy, RETURN_REASONS } from './policy.ts';
@@ -86,7 +86,7 @@ export const checkReturnWindow = defineTool({
       ? marketplaceScript(seller)
       : d.inside
         ? null
-        : `This item was delivered ${d.used} days ago. The return window for it is ${d.window_days} days, so it is ${over} ${over === 1 ? 'day' : 'days'} past. If it has a fault, our Tech Bench can check the warranty.`;
+        : `This item was delivered ${numberInWords(d.used)} days ago. The return window for it is ${numberInWords(d.window_days)} days, so it is ${numberInWords(over)} ${over === 1 ? 'day' : 'days'} past. If it has a fault, our Tech Bench can check the warranty.`;
     return ok({
       item_id: d.item.id,
       name: d.product.name,
@@ -121,7 +121,7 @@ type ReturnPayload = z.infer<typeof returnPayload>;
 
 function feeScript(p: ReturnPayload): string | null {
   if (p.fee_cents === 0) return null;
-  return `This return has a restocking fee of ${moneyDisplay(p.fee_cents)}, for an ${p.fee_reason}. Your refund would be ${moneyDisplay(p.refund_cents)} to the original card. Do you accept the fee?`;
+  return `This return has a restocking fee of ${moneyInWords(p.fee_cents)}, for an ${p.fee_reason}. Your refund would be ${moneyInWords(p.refund_cents)} to the original card. Do you accept the fee?`;
 }
 
 export const quoteReturnRequest = defineTool({
@@ -262,12 +262,12 @@ export const checkRefund = defineTool({
       if (item.returned_on && item.refund_cents !== null) {
         const issued = item.refund_issued_on;
         const expected = issued ?? ctx.clock.addBusinessDays(item.returned_on, policy.refund_business_days);
-        list.push({ item_id: item.id, name, amount_cents: item.refund_cents, amount_display: moneyDisplay(item.refund_cents), status: issued ? 'issued' : 'processing', date: expected, spoken: issued ? `issued on ${ctx.clock.spokenDate(issued)}` : `expected by ${ctx.clock.spokenDate(expected)}` });
+        list.push({ item_id: item.id, name, amount_cents: item.refund_cents, amount_display: moneyDisplay(item.refund_cents), status: issued ? 'issued' : 'processing', date: expected, spoken: issued ? `issued on ${dateInWords(issued)}` : `expected by ${dateInWords(expected)}` });
       }
       for (const source of [`rma_${idDigits(item.id)}`, `padj_${idDigits(item.id)}`]) {
         for (const r of refundsFromSource(ctx.db).all({ customer: c.id, source })) {
           const status = r.status === 'awaiting_item' ? ('awaiting_item' as const) : ('issued' as const);
-          list.push({ item_id: item.id, name, amount_cents: r.amount_cents, amount_display: moneyDisplay(r.amount_cents), status, date: r.expected_by, spoken: r.expected_by ? `posts by ${ctx.clock.spokenDate(r.expected_by)}` : 'starts when the item reaches us' });
+          list.push({ item_id: item.id, name, amount_cents: r.amount_cents, amount_display: moneyDisplay(r.amount_cents), status, date: r.expected_by, spoken: r.expected_by ? `posts by ${dateInWords(r.expected_by)}` : 'starts when the item reaches us' });
         }
       }
     }

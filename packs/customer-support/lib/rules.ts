@@ -1,3 +1,4 @@
+import { numberInWords } from '../../../src/packs/index.ts';
 import { ACCIDENTAL_ISSUES, policy, type ItemCondition, type Issue, type Tier } from './policy.ts';
 
 /**
@@ -51,7 +52,7 @@ export function restockingFee(input: { condition: ItemCondition; restockClass: s
   if (input.tier === 'elite') return { fee_cents: 0, fee_reason: 'Circle Elite members pay no restocking fees' };
   if (input.restockClass === 'activation') return { fee_cents: policy.restocking_activatable_fee_cents, fee_reason: 'opened phone, cellular tablet or watch' };
   if (input.restockClass === 'percent') {
-    return { fee_cents: roundHalfUp(input.pricePaidCents * policy.restocking_percent, 100), fee_reason: `opened drone, camera, projector or special order, at ${policy.restocking_percent} percent of the price paid` };
+    return { fee_cents: roundHalfUp(input.pricePaidCents * policy.restocking_percent, 100), fee_reason: `opened drone, camera, projector or special order, at ${numberInWords(policy.restocking_percent)} percent of the price paid` };
   }
   return { fee_cents: 0, fee_reason: 'no restocking fee for this kind of item' };
 }

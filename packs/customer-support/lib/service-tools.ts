@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
+import { defineTool, moneyInWords, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { benchSlots, orderItems, orders, serviceAppointments, stores } from '../schema.ts';
 import { appointmentIdField, dateField, itemIdField, moneyDisplay, readAppointmentId, readBool, readCode, readDate, readEnum, readStore, slotIdField, storeField } from './fields.ts';
 import { ISSUE_ALIASES, ISSUES, policy, type Issue } from './policy.ts';
@@ -73,7 +73,7 @@ function coverageScript(coverage: string, fee: number, planName: string | null):
     case 'elite_diagnostic':
       return 'This is not covered by a warranty or plan, but as a Circle Elite member your diagnostic is free. The Tech Bench will quote any repair before doing it.';
     default:
-      return `This is not covered by a warranty or plan, so the Tech Bench diagnostic costs ${moneyDisplay(fee)}, paid at drop off. The bench will quote any repair before doing it.`;
+      return `This is not covered by a warranty or plan, so the Tech Bench diagnostic costs ${moneyInWords(fee)}, paid at drop off. The bench will quote any repair before doing it.`;
   }
 }
 
@@ -88,9 +88,11 @@ export const listItemPlans = defineTool({
         item_id: z.string(),
         name: z.string(),
         delivered_on: z.string(),
+        delivered_spoken: z.string(),
         warranty_ends_on: z.string(),
+        warranty_ends_spoken: z.string(),
         warranty_active: z.boolean(),
-        plan: z.object({ level: z.string(), name: z.string(), years: z.number().int(), accidental: z.boolean(), ends_on: z.string(), active: z.boolean() }).nullable(),
+        plan: z.object({ level: z.string(), name: z.string(), years: z.number().int(), accidental: z.boolean(), ends_on: z.string(), ends_spoken: z.string(), active: z.boolean() }).nullable(),
       }),
     ),
   }),
@@ -110,9 +112,11 @@ export const listItemPlans = defineTool({
           item_id: item.id,
           name: product(ctx.db, item.sku)?.name ?? item.sku,
           delivered_on: delivered,
+          delivered_spoken: ctx.clock.spokenDate(delivered),
           warranty_ends_on: warrantyEnds,
+          warranty_ends_spoken: ctx.clock.spokenDate(warrantyEnds),
           warranty_active: today <= warrantyEnds,
-          plan: plan ? { level: plan.level, name: PLAN_NAMES[plan.level] ?? plan.level, years: plan.years, accidental: plan.accidental === 1, ends_on: plan.ends_on, active: today <= plan.ends_on } : null,
+          plan: plan ? { level: plan.level, name: PLAN_NAMES[plan.level] ?? plan.level, years: plan.years, accidental: plan.accidental === 1, ends_on: plan.ends_on, ends_spoken: ctx.clock.spokenDate(plan.ends_on), active: today <= plan.ends_on } : null,
         };
       }),
     });
@@ -133,6 +137,7 @@ export const checkCoverage = defineTool({
     diagnostic_fee_display: z.string(),
     reason: z.string(),
     warranty_ends_on: z.string(),
+    warranty_ends_spoken: z.string(),
     plan_level: z.string().nullable(),
     script: z.string(),
   }),
@@ -156,6 +161,7 @@ export const checkCoverage = defineTool({
       diagnostic_fee_display: moneyDisplay(rung.diagnostic_fee_cents),
       reason: rung.reason,
       warranty_ends_on: rung.warranty_ends_on,
+      warranty_ends_spoken: ctx.clock.spokenDate(rung.warranty_ends_on),
       plan_level: plan?.level ?? null,
       script: coverageScript(rung.coverage, rung.diagnostic_fee_cents, plan ? (PLAN_NAMES[plan.level] ?? null) : null),
     });
@@ -178,7 +184,7 @@ export const findBenchSlots = defineTool({
     const today = ctx.clock.today();
     const from = args.earliest_date ?? today;
     if (from < today) return refuse('DATE_IN_PAST', { recoverable: true });
-    if (daysBetween(today, from) > policy.bench_search_horizon_days) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.bench_search_horizon_days });
+    if (daysBetween(today, from) > policy.bench_search_horizon_days) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.bench_search_horizon_days, last_day_spoken: ctx.clock.spokenDate(ctx.clock.addDays(today, policy.bench_search_horizon_days)) });
     const after = from === today ? ctx.clock.now() : `${from}T00:00`;
     const slots = openSlotsAfter(ctx.db).all({ store: store.id, after });
     return ok({ store: store.name, slots: slots.map((s) => ({ slot_id: s.id, starts_at: s.starts_at, spoken: ctx.clock.spokenDateTime(s.starts_at) })) });
@@ -186,7 +192,7 @@ export const findBenchSlots = defineTool({
 });
 
 function feeAckScript(fee: number): string {
-  return `The Tech Bench diagnostic for this costs ${moneyDisplay(fee)}, paid when you drop the device off. Do you want to book it?`;
+  return `The Tech Bench diagnostic for this costs ${moneyInWords(fee)}, paid when you drop the device off. Do you want to book it?`;
 }
 
 export const bookServiceAppointment = defineTool({

@@ -95,8 +95,8 @@ export const getAccountOverview = defineTool({
     tier: z.enum(['standard', 'circle', 'elite']),
     tier_name: z.string(),
     email_on_file: z.string().nullable(),
-    orders: z.array(z.object({ order_number: z.string(), placed_on: z.string(), status: z.string(), items: z.array(itemOut) })),
-    plans: z.array(z.object({ item_id: z.string(), level: z.string(), ends_on: z.string() })),
+    orders: z.array(z.object({ order_number: z.string(), placed_on: z.string(), placed_spoken: z.string(), status: z.string(), items: z.array(itemOut) })),
+    plans: z.array(z.object({ item_id: z.string(), level: z.string(), ends_on: z.string(), ends_spoken: z.string() })),
     booked_repairs: z.array(z.object({ appointment_id: z.string(), item_id: z.string(), store: z.string(), spoken: z.string() })),
   }),
   effect: 'read',
@@ -115,12 +115,13 @@ export const getAccountOverview = defineTool({
       orders: orders.map((o) => ({
         order_number: o.order_number,
         placed_on: o.placed_on,
+        placed_spoken: ctx.clock.spokenDate(o.placed_on),
         status: o.status,
         items: itemsOf(ctx.db, o.id).map((i) => ({ item_id: i.id, name: product(ctx.db, i.sku)?.name ?? i.sku, status: i.status })),
       })),
       plans: items.flatMap((i) => {
         const plan = planOf(ctx.db, i.id);
-        return plan ? [{ item_id: i.id, level: plan.level, ends_on: plan.ends_on }] : [];
+        return plan ? [{ item_id: i.id, level: plan.level, ends_on: plan.ends_on, ends_spoken: ctx.clock.spokenDate(plan.ends_on) }] : [];
       }),
       booked_repairs: bookedRepairsOf(ctx.db)
         .all({ customer: c.id })

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { dateInWords, defineTool, moneyInWords, normalizeFields, numberInWords, ok, type PackDb, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { callbacks, charges, feeReviews, paymentLinks, paymentPlans } from '../schema.ts';
 import { chargeIdField, moneyDisplay, phoneField, proseField, readBool, readCode, readInt, readMoney, readPhone } from './fields.ts';
 import { CALLBACK_TOPICS, CLINICAL_CALLBACK_TOPICS, FEE_REVIEW_REASONS, policy } from './policy.ts';
@@ -43,7 +43,7 @@ function monthly(balance: number, months: number): number {
 }
 
 function planTerms(balance: number): string {
-  return `The plan covers your balance of ${moneyDisplay(balance)}, split into equal monthly payments charged to the card you set up through the link we text you. Missing two payments ends the plan and the rest is due. Do you agree to these terms?`;
+  return `The plan covers your balance of ${moneyInWords(balance)}, split into equal monthly payments charged to the card you set up through the link we text you. Missing two payments ends the plan and the rest is due. Do you agree to these terms?`;
 }
 
 const lineOut = z.object({ charge_id: z.string(), kind: z.string(), kind_name: z.string(), service_date: z.string(), service_spoken: z.string(), amount_cents: z.number().int(), amount_display: z.string() });
@@ -85,7 +85,7 @@ export const getBalance = defineTool({
       line_items: items.map((c) => ({ charge_id: c.id, kind: c.kind, kind_name: KIND_NAMES[c.kind] ?? c.kind, service_date: c.service_date, service_spoken: ctx.clock.spokenDate(c.service_date), amount_cents: c.amount_cents, amount_display: moneyDisplay(c.amount_cents) })),
       payment_plan: {
         eligible,
-        reason: eligible ? `balance is at least ${moneyDisplay(policy.payment_plan_min_balance_cents)}` : `balance is below ${moneyDisplay(policy.payment_plan_min_balance_cents)}`,
+        reason: eligible ? `balance is at least ${moneyInWords(policy.payment_plan_min_balance_cents)}` : `balance is below ${moneyInWords(policy.payment_plan_min_balance_cents)}`,
         threshold_cents: policy.payment_plan_min_balance_cents,
         threshold_display: moneyDisplay(policy.payment_plan_min_balance_cents),
         options,
@@ -96,10 +96,10 @@ export const getBalance = defineTool({
 });
 
 function explainScript(c: ChargeRow, spoken: string): string {
-  const amount = moneyDisplay(c.amount_cents);
+  const amount = moneyInWords(c.amount_cents);
   switch (c.kind) {
     case 'late_change':
-      return `This ${amount} is the late change fee for a visit cancelled or moved with less than ${policy.late_change_notice_hours} hours notice on ${spoken}. Only a billing review can remove it.`;
+      return `This ${amount} is the late change fee for a visit cancelled or moved with less than ${numberInWords(policy.late_change_notice_hours)} hours notice on ${spoken}. Only a billing review can remove it.`;
     case 'copay':
       return `This ${amount} is the copay your plan sets for your visit on ${spoken}.`;
     case 'pathology':
@@ -127,7 +127,7 @@ export const explainLineItem = defineTool({
     if (!c || c.patient_id !== patient.id) return refuse('CHARGE_NOT_FOUND', { recoverable: true });
     const reviewable = c.kind === 'late_change' && c.review_state === 'none' && c.status === 'open';
     const reviewReason = c.kind !== 'late_change' ? 'only late change fees can be reviewed' : c.review_state !== 'none' ? 'this fee was already reviewed' : 'late change fees can be sent for one review';
-    return ok({ charge_id: c.id, kind_name: KIND_NAMES[c.kind] ?? c.kind, amount_cents: c.amount_cents, amount_display: moneyDisplay(c.amount_cents), reviewable, review_reason: reviewReason, script: explainScript(c, ctx.clock.spokenDate(c.service_date)) });
+    return ok({ charge_id: c.id, kind_name: KIND_NAMES[c.kind] ?? c.kind, amount_cents: c.amount_cents, amount_display: moneyDisplay(c.amount_cents), reviewable, review_reason: reviewReason, script: explainScript(c, dateInWords(c.service_date)) });
   },
 });
 
@@ -180,7 +180,7 @@ export const setUpPaymentPlan = defineTool({
     if (!existing && args.terms_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script: planTerms(balance) });
     const first = ctx.clock.addDays(ctx.clock.today(), policy.payment_plan_first_payment_days);
     if (!existing) insertPlan(ctx.db).run({ id, patient_id: patient.id, balance_cents: balance, months: args.months, monthly_cents: each, first_payment_on: first, status: 'active', created_at: ctx.clock.now() });
-    return ok({ plan_id: id, balance_cents: balance, months: args.months, monthly_cents: each, monthly_display: moneyDisplay(each), monthly_reason: `${moneyDisplay(balance)} over ${args.months} months, rounded up to the cent`, first_payment_spoken: ctx.clock.spokenDate(existing?.first_payment_on ?? first), idempotent: existing !== undefined });
+    return ok({ plan_id: id, balance_cents: balance, months: args.months, monthly_cents: each, monthly_display: moneyDisplay(each), monthly_reason: `${moneyInWords(balance)} over ${args.months} months, rounded up to the cent`, first_payment_spoken: ctx.clock.spokenDate(existing?.first_payment_on ?? first), idempotent: existing !== undefined });
   },
 });
 
@@ -205,7 +205,7 @@ export const requestFeeReview = defineTool({
     const decideBy = existing?.decide_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.fee_review_decision_business_days);
     if (!existing) insertFeeReview(ctx.db).run({ id, patient_id: patient.id, charge_id: c.id, reason: args.reason, status: 'pending', decide_by: decideBy, created_at: ctx.clock.now() });
     const spoken = ctx.clock.spokenDate(decideBy);
-    return ok({ review_id: id, amount_display: moneyDisplay(c.amount_cents), decide_by: decideBy, decide_by_spoken: spoken, idempotent: existing !== undefined, script: `I have sent this fee to our billing team for review. They will decide by ${spoken}, and the fee stays on your account unless they remove it.` });
+    return ok({ review_id: id, amount_display: moneyDisplay(c.amount_cents), decide_by: decideBy, decide_by_spoken: spoken, idempotent: existing !== undefined, script: `I have sent this fee to our billing team for review. They will decide by ${dateInWords(decideBy)}, and the fee stays on your account unless they remove it.` });
   },
 });
 
@@ -232,6 +232,6 @@ export const requestCallback = defineTool({
     const existing = callbackById(ctx.db).get({ id });
     const due = existing?.due_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.callback_business_days);
     if (!existing) insertCallback(ctx.db).run({ id, patient_id: patient.id, team, topic: args.topic, best_time: args.best_time, phone, due_by: due, created_at: ctx.clock.now() });
-    return ok({ callback_id: id, team, due_by: due, due_spoken: `${ctx.clock.spokenDate(due)}, in the ${args.best_time}`, phone: maskPhone(phone) ?? '', idempotent: existing !== undefined });
+    return ok({ callback_id: id, team, due_by: due, due_spoken: `${dateInWords(due)}, in the ${args.best_time}`, phone: maskPhone(phone) ?? '', idempotent: existing !== undefined });
   },
 });

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, rowById, rowInsert, type PackClock } from '../../../src/packs/index.ts';
+import { dateInWords, defineTool, normalizeFields, ok, type PackClock, param, preparedQuery, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
 import { careMessages, medications, patients, portalInvites, refillRequests, results } from '../schema.ts';
 import { proseField, readCode, readEnum } from './fields.ts';
 import { CARE_TOPICS, MEDICATION_ALIASES, MEDICATIONS, policy, RESULT_KINDS } from './policy.ts';
@@ -50,10 +50,10 @@ export const checkResultStatus = defineTool({
     let script: string;
     if (status === 'pending') {
       expected = ctx.clock.addBusinessDays(row.collected_on, policy.result_turnaround_business_days);
-      script = `Your sample is still at the lab. Results usually arrive by ${ctx.clock.spokenDate(expected)}, and ${provider}'s team will contact you after reviewing them. ${NO_VALUES}`;
+      script = `Your sample is still at the lab. Results usually arrive by ${dateInWords(expected)}, and ${provider}'s team will contact you after reviewing them. ${NO_VALUES}`;
     } else if (status === 'awaiting_review') {
       expected = ctx.clock.addBusinessDays(row.resulted_on ?? row.collected_on, policy.result_review_business_days);
-      script = `Your result has come back and is waiting for ${provider} to review it. The team will contact you by ${ctx.clock.spokenDate(expected)}. ${NO_VALUES}`;
+      script = `Your result has come back and is waiting for ${provider} to review it. The team will contact you by ${dateInWords(expected)}. ${NO_VALUES}`;
     } else {
       script = `${provider} has reviewed this result. It is in your patient portal, and the team will reach out if anything needs follow up. ${NO_VALUES}`;
     }
@@ -86,14 +86,14 @@ export const requestRefill = defineTool({
     if (!med) return refuse('MEDICATION_NOT_ON_LIST', { recoverable: false, script: 'A new prescription or a stopped medication starts with a visit with your provider.' });
     if (med.generic === 'isotretinoin') return refuse('REFILL_BY_VISIT_ONLY', { recoverable: false, script: 'Isotretinoin is renewed only at your monthly monitoring visit. I can help you book that visit.' });
     const cutoff = reviewCutoff(ctx.clock);
-    if (med.last_reviewed_on < cutoff) return refuse('REFILL_NEEDS_VISIT', { recoverable: false, last_reviewed_on: med.last_reviewed_on, review_window_months: policy.medication_review_months });
+    if (med.last_reviewed_on < cutoff) return refuse('REFILL_NEEDS_VISIT', { recoverable: false, last_reviewed_on: med.last_reviewed_on, last_reviewed_spoken: ctx.clock.spokenDate(med.last_reviewed_on), review_window_months: policy.medication_review_months });
     const id = `rfl_${med.id.slice(4)}`;
     const existing = refillById(ctx.db).get({ id });
     const decideBy = existing?.decide_by ?? ctx.clock.addBusinessDays(ctx.clock.today(), policy.refill_decision_business_days);
     if (!existing) insertRefill(ctx.db).run({ id, patient_id: patient.id, medication_id: med.id, prescriber_id: med.prescriber_id, status: 'sent_to_prescriber', decide_by: decideBy, created_at: ctx.clock.now() });
     const prescriber = providerName(ctx.db, med.prescriber_id);
     const spoken = ctx.clock.spokenDate(decideBy);
-    return ok({ refill_id: id, medication_name: med.display_name, prescriber, status: 'sent_to_prescriber' as const, decide_by_spoken: spoken, idempotent: existing !== undefined, script: `I have sent the refill request to ${prescriber}, who will decide by ${spoken}. Your pharmacy will be notified if it is approved.` });
+    return ok({ refill_id: id, medication_name: med.display_name, prescriber, status: 'sent_to_prescriber' as const, decide_by_spoken: spoken, idempotent: existing !== undefined, script: `I have sent the refill request to ${prescriber}, who will decide by ${dateInWords(decideBy)}. Your pharmacy will be notified if it is approved.` });
   },
 });
 

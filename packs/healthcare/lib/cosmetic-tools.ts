@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, pinSubject, preparedQuery, refuse, setSessionFlags } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, pinSubject, preparedQuery, refuse, setSessionFlags } from '../../../src/packs/index.ts';
 import { charges } from '../schema.ts';
 import { insertCharge, insertPaymentLink, paymentLinkById } from './billing-tools.ts';
 import { bookOpening, describeSlot, isRefusal, usableOpening } from './booking.ts';
@@ -40,7 +40,7 @@ function priceRange(service: CosmeticService): [number, number] {
   return table[service];
 }
 
-const DEPOSIT_SCRIPT = `The consult has a ${moneyDisplay(policy.cosmetic_deposit_cents)} deposit. It is credited to any treatment you have on the same day. If you cancel with less than ${policy.cosmetic_forfeit_notice_hours} hours notice, the deposit is not refunded. Do you agree to these terms?`;
+const DEPOSIT_SCRIPT = `The consult has a deposit of ${moneyInWords(policy.cosmetic_deposit_cents)}. It is credited to any treatment you have on the same day. If you cancel with less than ${numberInWords(policy.cosmetic_forfeit_notice_hours)} hours notice, the deposit is not refunded. Do you agree to these terms?`;
 
 export const quoteCosmeticPrice = defineTool({
   name: 'quote_cosmetic_price',

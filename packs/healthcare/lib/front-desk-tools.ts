@@ -131,7 +131,7 @@ const visitOut = z.object({
 export const getPatientOverview = defineTool({
   name: 'get_patient_overview',
   description:
-    'Use when: a verified caller asks when or where an upcoming visit is, which office is theirs or their balance total, or before you move, cancel or text about an existing visit, to find it. Returns: home office, upcoming visits with their ids, insurance on file, the balance total and contact details on file; nothing clinical. Do not use for: results, medications, or questions about charges, payments or plans. Errors: NOT_VERIFIED.',
+    'Use when: a verified caller asks when or where an upcoming visit is, which office is theirs or their balance total; a desk that moves, cancels or texts about a visit also reads it to find the visit, once per call. Returns: home office, upcoming visits with their ids, insurance on file, the balance total and contact details on file; nothing clinical. Do not use for: results, medications, or questions about charges, payments or plans. Errors: NOT_VERIFIED.',
   input: z.object({}),
   output: z.object({
     first_name: z.string(),

@@ -83,7 +83,7 @@ export const findOpenings = defineTool({
     earliest_date: dateField.optional().describe('First day to search, YYYY-MM-DD; today when left out.'),
     latest_date: dateField.optional().describe('Last day the caller can come, YYYY-MM-DD.'),
   }),
-  output: z.object({ visit_type: z.string(), location_id: z.string(), count: z.number().int(), openings: z.array(openingOut), searched_to: z.string() }),
+  output: z.object({ visit_type: z.string(), location_id: z.string(), count: z.number().int(), openings: z.array(openingOut), searched_to: z.string(), searched_to_spoken: z.string() }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { visit_type: readCode, location_id: readLocation, earliest_date: readDate, latest_date: readDate }),
@@ -97,7 +97,7 @@ export const findOpenings = defineTool({
     const from = args.earliest_date ?? today;
     const horizon = ctx.clock.addDays(today, policy.booking_horizon_days);
     if (from < today) return refuse('DATE_IN_PAST', { recoverable: true });
-    if (from > horizon) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.booking_horizon_days });
+    if (from > horizon) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.booking_horizon_days, last_day_spoken: ctx.clock.spokenDate(horizon) });
     const to = args.latest_date && args.latest_date < horizon ? args.latest_date : horizon;
     if (to < from) return refuse('INVALID_DATE_RANGE', { recoverable: true });
     const found = earliestOpenings(ctx, type, qualified, { location: args.location_id, from, to });
@@ -107,6 +107,7 @@ export const findOpenings = defineTool({
       count: found.length,
       openings: found.map((o) => ({ opening_id: o.id, ...describeSlot(ctx, o), duration_min: o.duration_min })),
       searched_to: to,
+      searched_to_spoken: ctx.clock.spokenDate(to),
     });
   },
 });

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { charges, waitlistEntries, waitlistOffices } from '../schema.ts';
 import { insertCharge } from './billing-tools.ts';
 import { bookOpening, cancelAppointment, describeSlot, isRefusal, ownAppointment, usableOpening, visitTypeOrRefuse } from './booking.ts';
@@ -41,8 +41,8 @@ function depositCharge(ctx: ToolContext, appointmentId: string) {
 }
 
 function feeScript(p: ChangePayload): string | null {
-  if (p.fee_cents > 0) return `Because this change is less than ${policy.late_change_notice_hours} hours before the visit, a late change fee of ${moneyDisplay(p.fee_cents)} will be added to your account. Do you accept the fee?`;
-  if (p.deposit_outcome === 'forfeited') return `Because this cancellation is less than ${policy.cosmetic_forfeit_notice_hours} hours before the consult, your ${moneyDisplay(policy.cosmetic_deposit_cents)} deposit will not be refunded. Do you want to go ahead?`;
+  if (p.fee_cents > 0) return `Because this change is less than ${numberInWords(policy.late_change_notice_hours)} hours before the visit, a late change fee of ${moneyInWords(p.fee_cents)} will be added to your account. Do you accept the fee?`;
+  if (p.deposit_outcome === 'forfeited') return `Because this cancellation is less than ${numberInWords(policy.cosmetic_forfeit_notice_hours)} hours before the consult, your deposit of ${moneyInWords(policy.cosmetic_deposit_cents)} will not be refunded. Do you want to go ahead?`;
   return null;
 }
 

@@ -1,20 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import {
-  defineTool,
-  gatedSubject,
-  normalizeFields,
-  ok,
-  param,
-  pinSubject,
-  preparedQuery,
-  readCallSession,
-  recordVerificationFailure,
-  refuse,
-  rowById,
-  rowInsert,
-  setSessionFlags,
-} from '../../../src/packs/index.ts';
+import { defineTool, gatedSubject, normalizeFields, numberInWords, ok, param, pinSubject, preparedQuery, readCallSession, recordVerificationFailure, refuse, rowById, rowInsert, setSessionFlags } from '../../../src/packs/index.ts';
 import { clients, contactUpdates, matters, offices } from '../schema.ts';
 import {
   cityField,
@@ -119,7 +105,7 @@ export const getMatterStatus = defineTool({
     const client = verifiedClient(ctx);
     const matter = gatedSubject(pinnedMatter(ctx, client), 'verified');
     const lead = attorney(ctx.db, matter.lead_attorney_id);
-    const closedScript = `This matter was closed. The firm keeps closed files for ${String(policy.closed_file_retention_years)} years, and the team can send you a copy. A new legal problem starts with a new intake.`;
+    const closedScript = `This matter was closed. The firm keeps closed files for ${numberInWords(policy.closed_file_retention_years)} years, and the team can send you a copy. A new legal problem starts with a new intake.`;
     return ok({
       matter_number: matter.matter_number,
       area_name: AREA_NAMES[matter.area as Area],

@@ -1,6 +1,6 @@
 import { and, eq, gt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
 import { consultOpenings, consults, practiceRules } from '../schema.ts';
 import { areaField, consultLocationField, dateField, moneyDisplay, openingIdField, readArea, readBool, readCode, readDate, readLocation, tokenField } from './fields.ts';
 import { AREA_NAMES, policy, type Area } from './policy.ts';
@@ -62,7 +62,7 @@ export const findConsultTimes = defineTool({
   description:
     'Use when: a caller wants a consultation time for a kind of case at an office or by video, optionally from an earliest date. Returns: up to three earliest open times with an attorney who handles that kind of case, with count 0 when none are left in the next three weeks. Do not use for: holding a time. Errors: AREA_NOT_HANDLED, DATE_IN_PAST, BEYOND_HORIZON.',
   input: z.object({ area: areaField, location: consultLocationField, earliest_date: dateField.optional().describe('First day to search, YYYY-MM-DD; today when left out.') }),
-  output: z.object({ area: z.string(), location: z.string(), count: z.number().int(), openings: z.array(slotOut), searched_to: z.string() }),
+  output: z.object({ area: z.string(), location: z.string(), count: z.number().int(), openings: z.array(slotOut), searched_to: z.string(), searched_to_spoken: z.string() }),
   effect: 'read',
   writes: [],
   normalize: (raw) => normalizeFields(raw, { area: readArea, location: readLocation, earliest_date: readDate }),
@@ -73,7 +73,7 @@ export const findConsultTimes = defineTool({
     const from = args.earliest_date ?? today;
     const to = ctx.clock.addDays(today, policy.consult_search_horizon_days);
     if (from < today) return refuse('DATE_IN_PAST', { recoverable: true });
-    if (from > to) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.consult_search_horizon_days });
+    if (from > to) return refuse('BEYOND_HORIZON', { recoverable: true, horizon_days: policy.consult_search_horizon_days, last_day_spoken: ctx.clock.spokenDate(to) });
     const found = openingsInWindow(ctx.db).all({ location: args.location, now: ctx.clock.now(), from, to, group });
     return ok({
       area: args.area,
@@ -81,6 +81,7 @@ export const findConsultTimes = defineTool({
       count: found.length,
       openings: found.map((o) => ({ opening_id: o.id, ...describeSlot(ctx, o), duration_min: o.duration_min })),
       searched_to: to,
+      searched_to_spoken: ctx.clock.spokenDate(to),
     });
   },
 });
@@ -96,7 +97,7 @@ const holdPayload = z.object({
 type HoldPayload = z.infer<typeof holdPayload>;
 
 const feeScript = (cents: number): string =>
-  `The consultation fee is ${moneyDisplay(cents)}, paid at the consultation and credited to your case if the firm takes it. Do you agree to that fee?`;
+  `The consultation fee is ${moneyInWords(cents)}, paid at the consultation and credited to your case if the firm takes it. Do you agree to that fee?`;
 const FREE_SCRIPT = 'There is no charge for this consultation.';
 
 /** Who the consultation is for on this call: the prospect's intake or the verified client's open matter. */

@@ -1,6 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, param, preparedQuery, refuse, setSessionFlags, type PackDb } from '../../../src/packs/index.ts';
+import { defineTool, moneyInWords, normalizeFields, ok, type PackDb, param, preparedQuery, refuse, setSessionFlags } from '../../../src/packs/index.ts';
 import { adverseParties, clients, filingRules, matters, practiceRules } from '../schema.ts';
 import { areaField, dateField, moneyDisplay, partyNameField, readArea, readDate, readParty, readState, stateField } from './fields.ts';
 import { filingWindow, windowWords } from './filing-window.ts';
@@ -103,7 +103,7 @@ function feeTerms(plan: FeePlan, area: Area): { before: number; after: number; c
   }
   const p = policy.employment_fee_percent;
   const fee = policy.employment_consult_fee_cents;
-  return { before: p, after: p, consult: fee, reason: 'employment_consult', script: `For an ${name} case, the fee is ${percentWords(p)} of the recovery. ${NO_FEE_LINE} The consultation costs ${moneyDisplay(fee)}, which is credited to your case if the firm takes it.` };
+  return { before: p, after: p, consult: fee, reason: 'employment_consult', script: `For an ${name} case, the fee is ${percentWords(p)} of the recovery. ${NO_FEE_LINE} The consultation costs ${moneyInWords(fee)}, which is credited to your case if the firm takes it.` };
 }
 
 const REFERRAL_AREA = 'The firm handles injury, workplace injury and employment claims only. Your state bar association runs a lawyer referral service that can suggest an attorney for this.';

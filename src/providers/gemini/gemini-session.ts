@@ -1,105 +1,132 @@
-import WebSocket from 'ws';
+import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
-import { StreamHistory } from '../stream-history.ts';
-import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, parseServerMessage, setupMessage, usageFromGemini, type ServerMessage } from './wire.ts';
+import { StreamHistory, type SeedTurn } from '../stream-history.ts';
+import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, liveConfig, usageFromGemini } from './wire.ts';
 
 /** How long opening a stream (upgrade and setupComplete) may take. */
 const OPEN_TIMEOUT_MS = 15_000;
 
 /** The realtime text that makes the entry agent speak first (the Live API waits for input otherwise). */
 export const GEMINI_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-/** The realtime text that makes the next specialist speak once its stream is seeded. */
+/** The realtime text that makes the next specialist speak once its stream is open. */
 export function handoffCue(from: string, to: string): string {
   return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
 }
 
 /** What the Gemini harness is configured with. */
 export interface GeminiOptions {
-  /** The full BidiGenerateContent URL, key included. */
-  readonly url: string;
   readonly apiKey: string;
+  /** The SDK's `httpOptions.baseUrl` (http(s)://host; the SDK dials ws(s)://host/ws/...). */
+  readonly baseUrl: string;
   readonly model: string;
   readonly voice: string;
   readonly silenceMs: number;
 }
 
-/** One BidiGenerateContent WebSocket: one specialist's session with the model. */
+/** The Developer API version of the Live method (`…generativelanguage.v1beta.GenerativeService.BidiGenerateContent`). */
+export const GEMINI_API_VERSION = 'v1beta';
+
+/** Hides the API key wherever an error message might carry the URL. */
+function redact(message: string): string {
+  return message.replace(/key=[^&\s]+/g, 'key=[redacted]');
+}
+
+/** One Live API session through the SDK (`ai.live.connect`): one specialist's stream. */
 class LiveStream {
   readonly ready: Promise<void>;
   handle: string | null = null;
   closedByUs = false;
-  private readonly ws: WebSocket;
+  private session: Session | null = null;
+  private opened = false;
 
-  private readonly onMessage: (stream: LiveStream, message: ServerMessage) => void;
+  private readonly onMessage: (stream: LiveStream, message: LiveServerMessage) => void;
   private readonly onLost: (stream: LiveStream, why: string) => void;
 
   constructor(
-    url: string,
-    first: Record<string, unknown>,
-    onMessage: (stream: LiveStream, message: ServerMessage) => void,
+    ai: GoogleGenAI,
+    model: string,
+    config: LiveConnectConfig,
+    onMessage: (stream: LiveStream, message: LiveServerMessage) => void,
     onLost: (stream: LiveStream, why: string) => void,
   ) {
     this.onMessage = onMessage;
     this.onLost = onLost;
-    this.ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS });
-    let settled = false;
-    this.ready = new Promise((resolve, reject) => {
-      const fail = (why: string): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(new Error(why));
-      };
-      const timer = setTimeout(() => fail('no setupComplete in time'), OPEN_TIMEOUT_MS);
-      this.ws.once('open', () => this.send(first));
-      this.ws.on('message', (data: Buffer) => {
-        const message = parseServerMessage(data.toString('utf8'));
-        if (!message) return;
-        if (message.setupComplete && !settled) {
-          settled = true;
-          clearTimeout(timer);
-          resolve();
-        }
-        this.onMessage(this, message);
-      });
-      this.ws.once('unexpected-response', (_req, res) => {
-        fail(`the Live API refused the upgrade: HTTP ${res.statusCode ?? 0}`);
-        res.resume();
-        this.ws.terminate();
-      });
-      this.ws.on('error', (err) => fail(err.message.replace(/key=[^&\s]+/g, 'key=[redacted]')));
-      this.ws.on('close', (code, reason) => {
-        const why = `the Live API closed the stream (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
-        fail(why);
-        if (!this.closedByUs) this.onLost(this, why);
-      });
-    });
+    this.ready = this.open(ai, model, config);
     // A stream that never opens is reported by whoever awaits `ready`.
     this.ready.catch(() => undefined);
   }
 
-  send(message: unknown): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  /** Opens the session; the SDK resolves once `setupComplete` came back. Bounded by OPEN_TIMEOUT_MS. */
+  private async open(ai: GoogleGenAI, model: string, config: LiveConnectConfig): Promise<void> {
+    const connecting = ai.live.connect({
+      model,
+      config,
+      callbacks: {
+        onmessage: (m) => this.onMessage(this, m),
+        onclose: (e) => this.onClose(`the Live API closed the stream (${e.code}${e.reason ? ` ${e.reason}` : ''})`),
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no setupComplete in time')), OPEN_TIMEOUT_MS)));
+    try {
+      this.session = await Promise.race([connecting, deadline]);
+    } catch (err) {
+      // A session that opens after the deadline is closed at once.
+      void connecting.then((late) => late.close(), () => undefined);
+      throw new Error(redact(err instanceof Error ? err.message : String(err)), { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+    this.opened = true;
+    if (this.closedByUs) this.session.close();
+  }
+
+  private onClose(why: string): void {
+    if (this.opened && !this.closedByUs) this.onLost(this, why);
+  }
+
+  /** Runs one send on the open session; a socket that is already gone is reported by its close. */
+  private use(send: (session: Session) => void): void {
+    if (!this.session || this.closedByUs) return;
+    try {
+      send(this.session);
+    } catch {
+      /* the close callback reports a lost stream */
+    }
+  }
+
+  audio(pcm: Buffer): void {
+    this.use((s) => s.sendRealtimeInput({ audio: { data: pcm.toString('base64'), mimeType: GEMINI_INPUT_MIME } }));
+  }
+
+  text(text: string): void {
+    this.use((s) => s.sendRealtimeInput({ text }));
+  }
+
+  toolResponse(functionResponses: { id: string; name: string; response: Record<string, unknown> }[]): void {
+    this.use((s) => s.sendToolResponse({ functionResponses }));
   }
 
   close(): void {
+    if (this.closedByUs) return;
     this.closedByUs = true;
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1000, 'done');
-    else if (this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
+    this.session?.close();
   }
 }
 
 /**
- * Gemini Live (architecture.md §19, a new stream per specialist): one BidiGenerateContent WebSocket per
- * agent. Instructions and tools are fixed per session, so a handoff opens the next agent's stream
- * at once, seeds it with the conversation so far as text (`clientContent`, tool calls and results
- * included, audio never replayed), then sends a short realtime text cue so it speaks; the old
- * stream is closed without answering the handoff call. Tool calls without an id get one. A
- * `goAway` or a dropped stream resumes the session by its resumption handle; a stream that
- * cannot be opened at a handoff ends the call (`handoff_stream_lost`).
+ * Gemini Live (architecture.md §19, a new stream per specialist): one Live API session per agent, opened through
+ * Google's SDK (`ai.live.connect`). Instructions and tools are fixed per session, so a handoff
+ * opens the next agent's stream at once with the conversation so far (tool calls and results
+ * included, audio never replayed) as a second part of its instructions, then sends a short
+ * realtime text cue so it speaks; the old stream is closed without answering the handoff call and
+ * takes no caller audio after it. Functions are BLOCKING (the model waits for each result). A
+ * `toolCallCancellation` is recorded and its calls are not answered. A `goAway` or a dropped
+ * stream resumes the session by its resumption handle; a stream that cannot be opened at a
+ * handoff ends the call (`handoff_stream_lost`).
  */
 export class GeminiLiveSession implements ModelSession {
   readonly events = new TypedEmitter<ModelSessionEvents>();
@@ -115,26 +142,30 @@ export class GeminiLiveSession implements ModelSession {
   private closed = false;
   private isReady = false;
   private spokeOnce = false;
-  /** Tool outputs to send back in one toolResponse, and the call ids still unanswered. */
-  private readonly batch: { id: string | null; name: string; response: Record<string, unknown> }[] = [];
+  /** Tool outputs to send back in one toolResponse, and the calls still unanswered (by call id). */
+  private readonly batch: { id: string; name: string; response: Record<string, unknown> }[] = [];
   private readonly unanswered = new Map<string, { id: string | null; name: string }>();
+  /** Every call of the session by the model's id, for naming cancelled ones. */
+  private readonly calls = new Map<string, string>();
   /** The model continues by itself after a toolResponse: no cue is needed. */
   private continuesAlone = false;
-  /** A handoff in progress: the next agent's stream is opening; the cue waits for its seed. */
+  /** A handoff in progress: the next agent's stream is opening; the cue waits for it. */
   private handoff: { readonly from: string; readonly to: AgentSetup; cueWanted: boolean } | null = null;
 
   private readonly options: GeminiOptions;
+  private readonly ai: GoogleGenAI;
 
   constructor(options: GeminiOptions) {
     this.options = options;
     this.model = options.model;
+    this.ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: { baseUrl: options.baseUrl, apiVersion: GEMINI_API_VERSION } });
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw new Error('the call ended before the provider connected');
     signal.addEventListener('abort', () => void this.close(), { once: true });
     this.agent = agent;
-    const stream = this.open(agent, null, false);
+    const stream = this.open(agent, null, []);
     this.stream = stream;
     try {
       await stream.ready;
@@ -149,9 +180,9 @@ export class GeminiLiveSession implements ModelSession {
   }
 
   sendAudio(pcm: Buffer): void {
-    // During a handoff no stream takes audio: the old one is done and the new one is being seeded.
+    // From a transfer call on, no stream takes audio: the old one is done and the new one is opening.
     if (this.handoff || pcm.length === 0) return;
-    this.stream?.send({ realtimeInput: { audio: { data: pcm.toString('base64'), mimeType: GEMINI_INPUT_MIME } } });
+    this.stream?.audio(pcm);
   }
 
   applyAgent(agent: AgentSetup): void {
@@ -167,7 +198,7 @@ export class GeminiLiveSession implements ModelSession {
     this.unanswered.delete(callId);
     this.history.toolResult(callId, output);
     // The old specialist's stream is never told about the handoff: the next one is seeded instead.
-    if (!this.handoff) this.batch.push({ id: call.id, name: call.name, response: asObject(output) });
+    if (!this.handoff) this.answer(call, output);
     if (this.unanswered.size === 0) this.flushToolResponses();
   }
 
@@ -179,7 +210,7 @@ export class GeminiLiveSession implements ModelSession {
     }
     if (this.continuesAlone) return;
     // The greeting (and its retries): the model only speaks when given input.
-    if (!this.spokeOnce) this.stream?.send({ realtimeInput: { text: GEMINI_OPENING_CUE } });
+    if (!this.spokeOnce) this.stream?.text(GEMINI_OPENING_CUE);
   }
 
   /** The Live API has no cancel: audio of the interrupted turn that still arrives is dropped. */
@@ -202,20 +233,28 @@ export class GeminiLiveSession implements ModelSession {
     this.stream = null;
   }
 
-  private open(agent: AgentSetup, resumeHandle: string | null, seeded: boolean): LiveStream {
-    const setup = setupMessage(agent, { model: this.options.model, voice: this.options.voice, silenceMs: this.options.silenceMs, resumeHandle, seeded });
+  private open(agent: AgentSetup, resumeHandle: string | null, seed: readonly SeedTurn[]): LiveStream {
+    const config = liveConfig(agent, { voice: this.options.voice, silenceMs: this.options.silenceMs, resumeHandle, seed });
     return new LiveStream(
-      this.options.url,
-      setup,
+      this.ai,
+      this.options.model,
+      config,
       (s, m) => this.onMessage(s, m),
       (s, why) => this.onLost(s, why),
     );
   }
 
-  /** Opens the next specialist's stream, seeds it and cues it; the old one closes once the new one is up. */
+  /**
+   * Opens the next specialist's stream with the conversation so far and cues it. The old one
+   * takes no audio from the transfer call on (see sendAudio) and closes once the new one is up,
+   * so the rest of its transfer turn still plays.
+   */
   private async switchStream(agent: AgentSetup): Promise<void> {
+    // The turn driver answers the handoff call right after applyAgent: the seed waits for that result.
+    await Promise.resolve();
+    if (this.closed) return;
     const old = this.stream;
-    const next = this.open(agent, null, true);
+    const next = this.open(agent, null, this.history.seedTurns());
     this.stream = next;
     try {
       await next.ready;
@@ -228,12 +267,10 @@ export class GeminiLiveSession implements ModelSession {
       old?.close();
     }
     if (this.closed || this.stream !== next) return;
-    const turns = this.history.seedTurns().map((t) => ({ role: t.role === 'user' ? 'user' : 'model', parts: [{ text: t.text }] }));
-    if (turns.length) next.send({ clientContent: { turns, turnComplete: true } });
     const handoff = this.handoff;
     this.handoff = null;
     this.continuesAlone = false;
-    if (handoff?.cueWanted) next.send({ realtimeInput: { text: handoffCue(handoff.from, agent.name) } });
+    if (handoff?.cueWanted) next.text(handoffCue(handoff.from, agent.name));
   }
 
   private onLost(stream: LiveStream, why: string): void {
@@ -251,7 +288,7 @@ export class GeminiLiveSession implements ModelSession {
     const agent = this.agent;
     if (!agent) return;
     const old = this.stream;
-    const next = this.open(agent, handle, false);
+    const next = this.open(agent, handle, []);
     next.handle = handle;
     this.stream = next;
     try {
@@ -264,7 +301,7 @@ export class GeminiLiveSession implements ModelSession {
     }
   }
 
-  private onMessage(stream: LiveStream, m: ServerMessage): void {
+  private onMessage(stream: LiveStream, m: LiveServerMessage): void {
     if (this.closed) return;
     if (m.sessionResumptionUpdate?.resumable && m.sessionResumptionUpdate.newHandle) stream.handle = m.sessionResumptionUpdate.newHandle;
     if (stream !== this.stream) return;
@@ -277,18 +314,22 @@ export class GeminiLiveSession implements ModelSession {
     if (content?.inputTranscription?.text) this.history.callerText(content.inputTranscription.text);
     if (content?.interrupted) this.onInterrupted();
     for (const part of content?.modelTurn?.parts ?? []) {
-      if (!part.inlineData?.data) continue;
-      const response = this.begin();
-      if (response.cancelled) continue;
-      const pcm = Buffer.from(part.inlineData.data, 'base64');
-      response.spoke = true;
-      this.spokeOnce = true;
-      this.history.agentAudio(response.itemId, bytesToMs(pcm.length, GEMINI_OUTPUT_RATE_HZ));
-      this.events.emit('audio', response.itemId, pcm);
+      if (part.inlineData?.data) this.onAudio(part.inlineData.data);
     }
     if (content?.outputTranscription?.text) this.history.agentText(this.begin().itemId, content.outputTranscription.text);
-    if (m.toolCall?.functionCalls.length) this.onToolCall(m.toolCall.functionCalls);
+    if (m.toolCall?.functionCalls?.length) this.onToolCall(m.toolCall.functionCalls);
+    if (m.toolCallCancellation?.ids?.length) this.onToolCallCancellation(m.toolCallCancellation.ids);
     if (content?.turnComplete) this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
+  }
+
+  private onAudio(base64: string): void {
+    const response = this.begin();
+    if (response.cancelled) return;
+    const pcm = Buffer.from(base64, 'base64');
+    response.spoke = true;
+    this.spokeOnce = true;
+    this.history.agentAudio(response.itemId, bytesToMs(pcm.length, GEMINI_OUTPUT_RATE_HZ));
+    this.events.emit('audio', response.itemId, pcm);
   }
 
   /** The model's output began: open a response (closing the caller's transcript first). */
@@ -316,31 +357,54 @@ export class GeminiLiveSession implements ModelSession {
     this.events.emit('callerSpeechStarted');
   }
 
-  private onToolCall(calls: NonNullable<ServerMessage['toolCall']>['functionCalls']): void {
+  private onToolCall(calls: readonly GeminiFunctionCall[]): void {
     const response = this.begin();
     const agent = this.agent?.name ?? '';
     const made: { callId: string; name: string; arguments: string }[] = [];
     for (const fc of calls) {
       if (!fc.name) continue;
-      // Ids have been seen null: one is made up, and the response then goes back by name only.
+      // Ids have been seen missing: one is made up for the call's record.
       const callId = fc.id ?? `gemini_call_${++this.counter}`;
       const args = JSON.stringify(fc.args ?? {});
       this.unanswered.set(callId, { id: fc.id ?? null, name: fc.name });
+      if (fc.id) this.calls.set(fc.id, fc.name);
       this.history.toolCall(callId, fc.name, args, agent);
       made.push({ callId, name: fc.name, arguments: args });
     }
-    // The model answers its tool results by itself (no cue); the calls belong to this response,
-    // which ends with them as the turn driver sees it, since the model now waits for the results.
+    // BLOCKING calls: the model waits for the results and answers them by itself (no cue); the
+    // calls belong to this response, which ends with them as the turn driver sees it.
     this.continuesAlone = true;
     for (const call of made) this.events.emit('functionCall', call);
     this.end(response.cancelled ? 'cancelled' : 'completed');
   }
 
+  /**
+   * The model withdrew calls (it happens when the caller cuts into a turn). The engine runs a
+   * tool when it is called, so a withdrawn call has usually run already and cannot be undone:
+   * it is recorded (a non-fatal `tool_call_cancelled`), and whatever of it is still unanswered is
+   * never answered.
+   */
+  private onToolCallCancellation(ids: readonly string[]): void {
+    const named = ids.map((id) => `${this.calls.get(id) ?? 'unknown'} (${id})`);
+    for (const id of ids) {
+      this.unanswered.delete(id);
+      const queued = this.batch.findIndex((r) => r.id === id);
+      if (queued >= 0) this.batch.splice(queued, 1);
+    }
+    this.events.emit('failure', { code: 'tool_call_cancelled', message: `the model cancelled ${named.join(', ')}; a call already executed is not undone`, fatal: false });
+    if (this.unanswered.size === 0) this.flushToolResponses();
+  }
+
+  /** Queues a call's result; the SDK sends a response only by its call's id (FUNCTION_RESPONSE_REQUIRES_ID), so a call without one is recorded as unanswerable. */
+  private answer(call: { id: string | null; name: string }, output: string): void {
+    if (call.id) this.batch.push({ id: call.id, name: call.name, response: asObject(output) });
+    else this.events.emit('failure', { code: 'tool_call_without_id', message: `the model called ${call.name} without an id: its result cannot be sent back`, fatal: false });
+  }
+
   /** All results of a batch in one toolResponse (the safe pattern). */
   private flushToolResponses(): void {
     if (this.batch.length === 0) return;
-    const functionResponses = this.batch.splice(0).map((r) => ({ ...(r.id ? { id: r.id } : {}), name: r.name, response: r.response }));
-    this.stream?.send({ toolResponse: { functionResponses } });
+    this.stream?.toolResponse(this.batch.splice(0));
   }
 }
 

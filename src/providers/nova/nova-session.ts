@@ -78,6 +78,9 @@ export function novaSeed(turns: readonly SeedTurn[]): SeedTurn[] {
   return kept;
 }
 
+/** Stop reasons of an output block after which the same answer goes on (Nova 2 output events). */
+const CONTINUES_ANSWER = new Set(['PARTIAL_TURN', 'TOOL_USE']);
+
 const eventSchema = z.object({ event: z.record(z.string(), z.unknown()) });
 const contentStartSchema = z.looseObject({ type: z.string().optional(), role: z.string().optional(), contentId: z.string().optional(), additionalModelFields: z.string().optional() });
 const contentEndSchema = z.looseObject({ type: z.string().optional(), stopReason: z.string().optional(), contentId: z.string().optional() });
@@ -385,20 +388,54 @@ export class NovaSonicSession implements ModelSession {
         this.events.emit('transcript', 'caller', said, `nova_caller_${++this.counter}`);
       }
     }
-    if (block?.type === 'TEXT' && block.role === 'ASSISTANT' && block.final && block.text.trim()) {
-      // The FINAL text is what was actually spoken; it follows the audio block it belongs to.
-      const itemId = this.lastItemId ?? `nova_item_${this.counter}`;
-      this.history.agentText(itemId, block.text.trim());
-      this.events.emit('transcript', 'agent', block.text.trim(), itemId);
-    }
-    if (block?.type === 'AUDIO' || c.type === 'AUDIO') this.response.finish(this.response.current?.cancelled || c.stopReason === 'INTERRUPTED' ? 'cancelled' : 'completed');
+    if (block?.type === 'TEXT' && block.role === 'ASSISTANT' && block.final) this.onSpokenText(block.text.trim(), c.stopReason);
+    if (block?.type === 'AUDIO' || c.type === 'AUDIO' || (block?.role === 'ASSISTANT' && block.final)) this.onAnswerPartEnd(c.stopReason);
     if (block?.type === 'TOOL' || c.type === 'TOOL') this.flushCalls();
   }
+
+  /**
+   * An audio block (or the FINAL text that follows it) ended. A PARTIAL_TURN block is one part of
+   * the answer (and a TOOL_USE one is followed by its tool block): the next block continues the
+   * same response and item. END_TURN ends the answer, INTERRUPTED cuts it (a missing reason ends
+   * it too, so an answer never stays open), as the reference client ends a turn only on END_TURN
+   * (aws-samples/amazon-nova-samples
+   * `speech-to-speech/amazon-nova-2-sonic/sample-codes/websocket-nodejs/public/src/main.js`, its
+   * `contentEnd` handler, b37d226). With no answer open (its audio already ended it) this does nothing.
+   */
+  private onAnswerPartEnd(stopReason: string | undefined): void {
+    if (stopReason === 'INTERRUPTED' || this.response.current?.cancelled) this.response.finish('cancelled');
+    else if (!CONTINUES_ANSWER.has(stopReason ?? '')) this.response.finish('completed');
+  }
+
+  /**
+   * A FINAL assistant text block: what was actually spoken, following the audio block it belongs
+   * to. The parts of an answer split by PARTIAL_TURN are joined into one transcript, emitted when
+   * the part that ends the turn arrives (or when the next answer begins).
+   */
+  private onSpokenText(text: string, stopReason: string | undefined): void {
+    const itemId = this.lastItemId ?? `nova_item_${this.counter}`;
+    if (text) {
+      this.history.agentText(itemId, this.spoken.parts.length ? ` ${text}` : text);
+      this.spoken = { itemId, parts: [...this.spoken.parts, text] };
+    }
+    if (!CONTINUES_ANSWER.has(stopReason ?? '')) this.emitSpoken();
+  }
+
+  /** Emits the gathered FINAL text of an answer as its one transcript. */
+  private emitSpoken(): void {
+    const { itemId, parts } = this.spoken;
+    this.spoken = { itemId: null, parts: [] };
+    if (itemId && parts.length) this.events.emit('transcript', 'agent', parts.join(' '), itemId);
+  }
+
+  /** FINAL text parts of the answer in progress, not yet emitted as its transcript. */
+  private spoken: { itemId: string | null; parts: readonly string[] } = { itemId: null, parts: [] };
 
   private lastItemId: string | null = null;
 
   private begin(): OpenResponse {
     if (this.response.current) return this.response.current;
+    this.emitSpoken();
     this.continuesAlone = false;
     const response = this.response.start(++this.counter);
     this.lastItemId = response.itemId;

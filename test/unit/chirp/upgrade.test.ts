@@ -33,6 +33,10 @@ describe('readUpgradeFacts', () => {
     expect(readUpgradeFacts({ 'x-simulation-result-id': id }, '/', ids())).toMatchObject({ status: 400, code: 'CALL_ID_INVALID' });
   });
 
+  it.each(['ep_0123456789abcdef01234567', 'ep_x'])('refuses the RL episode id %j as a call id with 400', (id) => {
+    expect(readUpgradeFacts({ 'x-simulation-result-id': id }, '/', ids())).toMatchObject({ status: 400, code: 'CALL_ID_INVALID', message: expect.stringContaining('RL episodes') });
+  });
+
   it('refuses malformed task and run ids', () => {
     expect(readUpgradeFacts({ 'x-mivas-task-id': '../S-E1' }, '/', ids())).toMatchObject({ status: 400, code: 'TASK_ID_INVALID' });
     expect(readUpgradeFacts({ 'x-mivas-run-id': 'run 1' }, '/', ids())).toMatchObject({ status: 400, code: 'RUN_ID_INVALID' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededIds } from '../../../src/core/index.ts';
-import { builtInCallers, EpisodeDesk, type EpisodeDeskOptions } from '../../../src/episodes/index.ts';
+import { builtInCallers, EpisodeDesk, replicaOfEpisode, type EpisodeDeskOptions } from '../../../src/episodes/index.ts';
 import { episodePack, type EpisodePack } from '../../support/episode-rig.ts';
 
 let rig: EpisodePack;
@@ -35,6 +35,20 @@ describe('EpisodeDesk', () => {
     await desk.close();
   });
 
+  it('mints ids that name its replica when it has one (what a proxy routes on), and plain ids otherwise', async () => {
+    const named = deskOf(new ManualClock(), 2, { replica: 'mivas-1' });
+    const plain = deskOf(new ManualClock(), 2);
+    const a = (await named.open({ pack: 'healthcare', policy: 'p' })).episode.id;
+    const b = (await plain.open({ pack: 'healthcare', policy: 'p' })).episode.id;
+    expect(a).toMatch(/^ep_mivas-1_[0-9a-f]{24}$/);
+    expect([replicaOfEpisode(a), replicaOfEpisode(b)]).toEqual(['mivas-1', null]);
+    // A client-chosen id keeps its own spelling: it names no replica.
+    const chosen = (await named.open({ pack: 'healthcare', policy: 'p', episodeId: 'my_run_7' })).episode.id;
+    expect([chosen, replicaOfEpisode(chosen)]).toEqual(['my_run_7', null]);
+    await named.close();
+    await plain.close();
+  });
+
   it('picks the seed-th task by id when none is named, and refuses a bad request', async () => {
     const desk = deskOf(new ManualClock(), 10);
     const ids = [...rig.pack.tasks.keys()].sort();
@@ -45,9 +59,21 @@ describe('EpisodeDesk', () => {
     await expect(desk.open({ pack: 'healthcare', caller: 'llm', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('"llm" caller') });
     await expect(desk.open({ pack: 'healthcare', maxTurns: 0, policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
     await expect(desk.open({ pack: 'legal', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
-    await desk.open({ pack: 'healthcare', episodeId: 'mine-1', policy: 'p' });
-    await expect(desk.open({ pack: 'healthcare', episodeId: 'mine-1', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await desk.open({ pack: 'healthcare', episodeId: 'ep_mine-1', policy: 'p' });
+    await expect(desk.open({ pack: 'healthcare', episodeId: 'ep_mine-1', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
     await expect(desk.open({ pack: 'healthcare', episodeId: '../etc', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID' });
+    await desk.close();
+  });
+
+  it('keeps episodes in the ep_ namespace: a call id, used or still to be dialed, is refused and creates nothing', async () => {
+    const desk = deskOf(new ManualClock(), 10);
+    for (const callId of ['loc_0123456789ab', 'call_00ff00ff00ff', '721435', 'ro_abc', 'EP_upper']) {
+      await expect(desk.open({ pack: 'healthcare', episodeId: callId, policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('ep_') });
+      expect(rig.databases.exists(callId)).toBe(false);
+      expect(desk.knows(callId)).toBe(false);
+    }
+    const minted = await desk.open({ pack: 'healthcare', policy: 'p' });
+    expect(minted.episode.id).toMatch(/^ep_[0-9a-f]{24}$/);
     await desk.close();
   });
 

@@ -213,6 +213,13 @@ describe('customer-support tools (Kestrel Electronics)', () => {
       expect(code(quote(as(VICTOR), 'KE-481815'))).toBe('DELIVERY_DAY_LOCKED');
     });
 
+    it('names the last day a delivery can move to in words, so the agent never counts days out (issue 30)', () => {
+      const late = call(as(LEAH), 'quote_delivery_reschedule', { order_number: 'KE-481802', new_date: '2026-10-24', slot: 'evening' });
+      expect(late.output).toMatchObject({ ok: false, error_code: 'DATE_NOT_AVAILABLE', data: { last_day_spoken: 'Thursday, October 22' } });
+      const far = call(as(CARLA), 'find_bench_slots', { store_id: 'st_lakeview', earliest_date: '2026-10-23' });
+      expect(far.output).toMatchObject({ ok: false, error_code: 'BEYOND_HORIZON', data: { last_day_spoken: 'Thursday, October 22' } });
+    });
+
     it('confirms a fee change only with the acknowledgement, from the stored payload, with each token failure its own code', () => {
       const db = as(MARCO);
       const first = data(quote(db, 'KE-481777'));
@@ -473,7 +480,7 @@ describe('customer-support tools (Kestrel Electronics)', () => {
   describe('reception', () => {
     it('reads policies with their numbers and answers NOT_ON_FILE for what Kestrel does not offer', () => {
       const db = fresh();
-      expect(String(data(call(db, 'explain_policy', { topic: 'return policy' })).script)).toContain('within 21 days');
+      expect(String(data(call(db, 'explain_policy', { topic: 'return policy' })).script)).toContain('within twenty-one days of delivery, thirty days for Kestrel Circle members');
       expect(code(call(db, 'explain_policy', { topic: 'trade_in' }))).toBe('NOT_ON_FILE');
       expect(data(call(db, 'list_stores', { store_id: 'Evanston' })).stores).toEqual({ st_evanston: expect.objectContaining({ name: 'Evanston', has_bench: false }) });
       // Keyed by store id, so the store asked about reads the same from an unfiltered call.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toneSpeech } from '../../../src/audio/index.ts';
 import { EnergyVad, levelDbfs, playedText, SentenceSplitter, sseData } from '../../../src/providers/index.ts';
+import { chatProblem, speechProblem } from '../../support/cascade-endpoints-server.ts';
 
 function body(text: string, pieces = 3): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
@@ -71,5 +72,22 @@ describe('playedText', () => {
     expect(playedText({ segments, playedMs: 1_500 })).toBe('One two three four. Five six');
     expect(playedText({ segments, playedMs: 200 })).toBe('');
     expect(playedText({ segments, playedMs: 1_000 })).toBe('One two three four.');
+  });
+});
+
+describe('the strict cascade stand-ins', () => {
+  const chat = { model: 'm', messages: [{ role: 'system', content: 'Be brief.' }], stream: true, stream_options: { include_usage: true } };
+
+  it('take a request of the openai package shapes', () => {
+    const call = { id: 'call_1', type: 'function', function: { name: 'end_call', arguments: '{}' } };
+    expect(chatProblem({ ...chat, messages: [...chat.messages, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_1', content: '{}' }] })).toBeNull();
+    expect(speechProblem({ model: 'kokoro', input: 'Hello.', voice: 'af_heart', response_format: 'pcm' })).toBeNull();
+  });
+
+  it('refuse unknown and missing fields, and a tool message no assistant call asked for', () => {
+    expect(chatProblem({ ...chat, temperature_hint: 1 })).toContain('temperature_hint');
+    expect(chatProblem({ ...chat, stream_options: undefined })).toContain('stream_options');
+    expect(chatProblem({ ...chat, messages: [...chat.messages, { role: 'tool', tool_call_id: 'call_9', content: '{}' }] })).toContain('call_9');
+    expect(speechProblem({ model: 'kokoro', input: 'Hello.', response_format: 'pcm' })).toContain('voice');
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { estimateCost, estimateCostWith, normaliseModelId, PRICE_TABLE, priceTableSchema } from '../../../src/providers/index.ts';
+import { createSpeechSynth } from '../../../src/audio/index.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { ManualClock } from '../../../src/core/index.ts';
+import { createHarnessFactory, estimateCost, estimateCostWith, HARNESS_NAMES, normaliseModelId, PRICE_TABLE, priceTableSchema, type CallInfo } from '../../../src/providers/index.ts';
 import { emptyUsage, type Usage } from '../../../src/snapshot/index.ts';
 
 const USAGE: Usage = {
@@ -45,7 +48,55 @@ describe('the price table and estimateCost (wire.md §2.9)', () => {
   });
 
   it('is pure over the table it is given', () => {
-    const table = priceTableSchema.parse({ version: 't1', models: { m: { per_million_tokens: { input_text: 1, input_audio: 0, cached_text: 0, cached_audio: 0, output_text: 0, output_audio: 0 } } } });
+    const table = priceTableSchema.parse({ version: 't1', models: { m: { per_million_tokens: { input_text: 1, input_audio: 0, cached_text: 0, cached_audio: 0, output_text: 0, output_audio: 0 }, source: 'a test', checked: '2026-12-01' } } });
     expect(estimateCostWith(table, 'M', { ...emptyUsage(), input_text_tokens: 500_000 }, 0)).toEqual({ costUsd: 0.5, priceTableVersion: 't1' });
+  });
+
+  it('refuses a row without its source and date, and prices a row known to be unpriced as null', () => {
+    const tokens = { input_text: 1, input_audio: 0, cached_text: 0, cached_audio: 0, output_text: 0, output_audio: 0 };
+    expect(priceTableSchema.safeParse({ version: 't1', models: { m: { per_million_tokens: tokens } } }).success).toBe(false);
+    expect(priceTableSchema.safeParse({ version: 't1', models: { m: { per_minute: 1, source: 's', checked: 'yesterday' } } }).success).toBe(false);
+    const table = priceTableSchema.parse({ version: 't1', models: { m: { unpriced: 'no published price', source: 's', checked: '2026-12-01' } } });
+    expect(estimateCostWith(table, 'm', USAGE, 60_000)).toEqual({ costUsd: null, priceTableVersion: 't1' });
+  });
+});
+
+/** What each registered harness's calls are priced by with the default settings (a cascade by its chat model, which has no default). */
+const DEFAULT_ENV = {
+  MIVAS_LOG_LEVEL: 'silent',
+  OPENAI_API_KEY: 'k',
+  AZURE_OPENAI_API_KEY: 'k',
+  MIVAS_AZURE_BASE_URL: 'wss://r.openai.azure.com/openai/v1',
+  XAI_API_KEY: 'k',
+  DASHSCOPE_API_KEY: 'k',
+  GEMINI_API_KEY: 'k',
+  MIVAS_CASCADE_STT_BASE_URL: 'http://127.0.0.1:1/v1',
+  MIVAS_CASCADE_LLM_BASE_URL: 'http://127.0.0.1:1/v1',
+  MIVAS_CASCADE_LLM_MODEL: 'gpt-4.1-mini',
+  MIVAS_CASCADE_TTS_BASE_URL: 'http://127.0.0.1:1/v1',
+};
+
+describe('a price row for every registered harness', () => {
+  it('has a row (a price, or the documented reason there is none) for the model every provider harness bills by default', async () => {
+    const loaded = loadConfig(DEFAULT_ENV);
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+    const providers = loaded.config.providers;
+    const synth = await createSpeechSynth(16_000, { preferTones: true });
+    const call = { callId: 'c', pack: null, taskId: null } as unknown as CallInfo;
+    const billed = new Map<string, readonly string[]>();
+    // The keyless harnesses (scripted, noop) run no model and bill nothing: estimateCost(null) is null.
+    for (const name of HARNESS_NAMES.filter((n) => n !== 'scripted' && n !== 'noop')) {
+      const session = createHarnessFactory(name, { synth, clock: new ManualClock(), noopWaitMs: 1_000, providers }).create(call);
+      const components = name === 'cascaded' ? [providers.cascaded.stt.model, providers.cascaded.tts.model].filter((m): m is string => m !== undefined) : [];
+      billed.set(name, [...(session.model === null ? [] : [session.model]), ...components]);
+      await session.close();
+    }
+    expect([...billed].filter(([, models]) => models.length === 0)).toEqual([]);
+    const missing = [...billed].flatMap(([name, models]) => models.filter((m) => !PRICE_TABLE.models[normaliseModelId(m)]).map((m) => `${name}: ${m}`));
+    expect(missing).toEqual([]);
+    for (const name of ['google/gemini-live', 'aws/nova-sonic', 'cascaded']) {
+      const row = PRICE_TABLE.models[normaliseModelId(billed.get(name)?.[0] ?? '')];
+      expect(row && 'per_million_tokens' in row, name).toBe(true);
+    }
   });
 });

@@ -1,16 +1,21 @@
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadPack, type Task } from '../../../src/packs/index.ts';
-import { detectCallerDeviations, factsIn, spelledToDigits } from '../../../src/scoring/caller-deviation.ts';
+import { detectCallerDeviations } from '../../../src/scoring/caller-deviation.ts';
+import { factsIn, spelledToDigits } from '../../../src/scoring/spoken-facts.ts';
 import { detectVoids } from '../../../src/scoring/voids.ts';
 import { emptyCallerUsage, type CallerFile, type TimelineEvent } from '../../../src/snapshot/index.ts';
 
 let task: Task;
+/** Healthcare C2-E1: its caller was born on 1979-11-19. */
+let bornInNovember: Task;
 beforeAll(async () => {
   const pack = await loadPack(resolve('packs'), 'healthcare', resolve('migrations'));
   const found = pack.tasks.get('C1-E1');
-  if (!found) throw new Error('C1-E1 missing');
+  const other = pack.tasks.get('C2-E1');
+  if (!found || !other) throw new Error('C1-E1 or C2-E1 missing');
   task = found;
+  bornInNovember = other;
 });
 
 /** A timeline as Bluejay calls leave it: provider transcripts for both sides, the tools the agent ran, the end. */
@@ -92,5 +97,18 @@ describe('detectCallerDeviations with the caller record', () => {
     const found = detectVoids({ snapshotProblems: [], summary: null, events, platformStatus: null, minCallMs: 0, task, caller });
     expect(found).toEqual({ reason: 'caller_deviation', detail: ['invented_fact:num:1990 in "In nineteen ninety."'] });
     expect(detectVoids({ snapshotProblems: [], summary: null, events, platformStatus: null, minCallMs: 0 }).reason).toBeNull();
+  });
+
+  it('scores the call where the caller says its date of birth without a comma (issue 30), and still voids a wrong year', () => {
+    const said = (line: string): CallerFile =>
+      callerFile([['agent', 'Hello', null], ['caller', OPENING, 'opening'], ['agent', 'What is your date of birth?', null], ['caller', line, 'free']], 'closing_line');
+    const events = timeline([], { tools: ['check_plan_accepted'], end: 'agent_end_call' });
+    events.splice(1, 0, { seq: 1, at_ms: 10, type: 'speech.started', side: 'agent', utterance_id: 'u_1' }, { seq: 2, at_ms: 20, type: 'speech.started', side: 'caller', utterance_id: 'c_1' });
+    events.forEach((e, i) => (e.seq = i));
+    const voidOf = (line: string): ReturnType<typeof detectVoids> => detectVoids({ snapshotProblems: [], summary: null, events, platformStatus: null, minCallMs: 0, task: bornInNovember, caller: said(line) });
+    expect(bornInNovember.traits.map((t) => t.value)).toContain('1979-11-19');
+    expect(voidOf('November nineteenth nineteen seventy-nine').reason).toBeNull();
+    expect(voidOf('November nineteenth, nineteen seventy-nine').reason).toBeNull();
+    expect(voidOf('November nineteenth nineteen eighty')).toEqual({ reason: 'caller_deviation', detail: ['invented_fact:num:1980 in "November nineteenth nineteen eighty"'] });
   });
 });

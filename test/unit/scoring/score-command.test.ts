@@ -37,7 +37,7 @@ beforeAll(async () => {
   writeSnapshotFiles(join(dir, 'voided'), pack.id, 'c_void', voided);
   cpSync(join(dir, 'failing'), join(dir, 'both'), { recursive: true });
   writeSnapshotFiles(join(dir, 'both'), pack.id, 'c_void', voided);
-  writeSnapshotFiles(join(dir, 'badpack'), 'no-such-pack', 'c_x', clean);
+  writeSnapshotFiles(join(dir, 'badpack'), 'no-such-pack', 'c_x', { ...clean, summary: clean.summary ? { ...clean.summary, pack: 'no-such-pack', call_id: 'c_x' } : null });
 });
 afterAll(() => {
   ws.close();

@@ -30,6 +30,31 @@ describe('CallDatabases', () => {
     dbs.closeAll();
   });
 
+  it('holds a database in memory with the bytes and dump a file copy gets from the same writes, and writes no file', () => {
+    const dbs = new CallDatabases(join(dir, 'memory'), template);
+    const write = (sqlite: ReturnType<CallDatabases['create']>['sqlite']): void => {
+      sqlite.prepare("INSERT INTO appointments (id, date, created_at) VALUES ('apt_2', '2026-10-09', 'y')").run();
+      sqlite.prepare("UPDATE appointments SET date = '2026-10-10' WHERE id = 'apt_2'").run();
+    };
+    const onDisk = dbs.create('disk');
+    const inMemory = dbs.createInMemory('mem');
+    expect([onDisk.inMemory, inMemory.inMemory]).toEqual([false, true]);
+    write(onDisk.sqlite);
+    write(inMemory.sqlite);
+    expect(inMemory.dump()).toEqual(onDisk.dump());
+    expect(inMemory.dump().appointments).toHaveLength(1);
+    const image = dbs.imageOf('mem');
+    dbs.release('disk');
+    expect(image.equals(dbs.bytesOf('disk'))).toBe(true);
+    expect(() => dbs.createInMemory('mem')).toThrow(CallIdUsedError);
+    expect(() => dbs.createInMemory('disk')).toThrow(CallIdUsedError);
+    dbs.remove('mem');
+    expect(readdirSync(join(dir, 'memory')).sort()).toEqual(['disk.db']);
+    // A fresh in-memory copy starts from the template again.
+    expect(dbs.createInMemory('mem').dump().appointments).toEqual([]);
+    dbs.closeAll();
+  });
+
   it('sets aside databases left by an earlier process so their ids start fresh', () => {
     const calls = join(dir, 'leftovers');
     const before = new CallDatabases(calls, template);

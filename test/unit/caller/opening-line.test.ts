@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { dialCall } from '../../../src/caller/index.ts';
+import { dialOpeningLine } from '../../../src/caller/index.ts';
 import { decodeCallerFrame, encodeServerFrame, type CallerFrame } from '../../../src/chirp/index.ts';
 import { seededIds } from '../../../src/core/index.ts';
 
@@ -46,11 +46,11 @@ function greetingServer(): Promise<{ url: string; received: { raw: string; frame
   });
 }
 
-describe('dialCall over the codec', () => {
+describe('dialOpeningLine over the codec', () => {
   it('ignores frames that do not decode, echoes the mark and speaks its line in codec frames', async () => {
     const server = await greetingServer();
     const pcm = Buffer.alloc(640 * 3 + 320);
-    const report = await dialCall({
+    const report = await dialOpeningLine({
       url: server.url,
       callId: 'loc_0123456789ab',
       taskId: null,

@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { EpisodeDesk, scriptedPolicy, type EpisodeAction, type PlayableEpisode } from '../src/episodes/index.ts';
+import type { Task } from '../src/packs/index.ts';
+import { createAppContext } from '../src/server/index.ts';
+import { ROOT } from './bench-context.ts';
+import type { EpisodeRow, Timed } from './episode-bench.ts';
+import { summarize } from './stats.ts';
+
+/**
+ * One concurrency level of text episodes driven on the episode desk directly (no HTTP): `step` is
+ * one `desk.step`, `seed` is `desk.open` (fresh database, greeting, the caller's opening line),
+ * `verify` is `desk.finish` after the policy ended the call.
+ */
+export interface DeskRow extends EpisodeRow {
+  readonly steps: number;
+  /** Steps per second of this process's CPU time (user + system): steps/s one core sustains. */
+  readonly stepsPerCoreS: number;
+}
+
+async function timed<T>(into: number[], work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    into.push(performance.now() - started);
+  }
+}
+
+/** One episode: open, the scripted route step by step, finish. Returns whether it passed. */
+async function runOne(desk: EpisodeDesk, packId: string, task: Task, times: Timed): Promise<boolean> {
+  const { episode } = await timed(times.seed, () => desk.open({ pack: packId, taskId: task.task_id, handoffMode: 'soft', policy: 'nemo-gym', reapUntouched: true }));
+  const playable: PlayableEpisode = {
+    pack: episode.pack,
+    task,
+    isDone: () => episode.isDone(),
+    step: (action: EpisodeAction) => timed(times.step, () => desk.step(episode.id, action)),
+  };
+  await scriptedPolicy().play(playable, null);
+  const result = await timed(times.verify, () => desk.finish(episode.id, 'policy_stopped'));
+  return result.status === 'PASS';
+}
+
+/**
+ * Text episodes on the episode desk in this process, as the RL routes run them (the app's own
+ * databases, callers and outbox), without HTTP: the desk's own cost per step. Each concurrency
+ * level runs `rounds` batches of `concurrent` episodes over the pack's tasks in id order.
+ */
+export async function benchDesk(options: { readonly concurrency: readonly number[]; readonly rounds: number; readonly pack?: string }): Promise<DeskRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mivas-bench-desk-'));
+  const packId = options.pack ?? 'healthcare';
+  const parsed = loadConfig({ MIVAS_DATA_DIR: dataDir, MIVAS_PACK: packId, MIVAS_PACKS_DIR: join(ROOT, 'packs'), MIVAS_MIGRATIONS_DIR: join(ROOT, 'migrations'), MIVAS_RL: '1', MIVAS_LOG_LEVEL: 'silent' });
+  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+  const ctx = await createAppContext(parsed.config, { log: pino({ level: 'silent' }) });
+  const desk = new EpisodeDesk({
+    packs: new Map([[packId, { pack: ctx.pack, databases: ctx.databases, templateDump: ctx.templateDump }]]),
+    maxEpisodes: Math.max(...options.concurrency),
+    idleMs: 600_000,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    callers: ctx.rlCallers,
+    store: (pack, callId, parts) => void ctx.outbox.store(pack, callId, parts).catch(() => undefined),
+  });
+  const tasks = [...ctx.pack.tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
+  try {
+    // Warm-up, not measured: the first episodes compile the code paths and fill the pack's caches.
+    const warmup: Timed = { seed: [], step: [], verify: [] };
+    await Promise.all(tasks.slice(0, 8).map((task) => runOne(desk, packId, task, warmup)));
+    const out: DeskRow[] = [];
+    for (const n of options.concurrency) {
+      const times: Timed = { seed: [], step: [], verify: [] };
+      let passed = 0;
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      for (let round = 0; round < options.rounds; round++) {
+        const batch = Array.from({ length: n }, (_, i) => tasks[(round * n + i) % tasks.length] as Task);
+        passed += (await Promise.all(batch.map((task) => runOne(desk, packId, task, times)))).filter(Boolean).length;
+      }
+      const wallS = (performance.now() - started) / 1000;
+      const used = process.cpuUsage(cpu);
+      const cpuS = (used.user + used.system) / 1e6;
+      const episodes = n * options.rounds;
+      out.push({
+        pack: packId,
+        concurrent: n,
+        episodes,
+        passed,
+        steps: times.step.length,
+        wallS: Math.round(wallS * 100) / 100,
+        stepsPerCoreS: Math.round(times.step.length / Math.max(cpuS, 1e-6)),
+        episodesPerS: Math.round((episodes / wallS) * 10) / 10,
+        step: summarize(times.step),
+        seed: summarize(times.seed),
+        verify: summarize(times.verify),
+      });
+    }
+    return out;
+  } finally {
+    await desk.close();
+    await ctx.outbox.flush();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
