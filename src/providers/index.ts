@@ -9,3 +9,4 @@ export * from './cascaded/index.ts';
 export * from './stream-history.ts';
 export * from './gemini/index.ts';
 export * from './nova/index.ts';
+export * from './gpt-live/index.ts';
