@@ -188,6 +188,10 @@ export const envSchema = z.object({
   MIVAS_GPT_LIVE_VOICE: z.string().min(1).default('marin'),
   MIVAS_GPT_LIVE_BASE_URL: wsUrl.default('wss://api.openai.com/v1'),
   MIVAS_GPT_LIVE_BACKEND_MODEL: z.string().min(1).default('gpt-5-mini'),
+  PHONIC_API_KEY: optionalText,
+  MIVAS_PHONIC_MODEL: z.string().min(1).default('merritt'),
+  MIVAS_PHONIC_VOICE: z.string().min(1).default('sabrina'),
+  MIVAS_PHONIC_BASE_URL: wsUrl.default('wss://api.phonic.ai'),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -232,6 +236,8 @@ export interface ProviderSettings {
   readonly nova: { readonly model: string; readonly region: string; readonly voice: string; readonly endpoint: string | undefined; readonly endpointing: 'HIGH' | 'MEDIUM' | 'LOW' };
   /** GPT-Live (`/v1/live/sessions`, OpenAI's key); `backendModel` is the Responses model tools are delegated to. */
   readonly gptLive: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly backendModel: string };
+  /** Phonic speech-to-speech (`/v1/sts/ws`). */
+  readonly phonic: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string };
 }
 
 /** One OpenAI-compatible endpoint of the cascade: its base URL (…/v1), model and optional key. */
@@ -544,6 +550,7 @@ function providerSettings(env: Env): ProviderSettings {
     gemini: { apiKey: env.GEMINI_API_KEY, model: env.MIVAS_GEMINI_MODEL, voice: env.MIVAS_GEMINI_VOICE, baseUrl: env.MIVAS_GEMINI_BASE_URL, silenceMs: env.MIVAS_GEMINI_SILENCE_MS },
     nova: { model: env.MIVAS_NOVA_MODEL, region: env.MIVAS_NOVA_REGION, voice: env.MIVAS_NOVA_VOICE, endpoint: env.MIVAS_NOVA_ENDPOINT, endpointing: env.MIVAS_NOVA_ENDPOINTING },
     gptLive: { apiKey: env.OPENAI_API_KEY, model: env.MIVAS_GPT_LIVE_MODEL, voice: env.MIVAS_GPT_LIVE_VOICE, baseUrl: env.MIVAS_GPT_LIVE_BASE_URL, backendModel: env.MIVAS_GPT_LIVE_BACKEND_MODEL },
+    phonic: { apiKey: env.PHONIC_API_KEY, model: env.MIVAS_PHONIC_MODEL, voice: env.MIVAS_PHONIC_VOICE, baseUrl: env.MIVAS_PHONIC_BASE_URL },
   };
 }
 

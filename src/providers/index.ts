@@ -10,3 +10,4 @@ export * from './stream-history.ts';
 export * from './gemini/index.ts';
 export * from './nova/index.ts';
 export * from './gpt-live/index.ts';
+export * from './phonic/index.ts';

@@ -14,8 +14,15 @@ const tokenPricesSchema = z
   })
   .strict();
 
-/** A model is priced per token (OpenAI, Azure) or per session minute (xAI). */
-const modelPriceSchema = z.union([z.object({ per_million_tokens: tokenPricesSchema }).strict(), z.object({ per_minute: z.number().nonnegative() }).strict()]);
+/**
+ * A model is priced per token (OpenAI, Azure) or per session minute (xAI, GPT-Live), or its row
+ * records that the vendor publishes no price (`unpublished`, with a note saying what was searched).
+ */
+const modelPriceSchema = z.union([
+  z.object({ per_million_tokens: tokenPricesSchema }).strict(),
+  z.object({ per_minute: z.number().nonnegative() }).strict(),
+  z.object({ unpublished: z.literal(true), note: z.string().min(1) }).strict(),
+]);
 
 /** The price table file: one version string and prices keyed by normalised model id. */
 export const priceTableSchema = z.object({ version: z.string().min(1), note: z.string().optional(), models: z.record(z.string(), modelPriceSchema) }).strict();
@@ -65,7 +72,7 @@ function roundUsd(usd: number): number {
 export function estimateCostWith(table: PriceTable, model: string | null, usage: Usage, durationMs: number): CostEstimate {
   if (model === null) return { costUsd: null, priceTableVersion: null };
   const price = table.models[normaliseModelId(model)];
-  if (!price) return { costUsd: null, priceTableVersion: table.version };
+  if (!price || 'unpublished' in price) return { costUsd: null, priceTableVersion: table.version };
   const usd = 'per_minute' in price ? (Math.max(0, durationMs) / 60_000) * price.per_minute : tokenCost(price.per_million_tokens, usage);
   return { costUsd: roundUsd(usd), priceTableVersion: table.version };
 }

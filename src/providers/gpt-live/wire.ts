@@ -3,6 +3,7 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { z } from 'zod';
 import type { AgentSetup } from '../model-session.ts';
 import type { SeedTurn } from '../stream-history.ts';
+import { parseTaggedEvent, type OtherEvent } from '../tagged-event.ts';
 
 /**
  * The GPT-Live messages mivas sends and reads, in the field names of the `openai` SDK's
@@ -102,20 +103,13 @@ export const liveEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('session.closed'), reason: z.string() }),
   z.looseObject({ type: z.literal('error'), error: z.looseObject({ code: z.string(), message: z.string() }) }),
 ]);
-export type LiveEvent = z.infer<typeof liveEventSchema> | { readonly type: 'other' };
+export type LiveEvent = z.infer<typeof liveEventSchema> | OtherEvent;
 
-/** One frame from GPT-Live: the event, `other` for a type the harness ignores, or null when it is not JSON of a known shape. */
+const LISTED = new Set(liveEventSchema.options.map((o) => o.shape.type.value));
+
+/** One frame: the event, `other` for a type the harness ignores, or null when it is not JSON of a known shape. */
 export function parseLiveEvent(data: string): LiveEvent | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    return null;
-  }
-  const parsed = liveEventSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const known = liveEventSchema.options.some((o) => o.shape.type.value === (json as { type?: unknown } | null)?.type);
-  return known ? null : { type: 'other' };
+  return parseTaggedEvent(liveEventSchema, LISTED, data);
 }
 
 /**

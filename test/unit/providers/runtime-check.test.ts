@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/index.ts';
 import { agentSetupOf } from '../../../src/conversation/index.ts';
 import { loadPack } from '../../../src/packs/index.ts';
-import { estimateCost, GPT_LIVE_UNCONFIRMED } from '../../../src/providers/index.ts';
+import { estimateCost, GPT_LIVE_UNCONFIRMED, PHONIC_UNCONFIRMED } from '../../../src/providers/index.ts';
 import { emptyUsage } from '../../../src/snapshot/index.ts';
 
 /**
@@ -30,7 +30,7 @@ function indented(value: unknown): string {
     .join('\n');
 }
 
-describe('mivas check and preflight for openai/gpt-live', () => {
+describe('mivas check and preflight for the new runtimes', () => {
   let dataDir: string;
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'mivas-runtime-check-'));
@@ -73,5 +73,28 @@ describe('mivas check and preflight for openai/gpt-live', () => {
   it('prices a GPT-Live call by its minutes, billed per second, for both model ids', () => {
     expect(estimateCost('gpt-live-1', emptyUsage(), 90_000).costUsd).toBeCloseTo(0.075, 6);
     expect(estimateCost('gpt-live-1.1', emptyUsage(), 60_000).costUsd).toBeCloseTo(0.05, 6);
+  });
+
+  it('lists Phonic\'s control tools as inline WebSocket tools, and exits 3 naming PHONIC_API_KEY when it is absent', async () => {
+    const { code, stdout } = await cli(['check', '--pack', 'control-industry', '--harness', 'phonic/sts'], { PHONIC_API_KEY: 'ph-test' });
+    expect(code).toBe(0);
+    const pack = await loadPack(join(ROOT, 'packs'), 'control-industry');
+    for (const agent of pack.blueprint.agents) {
+      const tools = agentSetupOf(pack, agent.name).tools;
+      expect(stdout).toContain(indented(tools.map((t) => ({ type: 'custom_websocket', tool_schema: { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters, strict: true } }, execution_mode: 'sync' }))));
+    }
+    const missing = await cli(['check', '--pack', 'control-industry', '--harness', 'phonic/sts'], {});
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('PHONIC_API_KEY');
+  });
+
+  it('preflight of phonic/sts names what the reference did not confirm', async () => {
+    const { stdout } = await cli(['preflight', '--harness', 'phonic/sts', '--skip-tools'], { MIVAS_DATA_DIR: dataDir });
+    const line = stdout.split('\n').find((l) => l.includes(' reference: ')) ?? '';
+    for (const detail of PHONIC_UNCONFIRMED) expect(line).toContain(detail);
+  });
+
+  it('leaves a Phonic call unpriced: its row says the price is unpublished', () => {
+    expect(estimateCost('merritt', emptyUsage(), 60_000)).toEqual({ costUsd: null, priceTableVersion: expect.any(String) });
   });
 });

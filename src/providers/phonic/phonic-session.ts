@@ -1,0 +1,253 @@
+import WebSocket from 'ws';
+import { bytesToMs } from '../../audio/index.ts';
+import { TypedEmitter, type Clock } from '../../core/index.ts';
+import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
+import { StreamHistory } from '../stream-history.ts';
+import { outputValue, parsePhonicEvent, phonicConfig, PHONIC_CHUNK_MS, PHONIC_RATE_HZ, type PhonicEvent } from './wire.ts';
+
+/** How long opening the conversation (upgrade and readiness) may take. */
+const OPEN_TIMEOUT_MS = 15_000;
+/** The largest frame accepted from Phonic. */
+const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** Bytes of one audio_chunk: 20 ms of PCM16 at 16 kHz. */
+const CHUNK_BYTES = (PHONIC_RATE_HZ / 1000) * PHONIC_CHUNK_MS * 2;
+
+/** The system message of the `generate_reply` that makes the entry agent open the call. */
+export const PHONIC_OPENING_CUE = '(The caller has just been connected. Open the call.)';
+/** The system message of the `generate_reply` that makes the next specialist speak after a reset. */
+export function phonicHandoffCue(from: string, to: string): string {
+  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
+}
+
+/** What the Phonic harness is configured with. */
+export interface PhonicOptions {
+  /** `<base>/v1/sts/ws`. */
+  readonly url: string;
+  readonly apiKey: string;
+  readonly model: string;
+  readonly voice: string;
+}
+
+/**
+ * Phonic speech-to-speech (architecture.md §19, one socket, a `reset` per specialist): one
+ * `/v1/sts/ws` conversation configured with the agent's prompt, voice, PCM 16 kHz and its tools as
+ * inline WebSocket tools. Turns run from Phonic's first audio of a turn to
+ * `assistant_finished_speaking`; a `tool_call` is answered with `tool_call_output` and Phonic goes
+ * on by itself. A handoff sends `reset` with the next agent's config, its system prompt carrying
+ * the conversation so far (whether a reset keeps history is not documented), and then a
+ * `generate_reply` cue; the handoff call itself is not answered. Phonic has no cancel or truncate:
+ * on barge-in the rest of the turn's audio is dropped.
+ */
+export class PhonicSession implements ModelSession {
+  readonly events = new TypedEmitter<ModelSessionEvents>();
+  readonly provider = 'phonic';
+  readonly model: string;
+  readonly inputRateHz = PHONIC_RATE_HZ;
+  readonly outputRateHz = PHONIC_RATE_HZ;
+  private ws: WebSocket | null = null;
+  private agent: AgentSetup | null = null;
+  private readonly history = new StreamHistory();
+  private readonly response = new ResponseSlot(this.events, 'phonic');
+  private counter = 0;
+  private closed = false;
+  private isReady = false;
+  private spokeOnce = false;
+  private audioSent = false;
+  /** Calls of the current config still unanswered; calls of an agent before a reset are never answered. */
+  private readonly unanswered = new Set<string>();
+  private continuesAlone = false;
+  /** A reset was sent; the next response request cues the new agent. */
+  private handoffFrom: string | null = null;
+
+  private readonly options: PhonicOptions;
+  private readonly clock: Clock;
+
+  constructor(options: PhonicOptions, clock: Clock) {
+    this.options = options;
+    this.clock = clock;
+    this.model = options.model;
+  }
+
+  async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw new Error('the call ended before the provider connected');
+    signal.addEventListener('abort', () => void this.close(), { once: true });
+    this.agent = agent;
+    try {
+      await this.open(agent);
+    } catch (err) {
+      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
+      throw err;
+    }
+    if (this.closed) return;
+    this.isReady = true;
+    this.events.emit('ready');
+  }
+
+  sendAudio(pcm: Buffer): void {
+    for (let i = 0; i < pcm.length; i += CHUNK_BYTES) {
+      const chunk = { type: 'audio_chunk', audio: pcm.subarray(i, i + CHUNK_BYTES).toString('base64') };
+      // The first chunk of a conversation carries its start time.
+      this.send(this.audioSent ? chunk : { ...chunk, iso_date_time: new Date(this.clock.epochMs()).toISOString() });
+      this.audioSent = true;
+    }
+  }
+
+  applyAgent(agent: AgentSetup): void {
+    this.handoffFrom = this.agent?.name ?? 'the previous agent';
+    this.agent = agent;
+    this.end('completed');
+    this.unanswered.clear();
+    this.continuesAlone = false;
+    this.send({ type: 'reset', config: phonicConfig(agent, { model: this.options.model, voice: this.options.voice, seed: this.history.seedTurns() }) });
+  }
+
+  sendToolOutput(callId: string, output: string): void {
+    if (!this.unanswered.delete(callId)) return;
+    this.history.toolResult(callId, output);
+    this.send({ type: 'tool_call_output', tool_call_id: callId, output: outputValue(output) });
+  }
+
+  requestResponse(): void {
+    if (this.closed || this.response.current) return;
+    if (this.handoffFrom !== null && this.agent) {
+      this.send({ type: 'generate_reply', system_message: phonicHandoffCue(this.handoffFrom, this.agent.name) });
+      this.handoffFrom = null;
+      return;
+    }
+    if (this.continuesAlone || this.spokeOnce) return;
+    this.send({ type: 'generate_reply', system_message: PHONIC_OPENING_CUE });
+  }
+
+  /** Phonic has no cancel: the turn is closed here and its later audio dropped. */
+  cancelResponse(): void {
+    if (this.response.cancel()) this.end('cancelled');
+  }
+
+  truncate(itemId: string, audioEndMs: number): void {
+    this.history.truncate(itemId, audioEndMs);
+  }
+
+  callerSpeech(): void {
+    /* Phonic's own voice activity detection takes turns */
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.close(1000, 'done');
+    else this.ws?.terminate();
+    this.ws = null;
+  }
+
+  private send(message: unknown): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  /** Dials, sends `config`, and resolves once Phonic is ready for the conversation. */
+  private open(agent: AgentSetup): Promise<void> {
+    const ws = new WebSocket(this.options.url, { headers: { Authorization: `Bearer ${this.options.apiKey}` }, perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
+    this.ws = ws;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (err: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = setTimeout(() => settle(new Error('Phonic was not ready in time')), OPEN_TIMEOUT_MS);
+      ws.once('open', () => this.send({ type: 'config', ...phonicConfig(agent, { model: this.options.model, voice: this.options.voice, seed: [] }) }));
+      ws.on('message', (data: Buffer) => {
+        const event = parsePhonicEvent(data.toString('utf8'));
+        if (!event) return;
+        if (event.type === 'error' && !settled) settle(new Error(`Phonic refused the conversation: ${event.error.message}`));
+        if (event.type === 'ready_to_start_conversation' || event.type === 'conversation_created') settle(null);
+        this.onEvent(event);
+      });
+      ws.once('unexpected-response', (_req, res) => {
+        settle(new Error(`Phonic refused the upgrade: HTTP ${res.statusCode ?? 0}`));
+        res.resume();
+        ws.terminate();
+      });
+      ws.on('error', (err) => settle(err));
+      ws.on('close', (code, reason) => {
+        const why = `Phonic closed the conversation (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+        settle(new Error(why));
+        if (!this.closed && this.isReady) this.events.emit('failure', { code: 'provider_disconnected', message: why, fatal: true });
+      });
+    });
+  }
+
+  private onEvent(e: PhonicEvent): void {
+    if (this.closed) return;
+    switch (e.type) {
+      case 'audio_chunk':
+        return this.onAudio(Buffer.from(e.audio, 'base64'), e.text);
+      case 'input_text':
+        return this.history.callerText(e.text);
+      case 'user_started_speaking':
+        return this.onCallerStarted();
+      case 'assistant_finished_speaking':
+        return this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
+      case 'tool_call':
+        return this.onToolCall(e.tool_call_id, e.tool_name, JSON.stringify(e.parameters));
+      case 'error':
+        if (this.isReady) this.events.emit('failure', { code: e.error.code ?? 'phonic_error', message: e.error.message, fatal: false });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onAudio(pcm: Buffer, text: string): void {
+    const response = this.begin();
+    if (response.cancelled) return;
+    if (text) this.history.agentText(response.itemId, text);
+    if (pcm.length === 0) return;
+    response.spoke = true;
+    this.spokeOnce = true;
+    this.history.agentAudio(response.itemId, bytesToMs(pcm.length, PHONIC_RATE_HZ));
+    this.events.emit('audio', response.itemId, pcm);
+  }
+
+  /** The caller started over a turn that already spoke: barge-in. */
+  private onCallerStarted(): void {
+    const open = this.response.current;
+    if (!open?.spoke || open.cancelled) return;
+    this.response.cancel();
+    this.end('cancelled');
+    this.events.emit('callerSpeechStarted');
+  }
+
+  /** The model's output began: open a turn (closing the caller's transcript first). */
+  private begin(): OpenResponse {
+    if (this.response.current) return this.response.current;
+    const said = this.history.closeCallerTurn();
+    if (said) {
+      this.events.emit('callerSpeechStopped');
+      this.events.emit('transcript', 'caller', said, `caller_${this.counter + 1}`);
+    }
+    this.continuesAlone = false;
+    return this.response.start(++this.counter);
+  }
+
+  private end(status: string): void {
+    this.response.finish(status, (response) => {
+      const text = this.history.agentTextOf(response.itemId);
+      if (text) this.events.emit('transcript', 'agent', text, response.itemId);
+    });
+  }
+
+  /** A tool call ends the open turn: Phonic waits for its output (sync tools), then goes on by itself. */
+  private onToolCall(callId: string, name: string, args: string): void {
+    if (this.unanswered.has(callId)) return;
+    const response = this.begin();
+    this.unanswered.add(callId);
+    this.history.toolCall(callId, name, args, this.agent?.name ?? '');
+    this.continuesAlone = true;
+    this.events.emit('functionCall', { callId, name, arguments: args });
+    this.end(response.cancelled ? 'cancelled' : 'completed');
+  }
+}
