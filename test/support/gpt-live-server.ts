@@ -1,8 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { isAudible } from './realtime-server.ts';
+import { LoopbackStandIn, StrictJsonConnection } from './strict-json-socket.ts';
 
 /**
  * A strict local GPT-Live stand-in: `/v1/live/sessions` over ws:// loopback. Every client event
@@ -73,58 +71,16 @@ export type LiveClientEvent = z.infer<typeof clientEventSchema>;
 /** The session mivas started (`session.start`'s `session`). */
 export type LiveSessionConfig = z.infer<typeof sessionConfig>;
 
-export class GptLiveConnection {
+export class GptLiveConnection extends StrictJsonConnection<LiveClientEvent> {
   /** Call ids are unique across every connection, as the Responses backend's are. */
   private static calls = 0;
-  readonly received: LiveClientEvent[] = [];
-  /** Every refused event, with why. */
-  readonly violations: string[] = [];
-  readonly closed: Promise<number>;
-  private readonly cursors = new Map<string, number>();
-  private readonly waiters: { check: () => boolean; resolve: () => void; reject: (e: Error) => void; what: string }[] = [];
-  private isClosed = false;
   private sent = 0;
-  private readonly ws: WebSocket;
-  readonly headers: IncomingHttpHeaders;
-
-  constructor(ws: WebSocket, headers: IncomingHttpHeaders) {
-    this.ws = ws;
-    this.headers = headers;
-    ws.on('message', (data: Buffer) => this.onMessage(data));
-    this.closed = new Promise((resolve) =>
-      ws.on('close', (code) => {
-        this.isClosed = true;
-        resolve(code);
-        this.settle();
-      }),
-    );
-  }
 
   /** The `session` of the `session.start` this connection received. */
   get session(): LiveSessionConfig {
-    const start = this.received.find((e) => e.type === 'session.start');
-    if (start?.type !== 'session.start') throw new Error('no session.start yet');
+    const start = this.of('session.start')[0];
+    if (!start) throw new Error('no session.start yet');
     return start.session;
-  }
-
-  of<T extends LiveClientEvent['type']>(type: T): Extract<LiveClientEvent, { type: T }>[] {
-    return this.received.filter((e): e is Extract<LiveClientEvent, { type: T }> => e.type === type);
-  }
-
-  /** The next not-yet-taken event of a type. */
-  async next<T extends LiveClientEvent['type']>(type: T): Promise<Extract<LiveClientEvent, { type: T }>> {
-    const taken = this.cursors.get(type) ?? 0;
-    await this.waitFor(() => this.of(type).length > taken, `a ${type}`);
-    this.cursors.set(type, taken + 1);
-    const event = this.of(type)[taken];
-    if (!event) throw new Error(`no ${type}`);
-    return event;
-  }
-
-  waitFor(check: () => boolean, what = 'condition'): Promise<void> {
-    if (check()) return Promise.resolve();
-    if (this.isClosed) return Promise.reject(new Error(`gpt-live stand-in socket closed before ${what}`));
-    return new Promise((resolve, reject) => this.waiters.push({ check, resolve, reject, what }));
   }
 
   /** Resolves at the first audible caller audio. */
@@ -157,40 +113,32 @@ export class GptLiveConnection {
 
   /** The function outputs the harness sent, once it asked the backend to continue (`response.create`). */
   async toolOutputs(): Promise<{ callId: string; output: string }[]> {
-    const before = this.cursors.get('response.item.create') ?? 0;
+    const before = this.taken('response.item.create');
     await this.next('response.create');
     const items = this.of('response.item.create').slice(before);
-    this.cursors.set('response.item.create', before + items.length);
+    this.take('response.item.create', before + items.length);
     return items.map((e) => ({ callId: e.item.call_id, output: e.item.output }));
   }
 
-  drop(): void {
-    this.ws.terminate();
+  protected accept(json: unknown): LiveClientEvent | string {
+    const parsed = clientEventSchema.safeParse(json);
+    if (!parsed.success) return `invalid_request_error: ${(json as { type?: unknown } | null)?.type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`;
+    const event = parsed.data;
+    const started = this.of('session.start').length > 0;
+    if (event.type !== 'session.start' && !started) return `session_not_started: ${event.type} before session.start`;
+    if (event.type === 'session.start' && started) return 'session_already_started: a second session.start';
+    if ((event.type === 'response.item.create' || event.type === 'response.create') && this.session.delegation?.type !== 'responses') return `invalid_request_error: ${event.type} needs Responses delegation`;
+    return event;
   }
 
-  private onMessage(data: Buffer): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(data.toString('utf8'));
-    } catch {
-      return this.refuse('invalid_json', 'the frame is not JSON');
-    }
-    const parsed = clientEventSchema.safeParse(json);
-    if (!parsed.success) return this.refuse('invalid_request_error', `${(json as { type?: unknown }).type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-    const event = parsed.data;
-    if (event.type !== 'session.start' && !this.received.some((e) => e.type === 'session.start')) return this.refuse('session_not_started', `${event.type} before session.start`);
-    if (event.type === 'session.start' && this.received.some((e) => e.type === 'session.start')) return this.refuse('session_already_started', 'a second session.start');
-    if ((event.type === 'response.item.create' || event.type === 'response.create') && this.session.delegation?.type !== 'responses') return this.refuse('invalid_request_error', `${event.type} needs Responses delegation`);
-    this.received.push(event);
+  protected answer(event: LiveClientEvent): void {
     if (event.type === 'session.start') this.send({ type: 'session.started', event_id: this.nextEventId(), session: this.resource() });
     if (event.type === 'session.close') this.send({ type: 'session.closed', event_id: this.nextEventId(), reason: 'close_requested', session: this.resource(), usage: { seconds: 1 } });
-    this.settle();
   }
 
-  private refuse(code: string, message: string): void {
-    this.violations.push(`${code}: ${message}`);
-    this.send({ type: 'error', event_id: this.nextEventId(), error: { type: 'invalid_request_error', code, message } });
-    this.settle();
+  protected errorFrame(reason: string): unknown {
+    const code = reason.split(':')[0] ?? 'invalid_request_error';
+    return { type: 'error', event_id: this.nextEventId(), error: { type: 'invalid_request_error', code, message: reason } };
   }
 
   private resource(): Record<string, unknown> {
@@ -204,76 +152,16 @@ export class GptLiveConnection {
   private nextEventId(): string {
     return `evt_${++this.sent}`;
   }
-
-  private send(message: unknown): void {
-    if (!this.isClosed) this.ws.send(JSON.stringify(message));
-  }
-
-  private settle(): void {
-    for (const w of [...this.waiters]) {
-      if (w.check()) {
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.resolve();
-      } else if (this.isClosed) {
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.reject(new Error(`gpt-live stand-in socket closed before ${w.what}`));
-      }
-    }
-  }
 }
 
-export class GptLiveStandIn {
-  readonly connections: GptLiveConnection[] = [];
-  private readonly arrivals: ((c: GptLiveConnection) => void)[] = [];
-  private taken = 0;
-  private readonly server: WebSocketServer;
-  readonly port: number;
-
-  private constructor(server: WebSocketServer, port: number) {
-    this.server = server;
-    this.port = port;
-  }
-
-  /** Listens on loopback, port 0; only `/v1/live/sessions` with a bearer key is upgraded. */
+/** The stand-in server: `/v1/live/sessions` on loopback. */
+export class GptLiveStandIn extends LoopbackStandIn<GptLiveConnection> {
   static async start(): Promise<GptLiveStandIn> {
-    const server = new WebSocketServer({
-      port: 0,
-      host: '127.0.0.1',
-      perMessageDeflate: false,
-      verifyClient: (info: { req: { url?: string; headers: IncomingHttpHeaders } }, done: (ok: boolean, status?: number) => void) => {
-        if (info.req.url !== '/v1/live/sessions') done(false, 404);
-        else if (!info.req.headers.authorization?.startsWith('Bearer ')) done(false, 401);
-        else done(true);
-      },
-    });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    const standIn = new GptLiveStandIn(server, (server.address() as AddressInfo).port);
-    server.on('connection', (ws, req) => {
-      const conn = new GptLiveConnection(ws, req.headers);
-      standIn.connections.push(conn);
-      standIn.arrivals.shift()?.(conn);
-    });
-    return standIn;
+    const { server, port } = await LoopbackStandIn.listen('/v1/live/sessions');
+    return new GptLiveStandIn(server, port, (ws, headers) => new GptLiveConnection(ws, headers));
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
     return { MIVAS_HARNESS: 'openai/gpt-live', OPENAI_API_KEY: 'sk-live-test', MIVAS_GPT_LIVE_BASE_URL: `ws://127.0.0.1:${this.port}/v1`, ...extra };
-  }
-
-  /** Every refused event on every connection. */
-  violations(): string[] {
-    return this.connections.flatMap((c) => c.violations);
-  }
-
-  nextConnection(): Promise<GptLiveConnection> {
-    const ready = this.connections[this.taken];
-    this.taken++;
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => this.arrivals.push(resolve));
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.server.clients) c.terminate();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

@@ -1,8 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { isAudible } from './realtime-server.ts';
+import { LoopbackStandIn, StrictJsonConnection } from './strict-json-socket.ts';
 
 /**
  * A strict local Phonic stand-in: `/v1/sts/ws` over ws:// loopback. Client messages are checked
@@ -93,49 +91,9 @@ function bytesPerMs(f: string | undefined): number {
   return f?.startsWith('mulaw') ? rate / 1000 : (rate / 1000) * 2;
 }
 
-export class PhonicConnection {
+export class PhonicConnection extends StrictJsonConnection<PhonicClientMessage> {
   private static calls = 0;
-  readonly received: PhonicClientMessage[] = [];
-  readonly violations: string[] = [];
-  readonly closed: Promise<number>;
-  private readonly cursors = new Map<string, number>();
-  private readonly waiters: { check: () => boolean; resolve: () => void; reject: (e: Error) => void; what: string }[] = [];
   private readonly openCalls = new Set<string>();
-  private isClosed = false;
-  private readonly ws: WebSocket;
-  readonly headers: IncomingHttpHeaders;
-
-  constructor(ws: WebSocket, headers: IncomingHttpHeaders) {
-    this.ws = ws;
-    this.headers = headers;
-    ws.on('message', (data: Buffer) => this.onMessage(data));
-    this.closed = new Promise((resolve) =>
-      ws.on('close', (code) => {
-        this.isClosed = true;
-        resolve(code);
-        this.settle();
-      }),
-    );
-  }
-
-  of<T extends PhonicClientMessage['type']>(type: T): Extract<PhonicClientMessage, { type: T }>[] {
-    return this.received.filter((m): m is Extract<PhonicClientMessage, { type: T }> => m.type === type);
-  }
-
-  async next<T extends PhonicClientMessage['type']>(type: T): Promise<Extract<PhonicClientMessage, { type: T }>> {
-    const taken = this.cursors.get(type) ?? 0;
-    await this.waitFor(() => this.of(type).length > taken, `a ${type}`);
-    this.cursors.set(type, taken + 1);
-    const message = this.of(type)[taken];
-    if (!message) throw new Error(`no ${type}`);
-    return message;
-  }
-
-  waitFor(check: () => boolean, what = 'condition'): Promise<void> {
-    if (check()) return Promise.resolve();
-    if (this.isClosed) return Promise.reject(new Error(`phonic stand-in socket closed before ${what}`));
-    return new Promise((resolve, reject) => this.waiters.push({ check, resolve, reject, what }));
-  }
 
   waitForCallerSpeech(): Promise<void> {
     return this.waitFor(() => this.of('audio_chunk').some((m) => isAudible(Buffer.from(m.audio, 'base64'))), 'caller speech');
@@ -173,26 +131,23 @@ export class PhonicConnection {
     return this.of('tool_call_output').find((m) => m.tool_call_id === id)?.output;
   }
 
-  private onMessage(data: Buffer): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(data.toString('utf8'));
-    } catch {
-      return this.refuse('the frame is not JSON');
-    }
+  protected accept(json: unknown): PhonicClientMessage | string {
     const parsed = clientMessageSchema.safeParse(json);
-    if (!parsed.success) return this.refuse(`${(json as { type?: unknown }).type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-    const problem = this.orderProblem(parsed.data);
-    if (problem) return this.refuse(problem);
-    const message = parsed.data;
-    this.received.push(message);
+    if (!parsed.success) return `${(json as { type?: unknown } | null)?.type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`;
+    return this.orderProblem(parsed.data) ?? parsed.data;
+  }
+
+  protected answer(message: PhonicClientMessage): void {
     if (message.type === 'config') {
       this.send({ type: 'conversation_created', conversation_id: 'conv_standin' });
       this.send({ type: 'ready_to_start_conversation' });
     }
     if (message.type === 'tool_call_output') this.openCalls.delete(message.tool_call_id);
     if (message.type === 'reset') this.openCalls.clear();
-    this.settle();
+  }
+
+  protected errorFrame(reason: string): unknown {
+    return { type: 'error', error: { message: reason, code: 'invalid_message' } };
   }
 
   /** What the message breaks of the protocol's order and limits, or null. */
@@ -208,81 +163,16 @@ export class PhonicConnection {
     if (m.type === 'tool_call_output' && !this.openCalls.has(m.tool_call_id)) return `tool_call_output for ${m.tool_call_id}, which is not an open call`;
     return null;
   }
-
-  private refuse(message: string): void {
-    this.violations.push(message);
-    this.send({ type: 'error', error: { message, code: 'invalid_message' } });
-    this.settle();
-  }
-
-  private send(message: unknown): void {
-    if (!this.isClosed) this.ws.send(JSON.stringify(message));
-  }
-
-  private settle(): void {
-    for (const w of [...this.waiters]) {
-      if (w.check()) {
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.resolve();
-      } else if (this.isClosed) {
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.reject(new Error(`phonic stand-in socket closed before ${w.what}`));
-      }
-    }
-  }
 }
 
-export class PhonicStandIn {
-  readonly connections: PhonicConnection[] = [];
-  private readonly arrivals: ((c: PhonicConnection) => void)[] = [];
-  private taken = 0;
-  private readonly server: WebSocketServer;
-  readonly port: number;
-
-  private constructor(server: WebSocketServer, port: number) {
-    this.server = server;
-    this.port = port;
-  }
-
-  /** Listens on loopback, port 0; only `/v1/sts/ws` with a bearer key is upgraded. */
+/** The stand-in server: `/v1/sts/ws` on loopback. */
+export class PhonicStandIn extends LoopbackStandIn<PhonicConnection> {
   static async start(): Promise<PhonicStandIn> {
-    const server = new WebSocketServer({
-      port: 0,
-      host: '127.0.0.1',
-      perMessageDeflate: false,
-      verifyClient: (info: { req: { url?: string; headers: IncomingHttpHeaders } }, done: (ok: boolean, status?: number) => void) => {
-        if (info.req.url !== '/v1/sts/ws') done(false, 404);
-        else if (!info.req.headers.authorization?.startsWith('Bearer ')) done(false, 401);
-        else done(true);
-      },
-    });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    const standIn = new PhonicStandIn(server, (server.address() as AddressInfo).port);
-    server.on('connection', (ws, req) => {
-      const conn = new PhonicConnection(ws, req.headers);
-      standIn.connections.push(conn);
-      standIn.arrivals.shift()?.(conn);
-    });
-    return standIn;
+    const { server, port } = await LoopbackStandIn.listen('/v1/sts/ws');
+    return new PhonicStandIn(server, port, (ws, headers) => new PhonicConnection(ws, headers));
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
     return { MIVAS_HARNESS: 'phonic/sts', PHONIC_API_KEY: 'ph-test-key', MIVAS_PHONIC_BASE_URL: `ws://127.0.0.1:${this.port}`, ...extra };
-  }
-
-  violations(): string[] {
-    return this.connections.flatMap((c) => c.violations);
-  }
-
-  nextConnection(): Promise<PhonicConnection> {
-    const ready = this.connections[this.taken];
-    this.taken++;
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => this.arrivals.push(resolve));
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.server.clients) c.terminate();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

@@ -1,9 +1,7 @@
 import WebSocket from 'ws';
-import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
-import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
-import { StreamHistory } from '../stream-history.ts';
+import { SpokenTurns } from '../spoken-turns.ts';
 import { functionCallOf, GPT_LIVE_RATE_HZ, parseLiveEvent, sessionStart, toolOutputEvent, type LiveEvent } from './wire.ts';
 
 /** How long opening a session (upgrade and `session.started`) may take. */
@@ -114,17 +112,11 @@ export class GptLiveSession implements ModelSession {
   readonly outputRateHz = GPT_LIVE_RATE_HZ;
   private agent: AgentSetup | null = null;
   private socket: LiveSocket | null = null;
-  private readonly history = new StreamHistory();
-  private readonly response = new ResponseSlot(this.events, 'gptlive');
-  private counter = 0;
+  private readonly turns = new SpokenTurns(this.events, 'gptlive', GPT_LIVE_RATE_HZ);
   private closed = false;
-  private spokeOnce = false;
   private gapTimer: NodeJS.Timeout | null = null;
-  /** Backend calls still unanswered, and whether any answered one awaits `response.create`. */
-  private readonly unanswered = new Set<string>();
+  /** Some answered backend call awaits `response.create`. */
   private outputsSent = false;
-  /** The backend continues by itself after its tool results: no cue is needed. */
-  private continuesAlone = false;
   /** A handoff in progress: the next agent's session is starting; the cue waits for it. */
   private handoff: { readonly from: string; cueWanted: boolean } | null = null;
 
@@ -162,42 +154,42 @@ export class GptLiveSession implements ModelSession {
     const from = this.agent?.name ?? 'the previous agent';
     this.agent = agent;
     this.handoff = { from, cueWanted: false };
-    this.end('completed');
+    this.endTurn();
     void this.switchSession(agent);
   }
 
   sendToolOutput(callId: string, output: string): void {
-    if (!this.unanswered.delete(callId)) return;
-    this.history.toolResult(callId, output);
+    if (!this.turns.toolResult(callId, output)) return;
     // The old specialist's backend is never told about the handoff: the next session is seeded instead.
     if (!this.handoff) {
       this.socket?.send(toolOutputEvent(callId, output));
       this.outputsSent = true;
     }
-    if (this.unanswered.size === 0 && this.outputsSent) {
+    if (this.turns.pendingCalls === 0 && this.outputsSent) {
       this.outputsSent = false;
       this.socket?.send({ type: 'response.create' });
     }
   }
 
   requestResponse(): void {
-    if (this.closed || this.response.current) return;
+    if (this.closed || this.turns.current) return;
     if (this.handoff) {
       this.handoff.cueWanted = true;
       return;
     }
-    if (this.continuesAlone || this.spokeOnce) return;
+    if (this.turns.continuesAlone || this.turns.spokeOnce) return;
     // The greeting (and its retries): nothing else asks the model to speak first.
     this.appendInstruction(GPT_LIVE_OPENING_CUE);
   }
 
   /** GPT-Live has no cancel: the turn is closed here and its later audio dropped. */
   cancelResponse(): void {
-    if (this.response.cancel()) this.end('cancelled');
+    this.clearGap();
+    this.turns.cancel();
   }
 
   truncate(itemId: string, audioEndMs: number): void {
-    this.history.truncate(itemId, audioEndMs);
+    this.turns.history.truncate(itemId, audioEndMs);
   }
 
   callerSpeech(): void {
@@ -214,7 +206,7 @@ export class GptLiveSession implements ModelSession {
 
   /** Dials a session for `agent`; a specialist after the first is seeded with the conversation so far. */
   private open(agent: AgentSetup, seeded: boolean): LiveSocket {
-    const start = sessionStart(agent, { model: this.options.model, voice: this.options.voice, backendModel: this.options.backendModel, seed: seeded ? this.history.seedTurns() : [] });
+    const start = sessionStart(agent, { model: this.options.model, voice: this.options.voice, backendModel: this.options.backendModel, seed: seeded ? this.turns.history.seedTurns() : [] });
     return new LiveSocket(
       this.options,
       start,
@@ -245,8 +237,8 @@ export class GptLiveSession implements ModelSession {
     if (this.closed || this.socket !== next) return;
     const handoff = this.handoff;
     this.handoff = null;
-    this.continuesAlone = false;
-    this.unanswered.clear();
+    this.turns.continuesAlone = false;
+    this.turns.dropCalls();
     this.outputsSent = false;
     if (handoff?.cueWanted) this.appendInstruction(gptLiveHandoffCue(handoff.from, agent.name));
   }
@@ -260,14 +252,16 @@ export class GptLiveSession implements ModelSession {
     if (this.closed || socket !== this.socket) return;
     switch (e.type) {
       case 'session.output_audio.delta':
-        return this.onAudio(Buffer.from(e.delta, 'base64'));
+        this.armGap();
+        return this.turns.audio(Buffer.from(e.delta, 'base64'));
       case 'session.output_transcript.delta':
-        return this.history.agentText(this.begin().itemId, e.delta);
+        return this.turns.agentText(e.delta);
       case 'session.input_transcript.delta':
-        return this.onCallerText(e.delta);
+        if (this.turns.bargeIn()) this.clearGap();
+        return this.turns.callerText(e.delta);
       case 'response.event': {
         const call = functionCallOf(e.event);
-        if (call) this.onFunctionCall(call.call_id, call.name, call.arguments);
+        if (call && this.turns.toolCall(call.call_id, call.name, call.arguments, this.agent?.name ?? '')) this.clearGap();
         return;
       }
       case 'session.closed':
@@ -281,64 +275,16 @@ export class GptLiveSession implements ModelSession {
     }
   }
 
-  private onAudio(pcm: Buffer): void {
-    if (pcm.length === 0) return;
-    const response = this.begin();
-    this.armGap();
-    if (response.cancelled) return;
-    response.spoke = true;
-    this.spokeOnce = true;
-    this.history.agentAudio(response.itemId, bytesToMs(pcm.length, GPT_LIVE_RATE_HZ));
-    this.events.emit('audio', response.itemId, pcm);
-  }
-
-  /** The caller's words: over an open turn that already spoke they are a barge-in. */
-  private onCallerText(text: string): void {
-    const open = this.response.current;
-    if (open?.spoke && !open.cancelled) {
-      this.response.cancel();
-      this.end('cancelled');
-      this.events.emit('callerSpeechStarted');
-    }
-    this.history.callerText(text);
-  }
-
-  /** The model's output began: open a turn (closing the caller's transcript first). */
-  private begin(): OpenResponse {
-    if (this.response.current) return this.response.current;
-    const said = this.history.closeCallerTurn();
-    if (said) {
-      this.events.emit('callerSpeechStopped');
-      this.events.emit('transcript', 'caller', said, `caller_${this.counter + 1}`);
-    }
-    this.continuesAlone = false;
-    return this.response.start(++this.counter);
-  }
-
-  private end(status: string): void {
+  private endTurn(): void {
     this.clearGap();
-    this.response.finish(status, (response) => {
-      const text = this.history.agentTextOf(response.itemId);
-      if (text) this.events.emit('transcript', 'agent', text, response.itemId);
-    });
-  }
-
-  /** A backend function call: it ends the open turn, since the model now waits for the result. */
-  private onFunctionCall(callId: string, name: string, args: string): void {
-    if (this.unanswered.has(callId)) return;
-    const response = this.begin();
-    this.unanswered.add(callId);
-    this.history.toolCall(callId, name, args, this.agent?.name ?? '');
-    this.continuesAlone = true;
-    this.events.emit('functionCall', { callId, name, arguments: args });
-    this.end(response.cancelled ? 'cancelled' : 'completed');
+    this.turns.end();
   }
 
   private armGap(): void {
     this.clearGap();
     this.gapTimer = setTimeout(() => {
       this.gapTimer = null;
-      if (!this.closed) this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
+      if (!this.closed) this.turns.end();
     }, this.options.turnGapMs);
   }
 

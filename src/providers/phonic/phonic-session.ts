@@ -1,9 +1,7 @@
 import WebSocket from 'ws';
-import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
-import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
-import { StreamHistory } from '../stream-history.ts';
+import { SpokenTurns } from '../spoken-turns.ts';
 import { outputValue, parsePhonicEvent, phonicConfig, PHONIC_CHUNK_MS, PHONIC_RATE_HZ, type PhonicEvent } from './wire.ts';
 
 /** How long opening the conversation (upgrade and readiness) may take. */
@@ -47,16 +45,10 @@ export class PhonicSession implements ModelSession {
   readonly outputRateHz = PHONIC_RATE_HZ;
   private ws: WebSocket | null = null;
   private agent: AgentSetup | null = null;
-  private readonly history = new StreamHistory();
-  private readonly response = new ResponseSlot(this.events, 'phonic');
-  private counter = 0;
+  private readonly turns = new SpokenTurns(this.events, 'phonic', PHONIC_RATE_HZ);
   private closed = false;
   private isReady = false;
-  private spokeOnce = false;
   private audioSent = false;
-  /** Calls of the current config still unanswered; calls of an agent before a reset are never answered. */
-  private readonly unanswered = new Set<string>();
-  private continuesAlone = false;
   /** A reset was sent; the next response request cues the new agent. */
   private handoffFrom: string | null = null;
 
@@ -96,36 +88,36 @@ export class PhonicSession implements ModelSession {
   applyAgent(agent: AgentSetup): void {
     this.handoffFrom = this.agent?.name ?? 'the previous agent';
     this.agent = agent;
-    this.end('completed');
-    this.unanswered.clear();
-    this.continuesAlone = false;
-    this.send({ type: 'reset', config: phonicConfig(agent, { model: this.options.model, voice: this.options.voice, seed: this.history.seedTurns() }) });
+    // Calls of the agent before the reset are never answered.
+    this.turns.end();
+    this.turns.dropCalls();
+    this.turns.continuesAlone = false;
+    this.send({ type: 'reset', config: phonicConfig(agent, { model: this.options.model, voice: this.options.voice, seed: this.turns.history.seedTurns() }) });
   }
 
   sendToolOutput(callId: string, output: string): void {
-    if (!this.unanswered.delete(callId)) return;
-    this.history.toolResult(callId, output);
+    if (!this.turns.toolResult(callId, output)) return;
     this.send({ type: 'tool_call_output', tool_call_id: callId, output: outputValue(output) });
   }
 
   requestResponse(): void {
-    if (this.closed || this.response.current) return;
+    if (this.closed || this.turns.current) return;
     if (this.handoffFrom !== null && this.agent) {
       this.send({ type: 'generate_reply', system_message: phonicHandoffCue(this.handoffFrom, this.agent.name) });
       this.handoffFrom = null;
       return;
     }
-    if (this.continuesAlone || this.spokeOnce) return;
+    if (this.turns.continuesAlone || this.turns.spokeOnce) return;
     this.send({ type: 'generate_reply', system_message: PHONIC_OPENING_CUE });
   }
 
   /** Phonic has no cancel: the turn is closed here and its later audio dropped. */
   cancelResponse(): void {
-    if (this.response.cancel()) this.end('cancelled');
+    this.turns.cancel();
   }
 
   truncate(itemId: string, audioEndMs: number): void {
-    this.history.truncate(itemId, audioEndMs);
+    this.turns.history.truncate(itemId, audioEndMs);
   }
 
   callerSpeech(): void {
@@ -184,70 +176,22 @@ export class PhonicSession implements ModelSession {
     if (this.closed) return;
     switch (e.type) {
       case 'audio_chunk':
-        return this.onAudio(Buffer.from(e.audio, 'base64'), e.text);
+        return this.turns.audio(Buffer.from(e.audio, 'base64'), e.text);
       case 'input_text':
-        return this.history.callerText(e.text);
+        return this.turns.callerText(e.text);
       case 'user_started_speaking':
-        return this.onCallerStarted();
+        this.turns.bargeIn();
+        return;
       case 'assistant_finished_speaking':
-        return this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
+        return this.turns.end();
       case 'tool_call':
-        return this.onToolCall(e.tool_call_id, e.tool_name, JSON.stringify(e.parameters));
+        this.turns.toolCall(e.tool_call_id, e.tool_name, JSON.stringify(e.parameters), this.agent?.name ?? '');
+        return;
       case 'error':
         if (this.isReady) this.events.emit('failure', { code: e.error.code ?? 'phonic_error', message: e.error.message, fatal: false });
         return;
       default:
         return;
     }
-  }
-
-  private onAudio(pcm: Buffer, text: string): void {
-    const response = this.begin();
-    if (response.cancelled) return;
-    if (text) this.history.agentText(response.itemId, text);
-    if (pcm.length === 0) return;
-    response.spoke = true;
-    this.spokeOnce = true;
-    this.history.agentAudio(response.itemId, bytesToMs(pcm.length, PHONIC_RATE_HZ));
-    this.events.emit('audio', response.itemId, pcm);
-  }
-
-  /** The caller started over a turn that already spoke: barge-in. */
-  private onCallerStarted(): void {
-    const open = this.response.current;
-    if (!open?.spoke || open.cancelled) return;
-    this.response.cancel();
-    this.end('cancelled');
-    this.events.emit('callerSpeechStarted');
-  }
-
-  /** The model's output began: open a turn (closing the caller's transcript first). */
-  private begin(): OpenResponse {
-    if (this.response.current) return this.response.current;
-    const said = this.history.closeCallerTurn();
-    if (said) {
-      this.events.emit('callerSpeechStopped');
-      this.events.emit('transcript', 'caller', said, `caller_${this.counter + 1}`);
-    }
-    this.continuesAlone = false;
-    return this.response.start(++this.counter);
-  }
-
-  private end(status: string): void {
-    this.response.finish(status, (response) => {
-      const text = this.history.agentTextOf(response.itemId);
-      if (text) this.events.emit('transcript', 'agent', text, response.itemId);
-    });
-  }
-
-  /** A tool call ends the open turn: Phonic waits for its output (sync tools), then goes on by itself. */
-  private onToolCall(callId: string, name: string, args: string): void {
-    if (this.unanswered.has(callId)) return;
-    const response = this.begin();
-    this.unanswered.add(callId);
-    this.history.toolCall(callId, name, args, this.agent?.name ?? '');
-    this.continuesAlone = true;
-    this.events.emit('functionCall', { callId, name, arguments: args });
-    this.end(response.cancelled ? 'cancelled' : 'completed');
   }
 }
