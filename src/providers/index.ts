@@ -11,3 +11,4 @@ export * from './gemini/index.ts';
 export * from './nova/index.ts';
 export * from './gpt-live/index.ts';
 export * from './phonic/index.ts';
+export * from './qwen-audio/index.ts';

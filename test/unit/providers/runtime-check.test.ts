@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/index.ts';
 import { agentSetupOf } from '../../../src/conversation/index.ts';
 import { loadPack } from '../../../src/packs/index.ts';
-import { estimateCost, GPT_LIVE_UNCONFIRMED, PHONIC_UNCONFIRMED } from '../../../src/providers/index.ts';
+import { estimateCost, GPT_LIVE_UNCONFIRMED, PHONIC_UNCONFIRMED, QWEN_AUDIO_UNCONFIRMED } from '../../../src/providers/index.ts';
 import { emptyUsage } from '../../../src/snapshot/index.ts';
 
 /**
@@ -96,5 +96,21 @@ describe('mivas check and preflight for the new runtimes', () => {
 
   it('leaves a Phonic call unpriced: its row says the price is unpublished', () => {
     expect(estimateCost('merritt', emptyUsage(), 60_000)).toEqual({ costUsd: null, priceTableVersion: expect.any(String) });
+  });
+
+  it('lists Qwen-Audio\'s control tools nested, names DASHSCOPE_API_KEY when absent, and names its unconfirmed details in preflight', async () => {
+    const { code, stdout } = await cli(['check', '--pack', 'control-industry', '--harness', 'qwen/audio-realtime'], { DASHSCOPE_API_KEY: 'ds-test' });
+    expect(code).toBe(0);
+    const pack = await loadPack(join(ROOT, 'packs'), 'control-industry');
+    for (const agent of pack.blueprint.agents) {
+      const tools = agentSetupOf(pack, agent.name).tools;
+      expect(stdout).toContain(indented(tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))));
+    }
+    const missing = await cli(['check', '--pack', 'control-industry', '--harness', 'qwen/audio-realtime'], {});
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('DASHSCOPE_API_KEY');
+    const preflight = await cli(['preflight', '--harness', 'qwen/audio-realtime', '--skip-tools'], { MIVAS_DATA_DIR: dataDir });
+    const line = preflight.stdout.split('\n').find((l) => l.includes(' reference: ')) ?? '';
+    for (const detail of QWEN_AUDIO_UNCONFIRMED) expect(line).toContain(detail);
   });
 });
