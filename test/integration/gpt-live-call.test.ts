@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createSpeechSynth } from '../../src/audio/index.ts';
 import { openingLineOf } from '../../src/caller/index.ts';
 import { GPT_LIVE_OPENING_CUE } from '../../src/providers/index.ts';
 import { GptLiveStandIn, type GptLiveConnection } from '../support/gpt-live-server.ts';
 import { tone } from '../support/realtime-server.ts';
-import { RoutePlayer, routeTasks } from '../support/route-player.ts';
-import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed } from '../support/route-scoring.ts';
-import { startTestServer } from '../support/server.ts';
+import { RoutePlayer } from '../support/route-player.ts';
+import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed, startRouteServer } from '../support/route-scoring.ts';
 
 /**
  * `openai/gpt-live` against the strict stand-in (test/support/gpt-live-server.ts, shapes of the
@@ -28,12 +26,9 @@ function seedText(conn: GptLiveConnection): string {
 describe('openai/gpt-live through the strict stand-in', () => {
   it('plays three healthcare reference routes to PASS, each specialist a new session seeded with the earlier results', async () => {
     const standIn = await GptLiveStandIn.start();
-    const synth = await createSpeechSynth(16_000, { preferTones: true });
-    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env() }, { synth });
+    const { server, synth, tasks } = await startRouteServer(PACK, standIn.env());
     const seeds: Seed[] = [];
     try {
-      const tasks = routeTasks(server.ctx.pack);
-      expect(tasks).toHaveLength(3);
       const ids: string[] = [];
       for (const task of tasks) {
         const player = new RoutePlayer(server.ctx.pack, task);

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createSpeechSynth } from '../../src/audio/index.ts';
 import { openingLineOf } from '../../src/caller/index.ts';
 import { PHONIC_OPENING_CUE } from '../../src/providers/index.ts';
 import { PhonicStandIn } from '../support/phonic-server.ts';
 import { tone } from '../support/realtime-server.ts';
-import { RoutePlayer, routeTasks } from '../support/route-player.ts';
-import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed } from '../support/route-scoring.ts';
-import { startTestServer } from '../support/server.ts';
+import { RoutePlayer } from '../support/route-player.ts';
+import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed, startRouteServer } from '../support/route-scoring.ts';
 
 /**
  * `phonic/sts` against the strict stand-in (test/support/phonic-server.ts, payload types of
@@ -24,12 +22,9 @@ const GOODBYE = 'Thank you for calling. Goodbye.';
 describe('phonic/sts through the strict stand-in', () => {
   it('plays three healthcare reference routes to PASS, each specialist a reset carrying the earlier results', async () => {
     const standIn = await PhonicStandIn.start();
-    const synth = await createSpeechSynth(16_000, { preferTones: true });
-    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...standIn.env() }, { synth });
+    const { server, synth, tasks } = await startRouteServer(PACK, standIn.env());
     const seeds: Seed[] = [];
     try {
-      const tasks = routeTasks(server.ctx.pack);
-      expect(tasks).toHaveLength(3);
       const ids: string[] = [];
       for (const task of tasks) {
         const player = new RoutePlayer(server.ctx.pack, task);

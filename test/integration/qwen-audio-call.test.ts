@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createSpeechSynth } from '../../src/audio/index.ts';
 import { openingLineOf } from '../../src/caller/index.ts';
 import { qwenAudioCheck } from '../support/qwen-audio-events.ts';
 import { RealtimeStandIn, sessionOf, tone } from '../support/realtime-server.ts';
-import { RoutePlayer, routeTasks } from '../support/route-player.ts';
-import { dialTask, scoreCalls } from '../support/route-scoring.ts';
-import { startTestServer } from '../support/server.ts';
+import { RoutePlayer } from '../support/route-player.ts';
+import { dialTask, scoreCalls, startRouteServer } from '../support/route-scoring.ts';
 
 /**
  * `qwen/audio-realtime` against the realtime stand-in made strict by the Qwen-Audio client events
@@ -22,12 +20,9 @@ const GOODBYE = 'Thank you for calling. Goodbye.';
 describe('qwen/audio-realtime through the strict stand-in', () => {
   it('plays three healthcare reference routes to PASS, each handoff a session.update of instructions and tools only', async () => {
     const standIn = await RealtimeStandIn.start({ dialect: 'beta', check: qwenAudioCheck });
-    const synth = await createSpeechSynth(16_000, { preferTones: true });
     const env = { MIVAS_HARNESS: 'qwen/audio-realtime', DASHSCOPE_API_KEY: 'ds-audio-test', MIVAS_QWEN_AUDIO_BASE_URL: standIn.baseUrl('/api-ws/v1') };
-    const server = await startTestServer({ MIVAS_PACK: PACK, MIVAS_FAST: '1', ...env }, { synth });
+    const { server, synth, tasks } = await startRouteServer(PACK, env);
     try {
-      const tasks = routeTasks(server.ctx.pack);
-      expect(tasks).toHaveLength(3);
       const ids: string[] = [];
       for (const task of tasks) {
         const player = new RoutePlayer(server.ctx.pack, task);

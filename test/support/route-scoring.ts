@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { SpeechSynth } from '../../src/audio/index.ts';
+import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
 import { dialCall, openingLineOf } from '../../src/caller/index.ts';
 import type { Task } from '../../src/packs/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
-import type { TestServer } from './server.ts';
+import { routeTasks } from './route-player.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 /** What the reference-route tests of the new harnesses share: dialing a task's caller, scoring the calls, checking the seeds. */
 
@@ -37,4 +38,13 @@ export function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {
   expect(seeds.length).toBeGreaterThan(0);
   for (const seed of seeds) for (const output of seed.outputsBefore) expect(seed.text).toContain(output);
   expect(seeds.some((s) => s.outputsBefore.length > 0)).toBe(true);
+}
+
+/** A fast test server on `pack` with tone speech and the harness's env, and the pack's three route tasks. */
+export async function startRouteServer(pack: string, env: Record<string, string>): Promise<{ server: TestServer; synth: SpeechSynth; tasks: Task[] }> {
+  const synth = await createSpeechSynth(16_000, { preferTones: true });
+  const server = await startTestServer({ MIVAS_PACK: pack, MIVAS_FAST: '1', ...env }, { synth });
+  const tasks = routeTasks(server.ctx.pack);
+  expect(tasks).toHaveLength(3);
+  return { server, synth, tasks };
 }
