@@ -7,6 +7,7 @@ export * from './pricing.ts';
 export * from './realtime/index.ts';
 export * from './cascaded/index.ts';
 export * from './stream-history.ts';
+export * from './cues.ts';
 export * from './gemini/index.ts';
 export * from './nova/index.ts';
 export * from './gpt-live/index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openingLineOf } from '../../src/caller/index.ts';
-import { GPT_LIVE_OPENING_CUE } from '../../src/providers/index.ts';
+import { OPENING_CUE } from '../../src/providers/index.ts';
 import { GptLiveStandIn, type GptLiveConnection } from '../support/gpt-live-server.ts';
 import { tone } from '../support/realtime-server.ts';
 import { RoutePlayer } from '../support/route-player.ts';
@@ -36,7 +36,7 @@ describe('openai/gpt-live through the strict stand-in', () => {
         const caller = dialTask(server, synth, task, callId, 'run_gpt_live_routes');
         let conn = await standIn.nextConnection();
         expect(conn.headers.authorization).toBe('Bearer sk-live-test');
-        expect((await conn.next('session.instructions.append')).content).toBe(GPT_LIVE_OPENING_CUE);
+        expect((await conn.next('session.instructions.append')).content).toBe(OPENING_CUE);
         expect(conn.session.input).toBeUndefined();
         expect(conn.session.audio).toEqual({ format: { type: 'audio/pcm', rate: 24_000 }, output: { voice: 'marin' } });
         conn.speak(tone(300, 24_000), GREETING);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openingLineOf } from '../../src/caller/index.ts';
-import { PHONIC_OPENING_CUE } from '../../src/providers/index.ts';
+import { OPENING_CUE } from '../../src/providers/index.ts';
 import { PhonicStandIn } from '../support/phonic-server.ts';
 import { tone } from '../support/realtime-server.ts';
 import { RoutePlayer } from '../support/route-player.ts';
@@ -34,7 +34,7 @@ describe('phonic/sts through the strict stand-in', () => {
         expect(conn.headers.authorization).toBe('Bearer ph-test-key');
         const config = await conn.next('config');
         expect([config.input_format, config.output_format]).toEqual(['pcm_16000', 'pcm_16000']);
-        expect((await conn.next('generate_reply')).system_message).toBe(PHONIC_OPENING_CUE);
+        expect((await conn.next('generate_reply')).system_message).toBe(OPENING_CUE);
         conn.speak(tone(300, 16_000), GREETING);
         await conn.waitForCallerSpeech();
         conn.callerSaid(openingLineOf(task.intent));

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { TypedEmitter } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { functionCallOf, GPT_LIVE_RATE_HZ, parseLiveEvent, sessionStart, toolOutputEvent, type LiveEvent } from './wire.ts';
 
@@ -9,12 +10,6 @@ const OPEN_TIMEOUT_MS = 15_000;
 /** The largest frame accepted from the server (a second of 24 kHz audio is 64 KB base64). */
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
-/** The instruction appended so the entry agent opens the call. */
-export const GPT_LIVE_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-/** The instruction appended so the next specialist speaks once its session has started. */
-export function gptLiveHandoffCue(from: string, to: string): string {
-  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
-}
 
 /** What the GPT-Live harness is configured with. */
 export interface GptLiveOptions {
@@ -179,7 +174,7 @@ export class GptLiveSession implements ModelSession {
     }
     if (this.turns.continuesAlone || this.turns.spokeOnce) return;
     // The greeting (and its retries): nothing else asks the model to speak first.
-    this.appendInstruction(GPT_LIVE_OPENING_CUE);
+    this.appendInstruction(OPENING_CUE);
   }
 
   /** GPT-Live has no cancel: the turn is closed here and its later audio dropped. */
@@ -240,7 +235,7 @@ export class GptLiveSession implements ModelSession {
     this.turns.continuesAlone = false;
     this.turns.dropCalls();
     this.outputsSent = false;
-    if (handoff?.cueWanted) this.appendInstruction(gptLiveHandoffCue(handoff.from, agent.name));
+    if (handoff?.cueWanted) this.appendInstruction(handoffCueText(handoff.from, agent.name));
   }
 
   private onLost(socket: LiveSocket, why: string): void {

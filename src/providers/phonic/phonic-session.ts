@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { outputValue, parsePhonicEvent, phonicConfig, PHONIC_CHUNK_MS, PHONIC_RATE_HZ, type PhonicEvent } from './wire.ts';
 
@@ -11,12 +12,6 @@ const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Bytes of one audio_chunk: 20 ms of PCM16 at 16 kHz. */
 const CHUNK_BYTES = (PHONIC_RATE_HZ / 1000) * PHONIC_CHUNK_MS * 2;
 
-/** The system message of the `generate_reply` that makes the entry agent open the call. */
-export const PHONIC_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-/** The system message of the `generate_reply` that makes the next specialist speak after a reset. */
-export function phonicHandoffCue(from: string, to: string): string {
-  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
-}
 
 /** What the Phonic harness is configured with. */
 export interface PhonicOptions {
@@ -103,12 +98,12 @@ export class PhonicSession implements ModelSession {
   requestResponse(): void {
     if (this.closed || this.turns.current) return;
     if (this.handoffFrom !== null && this.agent) {
-      this.send({ type: 'generate_reply', system_message: phonicHandoffCue(this.handoffFrom, this.agent.name) });
+      this.send({ type: 'generate_reply', system_message: handoffCueText(this.handoffFrom, this.agent.name) });
       this.handoffFrom = null;
       return;
     }
     if (this.turns.continuesAlone || this.turns.spokeOnce) return;
-    this.send({ type: 'generate_reply', system_message: PHONIC_OPENING_CUE });
+    this.send({ type: 'generate_reply', system_message: OPENING_CUE });
   }
 
   /** Phonic has no cancel: the turn is closed here and its later audio dropped. */
