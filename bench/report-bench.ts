@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Blueprint } from '../src/packs/index.ts';
 import { buildReportModel, mediaMap, parseBlueprint, parseScoreFile, renderConversationPage, renderLeaderboardPage, renderTaskGridPage, renderTaskPage, type ConversationEvidence, type WaveformPeaks } from '../src/report/index.ts';
-import { BOOTSTRAP_PRNG, breakdowns, groupMetrics, headlineTasks, leaderboard, SCORER_VERSION, statusCounts, taskStats, type ConversationVerdict, type ScoreReport } from '../src/scoring/index.ts';
+import { BOOTSTRAP_PRNG, breakdowns, diagnosticsOf, diagnosticsSummary, groupMetrics, headlineTasks, leaderboard, SCORER_VERSION, statusCounts, taskStats, type ConversationVerdict, type ScoreReport } from '../src/scoring/index.ts';
 import type { TimelineEvent } from '../src/snapshot/index.ts';
 import { ROOT } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';
@@ -86,6 +86,7 @@ function verdict(taskId: string, trial: number, rand: () => number): Conversatio
     quality: { smoke_pass: true, smoke_failed: [], first_agent_audio_ms: 900 + rand() * 400, dead_air_max_s: 3, outbound_dropouts: 0, clipping_events: 0, latency_p50_ms: 600 + rand() * 300, latency_p95_ms: 1400 },
     cost: { input_tokens: 12000, output_tokens: 3000, cost_usd_est: 0.12 + rand() * 0.05, price_table_version: '2026-10' },
     evidence: { trace_id: null, trace: 'reception>scheduling; scheduling:find_openings ok', transcript: 'agent: hello', snapshot_uri: `${PACK}/${id}`, audio_uri: `${PACK}/${id}.wav` },
+    diagnostics: diagnosticsOf(null, null, undefined, undefined),
   };
 }
 
@@ -99,7 +100,7 @@ export function syntheticScoreReport(resamples = 1000): ScoreReport {
     meta: { scorer_version: SCORER_VERSION, packs: [{ id: PACK, pack_version: 'benchbenchbench0', template_hash: 'x', task_set_hash: 'x', policy_hash: 'x' }], k: TRIALS, bootstrap: { prng: BOOTSTRAP_PRNG, seed: 1729, resamples }, headline_excluded_packs: ['control-industry'], flags: {} },
     conversations,
     tasks,
-    aggregates: { headline: groupMetrics(headlineTasks(tasks), settings), status: statusCounts(conversations), headline_status: statusCounts(conversations) },
+    aggregates: { headline: groupMetrics(headlineTasks(tasks), settings), status: statusCounts(conversations), headline_status: statusCounts(conversations), diagnostics: diagnosticsSummary(conversations) },
     breakdowns: breakdowns(tasks, settings),
     leaderboard: leaderboard(tasks, conversations, settings),
   };

@@ -164,6 +164,11 @@ export const envSchema = z.object({
   MIVAS_POLICY_API_KEY: optionalText,
   MIVAS_POLICY_TIMEOUT_S: seconds.default(60),
   MIVAS_POLICY_MAX_BODY_MB: mebibytesSetting.prefault(4),
+  MIVAS_JUDGE_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_JUDGE_MODEL: optionalText,
+  MIVAS_JUDGE_API_KEY: optionalText,
+  MIVAS_JUDGE_TIMEOUT_S: seconds.default(60),
+  MIVAS_JUDGE_MAX_BODY_MB: mebibytesSetting.prefault(4),
   MIVAS_CASCADE_STT_BASE_URL: optionalText.pipe(httpUrl.optional()),
   MIVAS_CASCADE_STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
   MIVAS_CASCADE_STT_API_KEY: optionalText,
@@ -195,6 +200,17 @@ export const envSchema = z.object({
   MIVAS_NOVA_VOICE: z.string().min(1).default('matthew'),
   MIVAS_NOVA_ENDPOINT: optionalText.pipe(httpUrl.optional()),
   MIVAS_NOVA_ENDPOINTING: z.enum(['HIGH', 'MEDIUM', 'LOW']).default('MEDIUM'),
+  MIVAS_GPT_LIVE_MODEL: z.string().min(1).default('gpt-live-1'),
+  MIVAS_GPT_LIVE_VOICE: z.string().min(1).default('marin'),
+  MIVAS_GPT_LIVE_BASE_URL: wsUrl.default('wss://api.openai.com/v1'),
+  MIVAS_GPT_LIVE_BACKEND_MODEL: z.string().min(1).default('gpt-5-mini'),
+  PHONIC_API_KEY: optionalText,
+  MIVAS_PHONIC_MODEL: z.string().min(1).default('merritt'),
+  MIVAS_PHONIC_VOICE: z.string().min(1).default('sabrina'),
+  MIVAS_PHONIC_BASE_URL: wsUrl.default('wss://api.phonic.ai'),
+  MIVAS_QWEN_AUDIO_MODEL: z.string().min(1).default('qwen-audio-3.1-realtime-plus'),
+  MIVAS_QWEN_AUDIO_VOICE: z.string().min(1).default('longanqian_v3.1'),
+  MIVAS_QWEN_AUDIO_BASE_URL: wsUrl.default('wss://dashscope-intl.aliyuncs.com/api-ws/v1'),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -237,6 +253,12 @@ export interface ProviderSettings {
   readonly gemini: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly silenceMs: number };
   /** Amazon Nova Sonic on Bedrock; credentials come from the AWS SDK's default chain. */
   readonly nova: { readonly model: string; readonly region: string; readonly voice: string; readonly endpoint: string | undefined; readonly endpointing: 'HIGH' | 'MEDIUM' | 'LOW' };
+  /** GPT-Live (`/v1/live/sessions`, OpenAI's key); `backendModel` is the Responses model tools are delegated to. */
+  readonly gptLive: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly backendModel: string };
+  /** Phonic speech-to-speech (`/v1/sts/ws`). */
+  readonly phonic: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string };
+  /** Qwen-Audio realtime (DashScope's key and optional workspace, its own model, voice and host). */
+  readonly qwenAudio: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly workspace: string | undefined };
 }
 
 /** One OpenAI-compatible endpoint of the cascade: its base URL (…/v1), model and optional key. */
@@ -409,6 +431,8 @@ export interface Config {
   readonly caller: CallerConfig;
   readonly rl: RlSettings;
   readonly policy: PolicySettings;
+  /** The optional judge of `mivas score --judge` (scoring.md §10.2): any OpenAI-compatible chat endpoint; never in the scoring path. */
+  readonly judge: PolicySettings;
 }
 
 /** Result of parsing the environment: a config, or every problem found. */
@@ -512,6 +536,7 @@ function toConfig(env: Env): ConfigResult {
     caller: callerSettings(env),
     rl: { enabled: env.MIVAS_RL, token: env.MIVAS_RL_TOKEN, packs: rl.packs, maxEpisodes: env.MIVAS_RL_MAX_EPISODES, idleMs: env.MIVAS_RL_IDLE_S * 1000, untouchedMs: env.MIVAS_RL_UNTOUCHED_S * 1000, callerCacheDir: env.MIVAS_RL_CALLER_CACHE, maxSockets: env.MIVAS_RL_MAX_SOCKETS, socketIdleMs: env.MIVAS_RL_SOCKET_IDLE_S * 1000, socketBufferBytes: env.MIVAS_RL_SOCKET_BUFFER_KB * 1024, replica: env.MIVAS_RL_REPLICA },
     policy: { baseUrl: env.MIVAS_POLICY_BASE_URL, model: env.MIVAS_POLICY_MODEL, apiKey: env.MIVAS_POLICY_API_KEY, timeoutMs: env.MIVAS_POLICY_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_POLICY_MAX_BODY_MB },
+    judge: { baseUrl: env.MIVAS_JUDGE_BASE_URL, model: env.MIVAS_JUDGE_MODEL, apiKey: env.MIVAS_JUDGE_API_KEY, timeoutMs: env.MIVAS_JUDGE_TIMEOUT_S * 1000, maxBodyBytes: env.MIVAS_JUDGE_MAX_BODY_MB },
   };
   return { ok: true, config: Object.freeze(config) };
 }
@@ -568,6 +593,9 @@ function providerSettings(env: Env): ProviderSettings {
     },
     gemini: { apiKey: env.GEMINI_API_KEY, model: env.MIVAS_GEMINI_MODEL, voice: env.MIVAS_GEMINI_VOICE, baseUrl: env.MIVAS_GEMINI_BASE_URL, silenceMs: env.MIVAS_GEMINI_SILENCE_MS },
     nova: { model: env.MIVAS_NOVA_MODEL, region: env.MIVAS_NOVA_REGION, voice: env.MIVAS_NOVA_VOICE, endpoint: env.MIVAS_NOVA_ENDPOINT, endpointing: env.MIVAS_NOVA_ENDPOINTING },
+    gptLive: { apiKey: env.OPENAI_API_KEY, model: env.MIVAS_GPT_LIVE_MODEL, voice: env.MIVAS_GPT_LIVE_VOICE, baseUrl: env.MIVAS_GPT_LIVE_BASE_URL, backendModel: env.MIVAS_GPT_LIVE_BACKEND_MODEL },
+    phonic: { apiKey: env.PHONIC_API_KEY, model: env.MIVAS_PHONIC_MODEL, voice: env.MIVAS_PHONIC_VOICE, baseUrl: env.MIVAS_PHONIC_BASE_URL },
+    qwenAudio: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_AUDIO_MODEL, voice: env.MIVAS_QWEN_AUDIO_VOICE, baseUrl: env.MIVAS_QWEN_AUDIO_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
   };
 }
 

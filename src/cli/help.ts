@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { USAGE as BLUEJAY } from './bluejay-command.ts';
+import { EXPORT_USAGE, VERIFY_USAGE } from './bundle-command.ts';
 import { USAGE as CALL } from './call-command.ts';
 import { USAGE as CHECK } from './check-command.ts';
 import { USAGE as PACKS } from './packs-command.ts';
@@ -52,6 +52,8 @@ const HELP: Readonly<Record<string, string>> = {
   'tasks lock': TASKS_LOCK,
   score: SCORE,
   report: REPORT,
+  export: EXPORT_USAGE,
+  verify: VERIFY_USAGE,
   check: CHECK,
 };
 
@@ -66,8 +68,4 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
-/** The package version, for `mivas --version`. */
-export function mivasVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return pkg.version ?? '0.0.0';
-}
+export { mivasVersion } from './version.ts';

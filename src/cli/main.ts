@@ -2,6 +2,7 @@ import { EXIT, exitCodeOf, MivasError } from '../core/index.ts';
 import { helpOf, mivasVersion, wantsHelp } from './help.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { bluejayCommand } from './bluejay-command.ts';
+import { exportCommand, verifyCommand } from './bundle-command.ts';
 import { callCommand } from './call-command.ts';
 import { checkCommand } from './check-command.ts';
 import { packsCommand } from './packs-command.ts';
@@ -35,6 +36,8 @@ commands:
   tasks diff               re-score stored snapshots under an older suite and list the verdicts that flip
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML
   report                   export the results pages (leaderboard, tasks, conversations) as static files
+  export                   write a run's result bundle: scores, snapshot hashes (or snapshots), suite and versions, checksums
+  verify BUNDLE            re-score a result bundle's snapshots and check that every figure matches
   check                    print each agent's instructions size and the exact tools a harness offers
   play                     play the agent of one task in the terminal (text), then see the verdict
 
@@ -60,6 +63,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   tasks: tasksCommand,
   score: scoreCommand,
   report: reportCommand,
+  export: exportCommand,
+  verify: verifyCommand,
   check: checkCommand,
   play: playCommand,
 };

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { EXIT, exitCodeOf, randomIds, systemClock } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { z } from 'zod';
-import { createHarnessFactory, isRealtimeHarness, probeToolCalling, realtimeDialect, type ToolProbeResult } from '../providers/index.ts';
+import { createHarnessFactory, isRealtimeHarness, probeToolCalling, realtimeDialect, UNCONFIRMED_DETAILS, type ToolProbeResult } from '../providers/index.ts';
 import { createS3Client, directorySink, s3Sink, type SnapshotSink } from '../snapshot/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { CliIO, Command } from './io.ts';
@@ -191,6 +191,8 @@ export const preflightCommand: Command = async (argv, io) => {
     return `${harness.name} ready${transcripts}`;
   });
   checks.push(key);
+  const unconfirmed = UNCONFIRMED_DETAILS[config.harness] ?? [];
+  if (unconfirmed.length) checks.push({ name: 'reference', ok: true, detail: `not confirmed by the provider's reference (docs/providers.md): ${unconfirmed.join('; ')}` });
   const timeoutS = Number(values['tools-timeout-s'] ?? 30);
   const tools = await checkTools(config, resolve(io.cwd, config.dataDir), key.ok ? null : key.detail, values['skip-tools'] ?? false, Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : 30_000);
   if (tools) checks.push(tools);

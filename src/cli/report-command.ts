@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { ConfigError, EXIT, exitCodeOf } from '../core/index.ts';
@@ -115,7 +115,7 @@ export async function writeReport(input: ReportExport): Promise<ReportWritten> {
   const reports = folders.map(readScores);
   const runMeta = new Map(folders.flatMap(readRunFile).map((r) => [r.run_id, r]));
   const { blueprints, taskInfo } = readPackFactsOf(reports, input.packsDir);
-  const model = buildReportModel({ reports, runMeta, blueprints, taskInfo, before: input.beforeDir ? readScores(input.beforeDir) : null, origin: `stored scores: ${folders.join(', ')}` });
+  const model = buildReportModel({ reports, runMeta, blueprints, taskInfo, before: input.beforeDir ? readScores(input.beforeDir) : null, origin: `stored scores: ${folders.map((f) => relative(dirname(input.scoresDir), f) || basename(f)).join(', ')}` });
   const mode: AudioMode = input.audio ?? (input.snapshotDir ? 'link' : 'compact');
   if (mode === 'link' && !input.snapshotDir) throw new ConfigError('USAGE', '--audio link needs a snapshot directory (an S3 store cannot be linked from a static page; use --audio compact)');
   mkdirSync(input.outDir, { recursive: true });

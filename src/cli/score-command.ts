@@ -9,12 +9,13 @@ import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonT
 import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource, type SourceOptions, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri, summarySchema } from '../snapshot/index.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
+import { annotateWithJudge, type JudgeSetup } from './judge-annotate.ts';
 import { spooledSets } from './resume.ts';
 
 export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID]... [--all-runs]
                    [--label TEXT | --label RUN_ID=TEXT]... [--mapping FILE]
                    [--gate] [--k 5] [--seed 1729] [--bootstrap 10000] [--min-call-s 20] [--fast]
-                   [--allow-pack-drift] [--stamp] [--packs-dir packs] [--max-json-mb 32] [--max-file-mb 256]
+                   [--allow-pack-drift] [--stamp] [--packs-dir packs] [--max-json-mb 32] [--max-file-mb 256] [--judge]
 
 Writes scores.json, run.json (each run's label and metadata), conversations.csv and report.html
 to --out (default ./data/scores). Several --run, or --all-runs (every run id in the snapshots),
@@ -22,7 +23,10 @@ score each run on its own into <out>/<run_id>/ (figures are never pooled across 
 their comparison; mivas report --scores <out> renders them as one site. Only regular files inside
 the folder are read (links out of it, FIFOs, devices and files over the caps are skipped and named
 on stderr, and so is a set whose summary names another call or pack).
-Exit: 0 all scored (and no FAIL under --gate), 1 --gate and a FAIL, 2 something not scored, 3 usage or input error.`;
+--judge then asks the judge (MIVAS_JUDGE_BASE_URL, MIVAS_JUDGE_MODEL, MIVAS_JUDGE_API_KEY) for 1-5
+scores on a fixed rubric per scored conversation, cached under <MIVAS_DATA_DIR>/judge-cache: an
+annotation in the diag_judge_* columns, never in pass or reward.
+Exit: 0 all scored (and no FAIL under --gate), 1 --gate and a FAIL, 2 something not scored (or the judge failed), 3 usage or input error.`;
 
 const MIB = 1024 * 1024;
 
@@ -44,6 +48,7 @@ const flagsSchema = z
     'allow-pack-drift': z.boolean().default(false),
     stamp: z.boolean().default(false),
     'packs-dir': z.string().min(1).default('packs'),
+    judge: z.boolean().default(false),
     'max-json-mb': z.coerce.number().positive().max(1024).default(DEFAULT_SOURCE_LIMITS.maxJsonBytes / MIB),
     'max-file-mb': z.coerce.number().positive().max(1024).default(DEFAULT_SOURCE_LIMITS.maxFileBytes / MIB),
   })
@@ -57,7 +62,7 @@ function parseFlags(argv: readonly string[]): ScoreFlags | string {
     options: {
       snapshots: { type: 'string' }, out: { type: 'string' }, pack: { type: 'string' }, run: { type: 'string', multiple: true }, 'all-runs': { type: 'boolean' }, label: { type: 'string', multiple: true }, mapping: { type: 'string' }, gate: { type: 'boolean' },
       k: { type: 'string' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'min-call-s': { type: 'string' }, fast: { type: 'boolean' },
-      'allow-pack-drift': { type: 'boolean' }, stamp: { type: 'boolean' }, 'packs-dir': { type: 'string' }, 'max-json-mb': { type: 'string' }, 'max-file-mb': { type: 'string' }, help: { type: 'boolean' },
+      'allow-pack-drift': { type: 'boolean' }, stamp: { type: 'boolean' }, 'packs-dir': { type: 'string' }, 'max-json-mb': { type: 'string' }, 'max-file-mb': { type: 'string' }, judge: { type: 'boolean' }, help: { type: 'boolean' },
     },
     allowPositionals: false,
   });
@@ -133,7 +138,7 @@ export function scoreExitCode(report: ScoreReport, gate: boolean): number {
 }
 
 function recordedFlags(flags: ScoreFlags, minCallS: number): Record<string, string | number | boolean | null> {
-  return { pack: flags.pack ?? null, run: flags.run.length === 1 ? (flags.run[0] ?? null) : null, mapping: flags.mapping ? 'given' : null, gate: flags.gate, k: flags.k, seed: flags.seed, bootstrap: flags.bootstrap, min_call_s: minCallS, fast: flags.fast, allow_pack_drift: flags['allow-pack-drift'] };
+  return { pack: flags.pack ?? null, run: flags.run.length === 1 ? (flags.run[0] ?? null) : null, mapping: flags.mapping ? 'given' : null, gate: flags.gate, k: flags.k, seed: flags.seed, bootstrap: flags.bootstrap, min_call_s: minCallS, fast: flags.fast, allow_pack_drift: flags['allow-pack-drift'], ...(flags.judge ? { judge: true } : {}) };
 }
 
 /** Labels from `--label TEXT` (the one run) or `--label RUN_ID=TEXT`. */
@@ -171,7 +176,8 @@ function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): vo
   writeFileSync(join(out, 'scores.json'), scoresJson(scored.report));
   writeFileSync(join(out, 'run.json'), `${JSON.stringify({ runs: scored.runs }, null, 2)}\n`);
   writeFileSync(join(out, 'conversations.csv'), conversationsCsv(scored.report.conversations));
-  writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: source.root }));
+  // Shareable: the snapshot links are keys under the store (relative), never this machine's absolute path.
+  writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: parseS3Uri(source.root) ? source.root : null }));
 }
 
 /**
@@ -201,6 +207,15 @@ function spooledRunId(file: string): string | null {
   }
 }
 
+/** The judge of `--judge` from the configuration, or the problem that leaves it unset. */
+function judgeSetupOf(io: CliIO): JudgeSetup | string {
+  const config = loadConfig(io.env);
+  if (!config.ok) return `configuration: ${config.problems.join('; ')}`;
+  const { judge, dataDir } = config.config;
+  if (!judge.baseUrl || !judge.model) return 'mivas score --judge: set MIVAS_JUDGE_BASE_URL and MIVAS_JUDGE_MODEL (and MIVAS_JUDGE_API_KEY when the endpoint wants one)';
+  return { settings: { ...judge, baseUrl: judge.baseUrl, model: judge.model }, cacheDir: resolve(io.cwd, dataDir, 'judge-cache') };
+}
+
 /** `mivas score`: snapshots + pack tasks → verdicts, aggregates, JSON, CSV, HTML and a terminal table. */
 export const scoreCommand: Command = async (argv, io) => {
   const flags = parseFlags(argv);
@@ -218,6 +233,8 @@ export const scoreCommand: Command = async (argv, io) => {
   const limits = { maxJsonBytes: Math.round(flags['max-json-mb'] * MIB), maxFileBytes: Math.round(flags['max-file-mb'] * MIB) };
   const opened = openSnapshots(flags, io, { limits, onSkip });
   if (typeof opened === 'string') return usageProblem(io, 'score', opened);
+  const judgeSetup = flags.judge ? judgeSetupOf(io) : null;
+  if (typeof judgeSetup === 'string') return failWith(io, 'JUDGE_NOT_CONFIGURED', judgeSetup);
   const { source } = opened;
   if (opened.pack) flags.pack = opened.pack;
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
@@ -251,16 +268,30 @@ export const scoreCommand: Command = async (argv, io) => {
     const runs = describeRuns(report.conversations, (id) => ({ ...(labels.has(id) ? { label: labels.get(id) as string } : {}), callers, suites, scorerVersion: report.meta.scorer_version, flags: report.meta.flags }));
     return { report, runs };
   };
+  let judgeFailed = false;
+  // The judge is a separate step after scoring: it only lays annotations on the finished verdicts.
+  const annotate = async (scored: ScoredRun): Promise<ScoredRun> => {
+    if (!judgeSetup) return scored;
+    const outcome = await annotateWithJudge(scored.report, judgeSetup);
+    io.stderr.write(`judge ${judgeSetup.settings.model}: ${outcome.asked} asked, ${outcome.cached} from the cache\n`);
+    if (outcome.failure) {
+      judgeFailed = true;
+      io.stderr.write(`mivas score: JUDGE_FAILED: ${outcome.failure}; the conversations not judged keep their judge scores absent\n`);
+    }
+    return { ...scored, report: outcome.report };
+  };
+  const withJudge = (code: number): number => (judgeFailed && code === EXIT.ok ? exitCodeOf('JUDGE_FAILED') : code);
   const out = resolve(io.cwd, flags.out);
   if (selected.length < 2) {
-    const scored = score(snapshots, mapping, selected[0] ?? null);
+    const scored = await annotate(score(snapshots, mapping, selected[0] ?? null));
     writeScores(out, scored, source);
     io.stdout.write(renderScoreTable(scored.report));
     io.stdout.write(`wrote ${join(out, 'scores.json')}, run.json, conversations.csv, report.html\n`);
-    return scoreExitCode(scored.report, flags.gate);
+    return withJudge(scoreExitCode(scored.report, flags.gate));
   }
   // Several runs: each scored on its own (its own headline, intervals and leaderboard), then compared.
-  const results = selected.map((run) => ({ run, scored: score(snapshots.filter((s) => runOf(s) === run), new Map(), run) }));
+  const results: { run: string; scored: ScoredRun }[] = [];
+  for (const run of selected) results.push({ run, scored: await annotate(score(snapshots.filter((s) => runOf(s) === run), new Map(), run)) });
   for (const { run, scored } of results) {
     writeScores(join(out, run), scored, source);
     io.stdout.write(`== run ${run}: ${scored.runs[0]?.label ?? run}\n${renderScoreTable(scored.report)}\n`);
@@ -270,5 +301,5 @@ export const scoreCommand: Command = async (argv, io) => {
   io.stdout.write(renderComparisonText(model));
   io.stdout.write(`wrote ${results.length} runs under ${out}/<run_id>/ and runs.json; mivas report --scores ${out} renders them together\n`);
   const codes = results.map((r) => scoreExitCode(r.scored.report, flags.gate));
-  return codes.includes(EXIT.checkFailed) ? EXIT.checkFailed : codes.includes(EXIT.incomplete) ? EXIT.incomplete : EXIT.ok;
+  return withJudge(codes.includes(EXIT.checkFailed) ? EXIT.checkFailed : codes.includes(EXIT.incomplete) ? EXIT.incomplete : EXIT.ok);
 };

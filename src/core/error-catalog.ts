@@ -164,6 +164,13 @@ const CATALOG = {
   MAPPING_UNREADABLE: { meaning: 'The `--mapping` file cannot be read.', exit: EXIT.usage },
   MAPPING_INVALID: { meaning: 'The `--mapping` file is not a mapping: bad JSON or CSV, a bad conversation id, or one conversation mapped to two tasks.', exit: EXIT.usage },
   SCORES_INVALID: { meaning: '`scores.json` does not match the score file schema.', exit: EXIT.usage },
+  JUDGE_NOT_CONFIGURED: { meaning: '`mivas score --judge` without a judge: `MIVAS_JUDGE_BASE_URL` or `MIVAS_JUDGE_MODEL` is unset.', exit: EXIT.usage },
+  JUDGE_FAILED: {
+    meaning:
+      'The judge of `mivas score --judge` failed (an HTTP error, a timeout, an answer over its cap or not the rubric\'s JSON): the judge stops asking, the scores are written, and the conversations not judged keep their judge scores absent.',
+    exit: EXIT.incomplete,
+  },
+  BUNDLE_INVALID: { meaning: '`mivas verify` was given no result bundle: `bundle.json` is missing, unreadable or not of the `mivas-bundle/1` format, or the bundle holds no snapshots and no `--snapshots` was given.', exit: EXIT.usage },
   BLUEJAY_KEY_MISSING: { meaning: 'A `mivas bluejay` subcommand that talks to Bluejay runs without `BLUEJAY_API_KEY`.', exit: EXIT.usage },
   BLUEJAY_UNREACHABLE: { meaning: 'The Bluejay API could not be reached (network or timeout).', exit: EXIT.checkFailed },
   BLUEJAY_HTTP_ERROR: { meaning: 'The Bluejay API answered with an HTTP error; the message carries its status and the start of its body.', exit: EXIT.checkFailed },

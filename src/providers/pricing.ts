@@ -19,7 +19,7 @@ const provenance = { source: z.string().min(1), checked: z.iso.date() };
 
 /**
  * A model is priced per token (OpenAI, Azure, Gemini, Nova, a cascade's LLM), per session minute
- * (xAI), or known to be unpriced (no published price was found: `unpriced` says so, and its
+ * (xAI, GPT-Live), or known to be unpriced (no published price was found: `unpriced` says so, and its
  * calls have no cost).
  */
 const modelPriceSchema = z.union([

@@ -8,6 +8,9 @@ import { scriptedHarness } from './scripted.ts';
 import { cascadedHarness } from './cascaded/index.ts';
 import { geminiLiveHarness } from './gemini/index.ts';
 import { novaSonicHarness } from './nova/index.ts';
+import { GPT_LIVE_UNCONFIRMED, gptLiveHarness } from './gpt-live/index.ts';
+import { PHONIC_UNCONFIRMED, phonicHarness } from './phonic/index.ts';
+import { QWEN_AUDIO_UNCONFIRMED, qwenAudioRealtimeHarness } from './qwen-audio/index.ts';
 
 /** What harness factories may need. */
 export interface HarnessDeps {
@@ -19,7 +22,14 @@ export interface HarnessDeps {
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic', 'openai/gpt-live', 'phonic/sts', 'qwen/audio-realtime'] as const;
+
+/** Per harness, the details of its provider's wire that no reference confirmed (`mivas preflight` prints them; docs/providers.md). */
+export const UNCONFIRMED_DETAILS: Readonly<Record<string, readonly string[]>> = {
+  'openai/gpt-live': GPT_LIVE_UNCONFIRMED,
+  'phonic/sts': PHONIC_UNCONFIRMED,
+  'qwen/audio-realtime': QWEN_AUDIO_UNCONFIRMED,
+};
 
 /**
  * Maps a harness name to its factory (the only place a name meets a class). A provider harness
@@ -46,6 +56,12 @@ export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFa
       return geminiLiveHarness(deps.providers);
     case 'aws/nova-sonic':
       return novaSonicHarness(deps.providers, deps.clock);
+    case 'openai/gpt-live':
+      return gptLiveHarness(deps.providers);
+    case 'phonic/sts':
+      return phonicHarness(deps.providers, deps.clock);
+    case 'qwen/audio-realtime':
+      return qwenAudioRealtimeHarness(deps.providers);
     default:
       throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
   }

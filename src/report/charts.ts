@@ -6,12 +6,19 @@ export interface ChartSeries {
   readonly values: readonly (number | null)[];
   /** Drawn dashed (used for the extrapolated p^k column). */
   readonly dashed?: boolean;
+  /** The line's colour; a run's own (`seriesColour` of its place among the runs) wherever it is drawn. */
+  readonly colour?: string;
 }
 
 const WIDTH = 420;
 const HEIGHT = 220;
 const PAD = 36;
 const COLOURS = ['#1f6feb', '#d1242f', '#1a7f37', '#9a6700', '#8250df', '#57606a'];
+
+/** The colour of the i-th run (or series): the same index gives the same colour on every chart. */
+export function seriesColour(i: number): string {
+  return COLOURS[((i % COLOURS.length) + COLOURS.length) % COLOURS.length] ?? '#000';
+}
 /** About how many px one axis label needs at 10 px type; labels closer than this are thinned. */
 const LABEL_PX = 34;
 
@@ -49,14 +56,14 @@ function axes(xLabels: readonly string[]): SafeHtml {
 
 function legend(series: readonly ChartSeries[]): SafeHtml {
   return html`<div class="chart-legend small">${series.map(
-    (s, si) => html`<span><svg width="22" height="8" aria-hidden="true"><line x1="0" y1="4" x2="22" y2="4" stroke="${COLOURS[si % COLOURS.length]}" stroke-width="2" ${s.dashed ? html`stroke-dasharray="5,4"` : ''}/></svg> ${s.label}</span>`,
+    (s, si) => html`<span><svg width="22" height="8" aria-hidden="true"><line x1="0" y1="4" x2="22" y2="4" stroke="${s.colour ?? seriesColour(si)}" stroke-width="2" ${s.dashed ? html`stroke-dasharray="5,4"` : ''}/></svg> ${s.label}</span>`,
   )}</div>`;
 }
 
 /** An inline SVG line chart of rates in [0, 1] (pass^k and pass@k curves); the legend sits below the plot. */
 export function lineChart(title: string, xLabels: readonly string[], series: readonly ChartSeries[]): SafeHtml {
   const lines = series.map((s, si) => {
-    const colour = COLOURS[si % COLOURS.length] ?? '#000';
+    const colour = s.colour ?? seriesColour(si);
     const points = s.values.flatMap((v, i) => (v === null ? [] : [`${x(i, xLabels.length).toFixed(1)},${y(v).toFixed(1)}`]));
     return html`<polyline fill="none" stroke="${colour}" stroke-width="2" ${s.dashed ? html`stroke-dasharray="5,4"` : ''} points="${points.join(' ')}"/>${s.values.map((v, i) =>
       v === null ? '' : html`<circle cx="${x(i, xLabels.length).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${colour}"><title>${s.label} ${xLabels[i]}: ${v.toFixed(3)}</title></circle>`,
@@ -86,6 +93,8 @@ export interface IntervalRow {
   readonly label: string;
   readonly value: number | null;
   readonly interval: readonly [number, number] | null;
+  /** The row's colour (a run's own); by row order when absent. */
+  readonly colour?: string;
 }
 
 /**
@@ -102,7 +111,7 @@ export function intervalChart(title: string, rows: readonly IntervalRow[]): Safe
   const grid = [0, 0.25, 0.5, 0.75, 1].map((t) => html`<line x1="${px(t)}" y1="${top}" x2="${px(t)}" y2="${height - 22}" stroke="#eaeef2"/><text x="${px(t)}" y="${height - 8}" font-size="10" text-anchor="middle">${t.toFixed(2)}</text>`);
   const marks = rows.map((r, i) => {
     const cy = top + i * rowH + rowH / 2;
-    const colour = COLOURS[i % COLOURS.length] ?? '#000';
+    const colour = r.colour ?? seriesColour(i);
     return html`<g class="ci-row"><text x="${labelW - 8}" y="${cy + 4}" font-size="11" text-anchor="end"><title>${r.label}</title>${shortLabel(r.label, 34)}</text>${
       r.interval ? html`<line x1="${px(r.interval[0]).toFixed(1)}" y1="${cy}" x2="${px(r.interval[1]).toFixed(1)}" y2="${cy}" stroke="${colour}" stroke-width="2"/>` : ''
     }${r.value === null ? '' : html`<circle cx="${px(r.value).toFixed(1)}" cy="${cy}" r="4" fill="${colour}"><title>${r.label}: ${r.value.toFixed(3)}${r.interval ? ` [${r.interval[0].toFixed(3)}, ${r.interval[1].toFixed(3)}]` : ''}</title></circle>`}</g>`;

@@ -50,6 +50,18 @@ function smoke(v: ConversationVerdict, summary: Summary | null): SafeHtml {
 <p class="small muted">Health signals beside the verdict, never read by it (scoring.md §10). Response latency p50 ${v.quality.latency_p50_ms ?? '—'} ms, p95 ${v.quality.latency_p95_ms ?? '—'} ms.</p>`;
 }
 
+/** The conversation's diagnostics (scoring.md §10.1): latency per turn, barge-in stops, said-aloud, transcript quality, judge. */
+function diagnostics(v: ConversationVerdict): SafeHtml {
+  // scores.json written before scorer 1.2.0 carries no diagnostics.
+  const d = v.diagnostics as ConversationVerdict['diagnostics'] | undefined;
+  if (!d) return html`<p class="small muted">Not recorded: these scores come from a scorer older than 1.2.0.</p>`;
+  const checks = d.said_aloud.map((c) => html`<tr><td>${c.tool}</td><td>${c.key}</td><td>${String(c.value)}</td><td>${c.said ? html`<span class="ok">✓ said</span>` : html`<span class="bad">✗ not said</span>`}</td></tr>`);
+  const judge = d.judge ? Object.entries(d.judge.scores).map(([c, n]) => `${c} ${n}/5`).join(', ') + ` (${d.judge.model}, ${d.judge.prompt_version})` : 'absent (no judge ran)';
+  return html`<p class="small">response latency per turn: ${d.turn_latencies_ms.length ? d.turn_latencies_ms.map((n) => `${Math.round(n)} ms`).join(', ') : '—'} · barge-in stop: ${d.barge_in_stops_ms.length ? d.barge_in_stops_ms.map((n) => `${Math.round(n)} ms`).join(', ') : '—'} · transcript WER: ${d.transcript_wer ?? '—'} · judge: ${judge}</p>
+${checks.length ? html`<div class="scroll"><table class="said-aloud"><thead><tr><th>tool</th><th>field</th><th>value</th><th>said aloud</th></tr></thead><tbody>${checks}</tbody></table></div>` : html`<p class="small muted">No answer the caller asked for to check.</p>`}
+<p class="small muted">Diagnostics beside the verdict, never read by it (scoring.md §10.1).</p>`;
+}
+
 function usage(v: ConversationVerdict, summary: Summary | null): SafeHtml {
   const cost = v.cost.cost_usd_est === null ? 'not priced' : `$${v.cost.cost_usd_est.toFixed(4)}`;
   const rows = summary ? Object.entries(summary.usage) : [['input_tokens', v.cost.input_tokens], ['output_tokens', v.cost.output_tokens]];
@@ -75,6 +87,7 @@ ${section('state', 'Database diff (tables that differ)', renderStateDiff(v.state
 ${section('transcript', 'Transcript: both sides', renderTranscript(v, ev.events, ev.caller, ctx.taskInfo?.opening ?? null, ev.media))}
 ${section('events', 'Events', renderEventList(ev.events, ev.media))}
 ${section('smoke', 'Smoke rubric', smoke(v, ev.summary))}
+${section('diagnostics', 'Diagnostics', diagnostics(v))}
 ${section('usage', 'Usage and cost', usage(v, ev.summary))}`;
   // The span rides on <body> so the player maps clicks and the playhead on the same scale as the drawn timeline.
   return renderPage({ title: `mivas ${v.status} ${v.conversation_id}`, kind: 'conversation', body, scripts: [PLAYER_SCRIPT], data: { 'duration-ms': Math.round(spanMs) }, ...(ctx.nav ? { nav: ctx.nav } : {}) });

@@ -71,7 +71,7 @@ function reliabilityChart(model: ReportModel): SafeHtml {
   if (!entries.length) return html``;
   const kMax = Math.max(...entries.map((e) => allowedK(e.tasks, e.settings.k)));
   const labels = Array.from({ length: kMax }, (_, i) => String(i + 1));
-  const series = entries.map((e) => ({ label: e.label, values: labels.map((j) => (Number(j) <= allowedK(e.tasks, e.settings.k) ? (e.metrics.pass_hat_k[j] ?? null) : null)) }));
+  const series = entries.map((e) => ({ label: e.label, colour: e.colour, values: labels.map((j) => (Number(j) <= allowedK(e.tasks, e.settings.k) ? (e.metrics.pass_hat_k[j] ?? null) : null)) }));
   return html`<div class="charts">${lineChart('pass^k by k, each run up to the k its trials allow', labels.map((j) => `k=${j}`), series)}</div>`;
 }
 

@@ -1,5 +1,5 @@
 import type { BreakdownRow, GroupMetrics, LeaderboardTable, ScoreReport, TaskStats } from '../scoring/index.ts';
-import { barChart, lineChart } from './charts.ts';
+import { barChart, intervalChart, lineChart } from './charts.ts';
 import { formatHeadline, formatInterval, formatRate, formatVoids } from './format.ts';
 import { html, htmlTable, type SafeHtml } from './html.ts';
 import { headlineGroups } from './score-table.ts';
@@ -65,7 +65,8 @@ export function renderCurves(m: GroupMetrics, k: number, title: string, kAllowed
 export function renderBreakdowns(b: Readonly<Record<string, readonly BreakdownRow[]>>, k: number): SafeHtml {
   const header = ['value', 'tasks', 'scored', 'voids', 'pass@1', `pass^${k}`, `pass@${k}`, 'mean reward'];
   return html`<section><h2>Breakdowns</h2>${Object.entries(b).map(
-    ([dimension, rows]) => html`<h3>by ${dimension}</h3>${htmlTable(header, rows.map((r) => [r.value + (r.excluded_from_headline ? ' (control)' : ''), ...metricCells(r.metrics, k)]))}`,
+    ([dimension, rows]) =>
+      html`<h3>by ${dimension}</h3>${intervalChart(`pass@1 by ${dimension}, with its 95% interval`, rows.map((r) => ({ label: r.value, value: r.metrics.pass_at_1, interval: r.metrics.ci.pass_at_1 })))}${htmlTable(header, rows.map((r) => [r.value + (r.excluded_from_headline ? ' (control)' : ''), ...metricCells(r.metrics, k)]))}`,
   )}</section>`;
 }
 

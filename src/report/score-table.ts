@@ -74,6 +74,13 @@ function emptyHeadline(report: ScoreReport): string {
   return 'headline: no scored conversation outside control packs';
 }
 
+/** The run's diagnostics on one line: beside the verdicts, never in pass (scoring.md §10.1). */
+function diagnosticsLine(report: ScoreReport): string {
+  const d = report.aggregates.diagnostics;
+  const judge = d.judge_mean ? `judge (${d.judged} judged) ${Object.entries(d.judge_mean).map(([c, m]) => `${c} ${m.toFixed(2)}`).join(', ')}` : 'judge absent';
+  return `diagnostics (never in pass): ${d.turns} turns, response latency p50 ${d.latency_p50_ms ?? '—'} ms, p95 ${d.latency_p95_ms ?? '—'} ms; said aloud ${d.said_aloud_said} of ${d.said_aloud_checked} answers; cost ${d.cost_usd_est === null ? 'not priced' : `$${d.cost_usd_est.toFixed(4)}`}; transcript WER ${d.transcript_wer_mean ?? '—'}; ${judge}`;
+}
+
 /** The terminal summary of a run: headline and per-pack lines with voids beside them, per-task rows, and why each FAIL failed. */
 export function renderScoreTable(report: ScoreReport): string {
   const k = report.meta.k;
@@ -94,6 +101,7 @@ export function renderScoreTable(report: ScoreReport): string {
     out.push(`pack ${row.value}${row.excluded_from_headline ? ' (control: scored, not in headline or leaderboard)' : ''}: ${formatHeadline(row.metrics, 0, 0)}`);
     out.push(passKLine(row.metrics, k));
   }
+  out.push(diagnosticsLine(report));
   if (report.tasks.length) out.push('', ...taskRows(report.tasks, k));
   const problems = problemLines(report);
   if (problems.length) out.push('', 'not passed:', ...problems);

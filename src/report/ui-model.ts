@@ -18,6 +18,7 @@ import {
   type TaskStats,
 } from '../scoring/index.ts';
 import type { Blueprint } from '../packs/index.ts';
+import { seriesColour } from './charts.ts';
 import { taskSlug, type TaskInfo } from './task-info.ts';
 
 /** A gate that can fail, or `void` for an unmeasured trial (the grid's failing-gate filter). */
@@ -50,6 +51,8 @@ export interface Entry {
   /** Hash of the task ids run: entries are ranked only among entries over the same tasks. */
   readonly taskSetHash: string;
   readonly status: ReturnType<typeof statusCounts>;
+  /** The run's colour on every chart of every page (by its place among the runs, sorted by id). */
+  readonly colour: string;
 }
 
 /** One leaderboard row: an entry with its rank among entries on the same suite and task set. */
@@ -206,6 +209,7 @@ function buildEntries(input: RunSetInput): Entry[] {
   const perRun = new Map<string, number>();
   for (const key of groups.keys()) perRun.set(JSON.parse(key)[0] as string, (perRun.get(JSON.parse(key)[0] as string) ?? 0) + 1);
   const keys = [...groups.keys()].sort();
+  const runOrder = [...runs.keys()].sort();
   return keys.map((key, i) => {
     const { report, convs } = groups.get(key) as { report: ScoreReport; convs: ConversationVerdict[] };
     const first = convs.find((v) => v.pack_version !== null) ?? (convs[0] as ConversationVerdict);
@@ -233,6 +237,7 @@ function buildEntries(input: RunSetInput): Entry[] {
       suiteLabel: suite.label,
       taskSetHash: taskSetHash(tasks.map((t) => t.task_id)),
       status: statusCounts(convs),
+      colour: seriesColour(runOrder.indexOf(runId)),
     };
   });
 }

@@ -4,7 +4,7 @@ nav.top{display:flex;gap:1em;align-items:center;padding:.6em 1.5em;background:#2
 h1{font-size:22px;margin:.3em 0}h2{font-size:17px;margin:1.2em 0 .4em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}h3{font-size:14px;margin:.8em 0 .3em}
 table{border-collapse:collapse;margin:.4em 0}th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top;font-size:12px}th{background:#f6f8fa;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}table.sortable th[data-dir=asc]::after{content:" ▲"}table.sortable th[data-dir=desc]::after{content:" ▼"}
-code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:6px;margin:0}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}pre{white-space:pre-wrap;overflow-wrap:break-word;background:#f6f8fa;padding:6px;margin:0}
 .muted{color:#57606a}.small{font-size:12px}.headline{font-size:17px;font-weight:600}.meta{color:#57606a;font-size:12px}.charts{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}figcaption{font-size:12px;color:#57606a}
 .badge{display:inline-block;padding:0 6px;border-radius:10px;font-size:11px;font-weight:600;border:1px solid transparent}
 .st-pass,.badge.pass{color:#1a7f37}.st-fail,.badge.fail{color:#d1242f}.st-void,.st-unmapped,.st-pending,.badge.void{color:#9a6700}
@@ -27,7 +27,7 @@ tr[data-at-ms]{cursor:pointer}tr[data-at-ms]:hover{background:#f6f8fa}.t{white-s
 .graph svg{max-width:100%;height:auto}.legend span{margin-right:1em;font-size:12px}
 .ok{color:#1a7f37}.bad{color:#d1242f}.na{color:#8c959f}
 .layout{display:grid;grid-template-columns:minmax(0,1fr);gap:0}
-main{max-width:100%;overflow-x:hidden}.scroll{max-width:100%;overflow-x:auto}code{overflow-wrap:anywhere;word-break:break-word}td{overflow-wrap:anywhere}td.kind,td.rule,td.t,td.rank{overflow-wrap:normal;white-space:nowrap}.panel{max-width:100%;overflow-x:auto}
+main{max-width:100%;overflow-x:hidden}.scroll{max-width:100%;overflow-x:auto}table{display:block;max-width:100%;overflow-x:auto}.scroll>table{display:table}code{overflow-wrap:break-word}td{overflow-wrap:break-word}td.kind,td.rule,td.t,td.rank{overflow-wrap:normal;white-space:nowrap}.panel{max-width:100%;overflow-x:auto}
 .chart-legend{display:flex;flex-wrap:wrap;gap:.3em 1em;max-width:420px}.chart-legend span{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:420px}figure.chart svg{max-width:100%;height:auto}
 ul.headlines{margin:.3em 0;padding-left:1.2em}ul.headlines li{margin:.15em 0}.run-label{font-weight:600}
 table.arg-diff{margin:.2em 0}table.arg-diff td,table.arg-diff th{font-size:11px;padding:1px 5px}tr.arg-bad{background:#ffebe9}tr.arg-extra{color:#57606a}

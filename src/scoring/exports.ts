@@ -1,3 +1,4 @@
+import { JUDGE_CRITERIA } from './judge-rubric.ts';
 import type { ConversationVerdict } from './types.ts';
 
 /** The CSV columns of scoring.md §9, in their fixed order. */
@@ -10,6 +11,8 @@ export const CSV_COLUMNS = [
   'smoke_pass', 'smoke_failed', 'first_agent_audio_ms', 'dead_air_max_s', 'outbound_dropouts', 'clipping_events', 'latency_p50_ms', 'latency_p95_ms',
   'input_tokens', 'output_tokens', 'cost_usd_est', 'price_table_version',
   'trace_id', 'trace', 'transcript', 'snapshot_uri',
+  'turn_latencies_ms', 'barge_in_stop_max_ms', 'said_aloud_checked', 'said_aloud_missed', 'transcript_wer',
+  'diag_judge_model', ...JUDGE_CRITERIA.map((c) => `diag_judge_${c}` as const),
 ] as const;
 
 /** One CSV column name. */
@@ -80,6 +83,22 @@ function detailCell(v: ConversationVerdict): string[] {
   return [...(v.unmapped_reason ? [`unmapped:${v.unmapped_reason}`] : []), ...v.void_detail, ...(v.pack_drift ? ['pack_drift'] : [])];
 }
 
+/** The diagnostics columns (scoring.md §10.1): empty when a figure does not apply; judge columns empty without a judge. */
+function diagnosticCells(v: ConversationVerdict): Partial<Record<CsvColumn, Cell>> {
+  const d = v.diagnostics;
+  const stops = d.barge_in_stops_ms;
+  const judged = d.judge ? Object.fromEntries(JUDGE_CRITERIA.map((c) => [`diag_judge_${c}`, d.judge?.scores[c] ?? null])) : {};
+  return {
+    turn_latencies_ms: d.turn_latencies_ms.map(String),
+    barge_in_stop_max_ms: stops.length ? Math.max(...stops) : null,
+    said_aloud_checked: d.said_aloud.length ? d.said_aloud.length : null,
+    said_aloud_missed: d.said_aloud.length ? d.said_aloud.filter((c) => !c.said).map((c) => `${c.tool}.${c.key}=${c.value}`) : null,
+    transcript_wer: d.transcript_wer,
+    diag_judge_model: d.judge?.model ?? null,
+    ...judged,
+  };
+}
+
 /** The cells of one conversation's row; a VOID (or unscored) row leaves gate and reward cells empty. */
 export function csvCells(v: ConversationVerdict): Record<CsvColumn, Cell> {
   const cells: Partial<Record<CsvColumn, Cell>> = {
@@ -91,6 +110,7 @@ export function csvCells(v: ConversationVerdict): Record<CsvColumn, Cell> {
     outbound_dropouts: v.quality.outbound_dropouts, clipping_events: v.quality.clipping_events, latency_p50_ms: v.quality.latency_p50_ms, latency_p95_ms: v.quality.latency_p95_ms,
     input_tokens: v.cost.input_tokens, output_tokens: v.cost.output_tokens, cost_usd_est: v.cost.cost_usd_est, price_table_version: v.cost.price_table_version,
     trace_id: v.evidence.trace_id, trace: v.evidence.trace, transcript: v.evidence.transcript, snapshot_uri: v.evidence.snapshot_uri,
+    ...diagnosticCells(v),
   };
   return Object.fromEntries(CSV_COLUMNS.map((c) => [c, cells[c]])) as Record<CsvColumn, Cell>;
 }

@@ -2,14 +2,15 @@ import { canonicalJson, sha256Parts } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, statusCounts, taskStats, type GroupMetrics, type TaskStats } from './aggregates.ts';
 import { BOOTSTRAP_PRNG, type BootstrapSettings } from './bootstrap.ts';
+import { diagnosticsSummary, type DiagnosticsSummary } from './diagnostics.ts';
 import { breakdowns, headlineTasks, leaderboard, type Breakdowns, type LeaderboardTable } from './leaderboard.ts';
 import type { MappingEntry } from './mapping.ts';
 import type { LoadedSnapshot } from './sources.ts';
-import type { ConversationVerdict } from './types.ts';
+import type { ConversationVerdict, JudgeScores } from './types.ts';
 import { assignTrialIndexes, scoreConversation } from './verdict.ts';
 
 /** The scorer's version; bumped whenever a rule, the PRNG or an output shape changes. */
-export const SCORER_VERSION = '1.1.0';
+export const SCORER_VERSION = '1.2.0';
 
 /** Options of one scoring run (the `mivas score` flags that change results). */
 export interface ScoreOptions {
@@ -38,7 +39,7 @@ export interface ScoreReport {
   };
   readonly conversations: readonly ConversationVerdict[];
   readonly tasks: readonly TaskStats[];
-  readonly aggregates: { readonly headline: GroupMetrics; readonly status: ReturnType<typeof statusCounts>; readonly headline_status: ReturnType<typeof statusCounts> };
+  readonly aggregates: { readonly headline: GroupMetrics; readonly status: ReturnType<typeof statusCounts>; readonly headline_status: ReturnType<typeof statusCounts>; readonly diagnostics: DiagnosticsSummary };
   readonly breakdowns: Breakdowns;
   readonly leaderboard: readonly LeaderboardTable[];
 }
@@ -90,8 +91,19 @@ export function scoreRun(snapshots: readonly LoadedSnapshot[], packs: ReadonlyMa
       headline: groupMetrics(headlineTasks(tasks), settings),
       status: statusCounts(conversations),
       headline_status: statusCounts(conversations.filter((c) => !HEADLINE_EXCLUDED_PACKS.has(c.pack))),
+      diagnostics: diagnosticsSummary(conversations),
     },
     breakdowns: breakdowns(tasks, settings),
     leaderboard: leaderboard(tasks, conversations, settings),
   };
+}
+
+/**
+ * The report with judge scores (scoring.md §10.2) laid on its conversations and the run's
+ * diagnostics summed again. Nothing else changes: the judge is an annotation, never in pass.
+ */
+export function withJudgeScores(report: ScoreReport, judged: ReadonlyMap<string, JudgeScores>): ScoreReport {
+  if (!judged.size) return report;
+  const conversations = report.conversations.map((c) => (judged.has(c.conversation_id) ? { ...c, diagnostics: { ...c.diagnostics, judge: judged.get(c.conversation_id) ?? null } } : c));
+  return { ...report, conversations, aggregates: { ...report.aggregates, diagnostics: diagnosticsSummary(conversations) } };
 }

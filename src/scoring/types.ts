@@ -118,6 +118,34 @@ export interface QualityFigures {
   readonly latency_p95_ms: number | null;
 }
 
+/** One answer the caller asked for: the tool, the output field, its value, and whether the agent said it. */
+export interface SaidAloudCheck {
+  readonly tool: string;
+  readonly key: string;
+  readonly value: string | number;
+  readonly said: boolean;
+}
+
+/** Judge scores 1–5 on the fixed rubric (src/scoring/judge-rubric.ts); added by `mivas score --judge`, never by scoring. */
+export interface JudgeScores {
+  readonly model: string;
+  readonly prompt_version: string;
+  readonly scores: Readonly<Record<string, number>>;
+}
+
+/** The diagnostics of one conversation (scores.json `conversations[].diagnostics`). */
+export interface Diagnostics {
+  /** Per caller turn: end of the caller's speech → the agent's first audio after it, in ms. */
+  readonly turn_latencies_ms: readonly number[];
+  /** Per barge-in: the caller starting to speak → the agent's interrupted utterance stopping, in ms. */
+  readonly barge_in_stops_ms: readonly number[];
+  readonly said_aloud: readonly SaidAloudCheck[];
+  /** Word error rate of the caller's ears against the provider's transcript of the agent; null without both. */
+  readonly transcript_wer: number | null;
+  /** Null until `mivas score --judge` annotates the conversation; a missing judge is null, never 0. */
+  readonly judge: JudgeScores | null;
+}
+
 /** Token usage and estimated cost copied from the summary. */
 export interface CostFigures {
   readonly input_tokens: number | null;
@@ -165,4 +193,6 @@ export interface ConversationVerdict {
   readonly quality: QualityFigures;
   readonly cost: CostFigures;
   readonly evidence: Evidence;
+  /** Diagnostics beside the verdict (scoring.md §10.1); nothing in the verdict reads them. */
+  readonly diagnostics: Diagnostics;
 }

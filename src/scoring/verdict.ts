@@ -1,5 +1,6 @@
 import { effectivePolicy, scoredTables, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
 import type { Summary, TimelineEvent, VoidReason } from '../snapshot/index.ts';
+import { diagnosticsOf } from './diagnostics.ts';
 import { costOf, evidenceOf, qualityOf } from './evidence.ts';
 import { judgeHandoff, rewardOf } from './handoff-gate.ts';
 import { isPending, resolveTaskId, type MappingEntry } from './mapping.ts';
@@ -149,6 +150,7 @@ export function scoreConversation(input: ConversationInput, ctx: ScoringContext)
     quality: qualityOf(summary, snap?.events ?? null),
     cost: costOf(summary),
     evidence: evidenceOf(summary, snap?.events ?? null, { snapshot: snap?.snapshotUri ?? null, audio: snap?.audioUri ?? null }),
+    diagnostics: diagnosticsOf(snap?.events ?? null, snap?.caller, task, pack),
   };
 }
 

@@ -90,8 +90,15 @@ const requiredSchema = z.object({ required: z.array(z.string()) });
  * One harness connection to the stand-in. The test drives it: it awaits the harness's events
  * (never a timer) and answers with scripted server events. Every event both ways is logged.
  */
+/** A strict stand-in's check of one client frame against its provider's reference: why it is refused, or null. */
+export type ClientEventCheck = (json: unknown, earlier: readonly ClientEvent[]) => string | null;
+
 export class StandInConnection {
   readonly log: WireEntry[] = [];
+  /** Client frames the `check` refused, with why (each answered with an `error` event and otherwise ignored). */
+  readonly violations: string[] = [];
+  /** Set by a strict stand-in (RealtimeStandIn.start's `check`). */
+  check: ClientEventCheck | null = null;
   readonly closed: Promise<{ code: number }>;
   private readonly cursors = new Map<string, number>();
   private readonly waiters: { check: () => boolean; resolve: () => void; reject: (err: Error) => void; what: string }[] = [];
@@ -240,6 +247,13 @@ export class StandInConnection {
     } catch {
       json = { type: 'invalid_json', text };
     }
+    const refusal = this.check?.(json, this.received()) ?? null;
+    if (refusal) {
+      this.violations.push(refusal);
+      this.send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: refusal, param: null } });
+      this.settle();
+      return;
+    }
     const event = clientEventSchema.safeParse(json);
     const entry = event.success ? event.data : { type: 'invalid_event' };
     this.log.push({ seq: this.log.length, dir: 'in', type: entry.type, event: entry });
@@ -335,7 +349,8 @@ export class RealtimeStandIn {
    * Starts a stand-in on an ephemeral loopback port. `refuseUpgrade` answers every upgrade with
    * that HTTP status and body (a provider rejecting a key); `autoRespond` answers response.create
    * on its own, with audio at `autoAudioRateHz`; `refuseSetup` answers the first session.update
-   * with that error instead of session.updated; `autoSessionUpdated: false` leaves it unanswered.
+   * with that error instead of session.updated; `autoSessionUpdated: false` leaves it unanswered;
+   * `check` makes it strict: a client frame it refuses is answered with `error` and recorded.
    */
   static async start(
     options: {
@@ -345,6 +360,7 @@ export class RealtimeStandIn {
       autoAudioRateHz?: number;
       refuseUpgrade?: { readonly status: number; readonly body: string };
       refuseSetup?: SetupRefusal;
+      check?: ClientEventCheck;
     } = {},
   ): Promise<RealtimeStandIn> {
     const refuse = options.refuseUpgrade;
@@ -358,6 +374,7 @@ export class RealtimeStandIn {
     const standIn = new RealtimeStandIn(server, (server.address() as AddressInfo).port);
     server.on('connection', (ws, req) => {
       const conn = new StandInConnection(ws, req.url ?? '/', req.headers, options.dialect ?? 'ga', options.autoSessionUpdated ?? true, options.autoRespond ?? null, options.autoAudioRateHz, options.refuseSetup ?? null);
+      conn.check = options.check ?? null;
       standIn.connections.push(conn);
       standIn.arrivals.shift()?.(conn);
     });

@@ -1,4 +1,4 @@
-import type { ConversationVerdict, Status } from '../../src/scoring/index.ts';
+import { diagnosticsOf, type ConversationVerdict, type Status } from '../../src/scoring/index.ts';
 import type { VoidReason } from '../../src/snapshot/index.ts';
 
 /** A minimal conversation verdict for aggregate tests. */
@@ -33,6 +33,7 @@ export function verdict(fields: { id: string; task: string; status: Status; pack
     quality: { smoke_pass: true, smoke_failed: [], first_agent_audio_ms: 500, dead_air_max_s: 1, outbound_dropouts: 0, clipping_events: 0, latency_p50_ms: 700, latency_p95_ms: 900 },
     cost: { input_tokens: 0, output_tokens: 0, cost_usd_est: 0.01, price_table_version: null },
     evidence: { trace_id: null, trace: '', transcript: '', snapshot_uri: null, audio_uri: null },
+    diagnostics: diagnosticsOf(null, null, undefined, undefined),
   };
 }
 

@@ -16,7 +16,8 @@ export const FOREIGN_PLACEHOLDER_KEY = 'mivas-rollout';
 
 /**
  * The provider settings with every credential of this server removed: provider keys, the Azure
- * key and Entra token or token command, the Qwen workspace id, Gemini's and the cascade's keys.
+ * key and Entra token or token command, the Qwen workspace id (also Qwen-Audio's), Gemini's,
+ * GPT-Live's, Phonic's and the cascade's keys.
  * What is left (models, voices, URLs, VAD) is configuration, not a secret.
  */
 function withoutServerCredentials(base: ProviderSettings): ProviderSettings {
@@ -28,6 +29,9 @@ function withoutServerCredentials(base: ProviderSettings): ProviderSettings {
     xai: { ...base.xai, apiKey: undefined },
     qwen: { ...base.qwen, apiKey: undefined, workspace: undefined },
     gemini: { ...base.gemini, apiKey: undefined },
+    gptLive: { ...base.gptLive, apiKey: undefined },
+    phonic: { ...base.phonic, apiKey: undefined },
+    qwenAudio: { ...base.qwenAudio, apiKey: undefined, workspace: undefined },
     cascaded: { ...cascaded, stt: { ...cascaded.stt, apiKey: undefined }, llm: { ...cascaded.llm, apiKey: undefined }, tts: { ...cascaded.tts, apiKey: undefined } },
   };
 }

@@ -16,8 +16,14 @@ export interface QwenDialectOptions {
   readonly workspace: string | undefined;
 }
 
-function nestedTools(agent: AgentSetup): NestedFunctionTool[] {
+/** The agent's tools nested beta style, as DashScope's realtime models take them. */
+export function nestedTools(agent: AgentSetup): NestedFunctionTool[] {
   return agent.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+}
+
+/** DashScope's upgrade headers: the bearer key, and the workspace when one is set. */
+export function dashScopeHeaders(apiKey: string, workspace: string | undefined): Record<string, string> {
+  return workspace ? { Authorization: `Bearer ${apiKey}`, 'X-DashScope-WorkSpace': workspace } : { Authorization: `Bearer ${apiKey}` };
 }
 
 /**
@@ -26,13 +32,11 @@ function nestedTools(agent: AgentSetup): NestedFunctionTool[] {
  * `conversation.item.truncate` not a Qwen client event, so neither is sent (docs/providers.md).
  */
 export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
-  const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}` };
-  if (options.workspace) headers['X-DashScope-WorkSpace'] = options.workspace;
   return {
     provider: 'qwen',
     model: options.model,
     url: realtimeUrl(options.baseUrl, options.model),
-    authHeaders: fixedHeaders(headers),
+    authHeaders: fixedHeaders(dashScopeHeaders(options.apiKey, options.workspace)),
     inputRateHz: 16_000,
     outputRateHz: 24_000,
     tools: nestedTools,

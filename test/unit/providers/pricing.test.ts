@@ -70,6 +70,7 @@ const DEFAULT_ENV = {
   XAI_API_KEY: 'k',
   DASHSCOPE_API_KEY: 'k',
   GEMINI_API_KEY: 'k',
+  PHONIC_API_KEY: 'k',
   MIVAS_CASCADE_STT_BASE_URL: 'http://127.0.0.1:1/v1',
   MIVAS_CASCADE_LLM_BASE_URL: 'http://127.0.0.1:1/v1',
   MIVAS_CASCADE_LLM_MODEL: 'gpt-4.1-mini',

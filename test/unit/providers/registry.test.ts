@@ -110,6 +110,7 @@ describe('createHarnessFactory', () => {
       MIVAS_CASCADE_LLM_MODEL: 'm',
       MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1',
       GEMINI_API_KEY: 'g',
+      PHONIC_API_KEY: 'p',
     };
     for (const name of HARNESS_NAMES) expect((await factory(name, env)).name).toBe(name);
     await expect(factory('gemini/live', env)).rejects.toThrow(/unknown harness/);

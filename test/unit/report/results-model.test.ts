@@ -17,7 +17,7 @@ import {
   renderScoreTable,
   transcriptLines,
 } from '../../../src/report/index.ts';
-import { breakdowns, groupMetrics, taskStats, type ConversationVerdict, type ScoreReport } from '../../../src/scoring/index.ts';
+import { breakdowns, diagnosticsSummary, groupMetrics, taskStats, type ConversationVerdict, type ScoreReport } from '../../../src/scoring/index.ts';
 import type { TimelineEvent } from '../../../src/snapshot/index.ts';
 import { CLINIC_BLUEPRINT } from '../../support/scoring-fixtures.ts';
 import { trials } from '../../support/scoring-verdicts.ts';
@@ -31,7 +31,7 @@ function report(verdicts: ConversationVerdict[]): ScoreReport {
     meta: { scorer_version: 'x', packs: [{ id: 'healthcare', pack_version: 'v1', template_hash: 't', task_set_hash: 'suite1', policy_hash: 'p' }], k: 5, bootstrap: { prng: 'mulberry32', seed: 1729, resamples: 200 }, headline_excluded_packs: ['control-industry'], flags: {} },
     conversations: verdicts,
     tasks,
-    aggregates: { headline: groupMetrics(tasks, settings), status, headline_status: status },
+    aggregates: { headline: groupMetrics(tasks, settings), status, headline_status: status, diagnostics: diagnosticsSummary(verdicts) },
     breakdowns: breakdowns(tasks, settings),
     leaderboard: [],
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakdowns, groupMetrics, leaderboard, P_K_LABEL, taskStats, wilsonInterval } from '../../../src/scoring/index.ts';
+import { breakdowns, diagnosticsSummary, groupMetrics, leaderboard, P_K_LABEL, taskStats, wilsonInterval } from '../../../src/scoring/index.ts';
 import { renderScoreTable } from '../../../src/report/index.ts';
 import { trials } from '../../support/scoring-verdicts.ts';
 
@@ -117,7 +117,7 @@ function fakeReport(verdicts: ReturnType<typeof trials>): Parameters<typeof rend
     meta: { scorer_version: 'x', packs: [], k: 5, bootstrap: { prng: 'mulberry32', seed: 1, resamples: 10 }, headline_excluded_packs: ['control-industry'], flags: {} },
     conversations: verdicts,
     tasks,
-    aggregates: { headline: groupMetrics(tasks, settings), status, headline_status: status },
+    aggregates: { headline: groupMetrics(tasks, settings), status, headline_status: status, diagnostics: diagnosticsSummary(verdicts) },
     breakdowns: breakdowns(tasks, settings),
     leaderboard: [],
   };

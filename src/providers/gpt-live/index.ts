@@ -1,0 +1,3 @@
+export * from './wire.ts';
+export * from './gpt-live-session.ts';
+export * from './harness.ts';

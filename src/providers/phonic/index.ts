@@ -1,0 +1,3 @@
+export * from './wire.ts';
+export * from './phonic-session.ts';
+export * from './harness.ts';

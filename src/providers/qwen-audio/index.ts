@@ -1,0 +1,2 @@
+export * from './dialect.ts';
+export * from './harness.ts';
