@@ -182,10 +182,19 @@ const uiScoring: Scenario = async () => {
 const rlIds: Scenario = async () => {
   const server = await startTestServer({ MIVAS_RL: '1', MIVAS_HARNESS: 'scripted', MIVAS_PACK: PACK });
   try {
+    const rpc = async (method: string, params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { data?: { code?: string } } }> => {
+      const res = await fetch(`${server.httpUrl}/rl/${PACK}/openenv/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+      return (await res.json()) as { result?: Record<string, unknown>; error?: { data?: { code?: string } } };
+    };
+    // An OpenEnv HTTP session (ses_…) opens its episode at once when given the reset fields; the
+    // episode's id is in the session's reward report.
     const create = async (episodeId: string): Promise<string> => {
-      const res = await fetch(`${server.httpUrl}/rl/${PACK}/openenv/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'openenv/session/create', params: { episode_id: episodeId } }) });
-      const body = (await res.json()) as { result?: { session_id: string }; error?: { data?: { code?: string } } };
-      return body.result?.session_id ?? body.error?.data?.code ?? 'none';
+      const made = await rpc('openenv/session/create', { episode_id: episodeId });
+      const sessionId = made.result?.session_id;
+      if (typeof sessionId !== 'string') return made.error?.data?.code ?? 'none';
+      const report = await rpc('tools/call', { session_id: sessionId, name: 'get_reward', arguments: {} });
+      const data = report.result?.data as { episode_id?: string } | undefined;
+      return data?.episode_id ?? report.error?.data?.code ?? 'none';
     };
     const claimed = await create('loc_future000001');
     const call = await tryUpgrade(server.wsUrl, { 'X-Simulation-Result-Id': 'loc_future000001', 'X-Mivas-Task-Id': 'S-E1' });
