@@ -33,6 +33,7 @@ import {
   type VoiceConfig,
 } from '@google/genai';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { closeStandInServer, ConnectionQueue } from './connection-queue.ts';
 import { z } from 'zod';
 import { isAudible } from './realtime-server.ts';
 
@@ -306,9 +307,8 @@ export class GeminiConnection {
 }
 
 export class GeminiLiveStandIn {
-  readonly connections: GeminiConnection[] = [];
-  private readonly arrivals: ((c: GeminiConnection) => void)[] = [];
-  private taken = 0;
+  private readonly queue = new ConnectionQueue<GeminiConnection>();
+  readonly connections: readonly GeminiConnection[] = this.queue.all;
   /** Connection numbers (1-based) whose upgrade is refused with 503. */
   readonly refuse = new Set<number>();
 
@@ -339,9 +339,7 @@ export class GeminiLiveStandIn {
     const standIn = new GeminiLiveStandIn(server, (server.address() as AddressInfo).port);
     holder.s = standIn;
     server.on('connection', (ws, req) => {
-      const conn = new GeminiConnection(ws, req.url ?? '/');
-      standIn.connections.push(conn);
-      standIn.arrivals.shift()?.(conn);
+      standIn.queue.arrive(new GeminiConnection(ws, req.url ?? '/'));
     });
     return standIn;
   }
@@ -351,14 +349,10 @@ export class GeminiLiveStandIn {
   }
 
   nextConnection(): Promise<GeminiConnection> {
-    const ready = this.connections[this.taken];
-    this.taken++;
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => this.arrivals.push(resolve));
+    return this.queue.next();
   }
 
   async close(): Promise<void> {
-    for (const c of this.server.clients) c.terminate();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeStandInServer(this.server);
   }
 }

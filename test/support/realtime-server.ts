@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { closeStandInServer, ConnectionQueue } from './connection-queue.ts';
 import { z } from 'zod';
 
 /** Which event names the stand-in speaks: GA (OpenAI, Azure, xAI) or beta (Qwen, wire.md §2.8). */
@@ -330,9 +331,8 @@ export function sessionOf(event: ClientEvent): Record<string, unknown> {
  * session.update with session.updated; everything else is up to the test.
  */
 export class RealtimeStandIn {
-  readonly connections: StandInConnection[] = [];
-  private readonly arrivals: ((c: StandInConnection) => void)[] = [];
-  private taken = 0;
+  private readonly queue = new ConnectionQueue<StandInConnection>();
+  readonly connections: readonly StandInConnection[] = this.queue.all;
 
   private readonly server: WebSocketServer;
   readonly port: number;
@@ -375,8 +375,7 @@ export class RealtimeStandIn {
     server.on('connection', (ws, req) => {
       const conn = new StandInConnection(ws, req.url ?? '/', req.headers, options.dialect ?? 'ga', options.autoSessionUpdated ?? true, options.autoRespond ?? null, options.autoAudioRateHz, options.refuseSetup ?? null);
       conn.check = options.check ?? null;
-      standIn.connections.push(conn);
-      standIn.arrivals.shift()?.(conn);
+      standIn.queue.arrive(conn);
     });
     return standIn;
   }
@@ -388,15 +387,11 @@ export class RealtimeStandIn {
 
   /** The next connection not yet taken by the test. */
   nextConnection(): Promise<StandInConnection> {
-    const ready = this.connections[this.taken];
-    this.taken++;
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => this.arrivals.push(resolve));
+    return this.queue.next();
   }
 
   /** Closes every connection and the server. */
   async close(): Promise<void> {
-    for (const client of this.server.clients) client.terminate();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeStandInServer(this.server);
   }
 }

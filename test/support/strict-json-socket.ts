@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { closeStandInServer, ConnectionQueue } from './connection-queue.ts';
 
 /**
  * What the strict stand-ins of `type`-tagged JSON WebSockets share (GPT-Live, Phonic): one
@@ -108,9 +109,8 @@ export abstract class StrictJsonConnection<M extends { readonly type: string }> 
 
 /** A loopback WebSocket server (port 0) that upgrades only `path` with a bearer key and hands each connection to the test in order. */
 export class LoopbackStandIn<C extends { readonly violations: readonly string[] }> {
-  readonly connections: C[] = [];
-  private readonly arrivals: ((c: C) => void)[] = [];
-  private taken = 0;
+  private readonly queue = new ConnectionQueue<C>();
+  readonly connections: readonly C[] = this.queue.all;
   private readonly server: WebSocketServer;
   readonly port: number;
 
@@ -118,9 +118,7 @@ export class LoopbackStandIn<C extends { readonly violations: readonly string[] 
     this.server = server;
     this.port = port;
     server.on('connection', (ws, req) => {
-      const conn = connect(ws, req.headers);
-      this.connections.push(conn);
-      this.arrivals.shift()?.(conn);
+      this.queue.arrive(connect(ws, req.headers));
     });
   }
 
@@ -146,14 +144,10 @@ export class LoopbackStandIn<C extends { readonly violations: readonly string[] 
   }
 
   nextConnection(): Promise<C> {
-    const ready = this.connections[this.taken];
-    this.taken++;
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => this.arrivals.push(resolve));
+    return this.queue.next();
   }
 
   async close(): Promise<void> {
-    for (const c of this.server.clients) c.terminate();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeStandInServer(this.server);
   }
 }
