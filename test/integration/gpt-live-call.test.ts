@@ -70,7 +70,7 @@ describe('openai/gpt-live through the strict stand-in', () => {
         ids.push(callId);
       }
       const verdicts = await scoreCalls(server, PACK, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
       expectSeedsHoldEarlierResults(seeds);
       expect(standIn.violations()).toEqual([]);
     } finally {

@@ -1,16 +1,14 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
-import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
-import type { Task } from '../../src/packs/index.ts';
+import { createSpeechSynth } from '../../src/audio/index.ts';
+import { openingLineOf } from '../../src/caller/index.ts';
 import { CASCADE_OPENING_CUE, GEMINI_OPENING_CUE, NOVA_OPENING_CUE } from '../../src/providers/index.ts';
-import { csvCells, directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
 import { CascadeStandIn } from '../support/cascade-endpoints-server.ts';
 import { GeminiLiveStandIn } from '../support/gemini-live-server.ts';
 import { NovaBedrockStandIn } from '../support/nova-bedrock-server.ts';
 import { tone } from '../support/realtime-server.ts';
 import { RoutePlayer, routeTasks } from '../support/route-player.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed } from '../support/route-scoring.ts';
+import { startTestServer } from '../support/server.ts';
 
 /**
  * The healthcare scripted-equivalent route through each new harness's stand-in (issue 19
@@ -25,34 +23,9 @@ const PACK = 'healthcare';
 const GREETING = 'Hello, thank you for calling. How can I help you today?';
 const GOODBYE = 'Thank you for calling. Goodbye.';
 
-interface Seed {
-  readonly text: string;
-  readonly outputsBefore: readonly string[];
-}
-
 /** Every call's conversations.csv cost cell: a price from prices.json, so a positive number. */
 function expectCosted(rows: Record<string, { cost: unknown }>): void {
   for (const [id, row] of Object.entries(rows)) expect(row.cost, id).toBeGreaterThan(0);
-}
-
-/** Each call's verdict, and its conversations.csv cost cell. */
-async function scoreAll(server: TestServer, callIds: readonly string[]): Promise<Record<string, { status: string; reward: number | null; cost: unknown }>> {
-  await server.ctx.outbox.flush();
-  const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), PACK);
-  const scored = scoreRun(snapshots, new Map([[PACK, server.ctx.pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack: PACK, stamp: null, flags: {} });
-  return Object.fromEntries(callIds.map((id) => {
-    const v = scored.conversations.find((c) => c.conversation_id === id);
-    return [id, { status: v?.status ?? 'missing', reward: v?.reward ?? null, cost: v ? csvCells(v).cost_usd_est : null }];
-  }));
-}
-
-function dial(server: TestServer, synth: SpeechSynth, task: Task, callId: string): ReturnType<typeof dialOpeningLine> {
-  return dialOpeningLine({ url: server.wsUrl, callId, taskId: task.task_id, runId: 'run_harness_routes', auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
-}
-
-function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {
-  expect(seeds.length).toBeGreaterThan(0);
-  for (const seed of seeds) for (const output of seed.outputsBefore) expect(seed.text).toContain(output);
 }
 
 describe('healthcare reference routes through the new harnesses, each call priced (issue 19 acceptance 2, 4; issue 28)', () => {
@@ -81,11 +54,11 @@ describe('healthcare reference routes through the new harnesses, each call price
           return { calls: [{ name: move.name, args: move.args }] };
         };
         const callId = `cascade_${task.task_id.replaceAll('-', '_')}`;
-        const report = await dial(server, synth, task, callId);
+        const report = await dialTask(server, synth, task, callId, 'run_harness_routes');
         expect(report.timedOut).toBe(false);
         ids.push(callId);
       }
-      const verdicts = await scoreAll(server, ids);
+      const verdicts = await scoreCalls(server, PACK, ids);
       expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
       expectCosted(verdicts);
       // The strict stand-ins checked every request against the openai package's request types.
@@ -106,7 +79,7 @@ describe('healthcare reference routes through the new harnesses, each call price
       for (const task of routeTasks(server.ctx.pack)) {
         const player = new RoutePlayer(server.ctx.pack, task);
         const callId = `gemini_${task.task_id.replaceAll('-', '_')}`;
-        const caller = dial(server, synth, task, callId);
+        const caller = dialTask(server, synth, task, callId, 'run_harness_routes');
         let conn = await standIn.nextConnection();
         await conn.next('text');
         expect(conn.of('text')[0]).toEqual({ realtimeInput: { text: GEMINI_OPENING_CUE } });
@@ -138,7 +111,7 @@ describe('healthcare reference routes through the new harnesses, each call price
         expect(report.timedOut).toBe(false);
         ids.push(callId);
       }
-      const verdicts = await scoreAll(server, ids);
+      const verdicts = await scoreCalls(server, PACK, ids);
       expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
       expectCosted(verdicts);
       expectSeedsHoldEarlierResults(seeds);
@@ -165,7 +138,7 @@ describe('healthcare reference routes through the new harnesses, each call price
       for (const task of routeTasks(server.ctx.pack)) {
         const player = new RoutePlayer(server.ctx.pack, task);
         const callId = `nova_${task.task_id.replaceAll('-', '_')}`;
-        const caller = dial(server, synth, task, callId);
+        const caller = dialTask(server, synth, task, callId, 'run_harness_routes');
         let conn = await standIn.nextConnection();
         const first = conn;
         await conn.waitFor(() => first.textBlocks('USER').includes(NOVA_OPENING_CUE), 'the opening cue');
@@ -195,7 +168,7 @@ describe('healthcare reference routes through the new harnesses, each call price
         expect(report.timedOut).toBe(false);
         ids.push(callId);
       }
-      const verdicts = await scoreAll(server, ids);
+      const verdicts = await scoreCalls(server, PACK, ids);
       expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
       expectCosted(verdicts);
       expectSeedsHoldEarlierResults(seeds);

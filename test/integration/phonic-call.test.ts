@@ -62,7 +62,7 @@ describe('phonic/sts through the strict stand-in', () => {
         ids.push(callId);
       }
       const verdicts = await scoreCalls(server, PACK, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: null })));
       expectSeedsHoldEarlierResults(seeds);
       expect(standIn.violations()).toEqual([]);
     } finally {

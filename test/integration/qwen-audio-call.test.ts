@@ -59,7 +59,7 @@ describe('qwen/audio-realtime through the strict stand-in', () => {
         ids.push(callId);
       }
       const verdicts = await scoreCalls(server, PACK, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1 })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: null })));
       expect(standIn.connections.flatMap((c) => c.violations)).toEqual([]);
     } finally {
       await server.close();
