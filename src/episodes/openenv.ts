@@ -260,6 +260,13 @@ export function rpcError(id: unknown, code: number, message: string, data?: unkn
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message, data: data ?? null } };
 }
 
+/** The socket's client messages, built once (a socket may send hundreds a second). */
+const stateMessageSchema = z.object({ type: z.literal('state') }).strict();
+const closeMessageSchema = z.object({ type: z.literal('close') }).strict();
+const resetMessageSchema = z.object({ type: z.literal('reset'), data: resetDataSchema.default({}) }).strict();
+const stepMessageSchema = z.object({ type: z.literal('step'), data: z.record(z.string(), z.unknown()) }).strict();
+const mcpMessageSchema = z.object({ type: z.literal('mcp'), data: z.record(z.string(), z.unknown()) }).strict();
+
 const rpcRequestSchema = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: z.record(z.string(), z.unknown()).default({}), id: z.union([z.string(), z.number()]).nullable().optional() }).strict();
 
 /**
@@ -326,9 +333,9 @@ export class OpenEnvSession {
         case 'step':
           return { reply: await this.step(message), close: false };
         case 'state':
-          return { reply: this.validate(z.object({ type: z.literal('state') }).strict(), message) ?? { type: 'state', data: this.state() }, close: false };
+          return { reply: this.validate(stateMessageSchema, message) ?? { type: 'state', data: this.state() }, close: false };
         case 'close': {
-          const invalid = this.validate(z.object({ type: z.literal('close') }).strict(), message);
+          const invalid = this.validate(closeMessageSchema, message);
           if (invalid) return { reply: invalid, close: false };
           await this.end();
           return { reply: null, close: true };
@@ -363,7 +370,7 @@ export class OpenEnvSession {
   }
 
   private async reset(message: unknown): Promise<WsReply> {
-    const parsed = z.object({ type: z.literal('reset'), data: resetDataSchema.default({}) }).strict().safeParse(message);
+    const parsed = resetMessageSchema.safeParse(message);
     if (!parsed.success) return refuse('VALIDATION_ERROR', 'Invalid message', { errors: issues(parsed.error) });
     await this.end();
     const data = parsed.data.data;
@@ -385,7 +392,7 @@ export class OpenEnvSession {
   }
 
   private async step(message: unknown): Promise<WsReply> {
-    const parsed = z.object({ type: z.literal('step'), data: z.record(z.string(), z.unknown()) }).strict().safeParse(message);
+    const parsed = stepMessageSchema.safeParse(message);
     if (!parsed.success) return refuse('VALIDATION_ERROR', 'Invalid message', { errors: issues(parsed.error) });
     const action = actionSchema.safeParse(parsed.data.data);
     if (!action.success) return refuse('VALIDATION_ERROR', 'Invalid action', { errors: issues(action.error) });
@@ -404,7 +411,7 @@ export class OpenEnvSession {
   }
 
   private async mcp(message: unknown): Promise<WsReply> {
-    const parsed = z.object({ type: z.literal('mcp'), data: z.record(z.string(), z.unknown()) }).strict().safeParse(message);
+    const parsed = mcpMessageSchema.safeParse(message);
     if (!parsed.success) return refuse('VALIDATION_ERROR', 'Invalid message', { errors: issues(parsed.error) });
     const { response, step } = await mcpCall(this.desk, this.packId, this.episode, parsed.data.data);
     if (step) {
