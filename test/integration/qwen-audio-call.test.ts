@@ -3,7 +3,7 @@ import { openingLineOf } from '../../src/caller/index.ts';
 import { qwenAudioCheck } from '../support/qwen-audio-events.ts';
 import { RealtimeStandIn, sessionOf, tone } from '../support/realtime-server.ts';
 import { RoutePlayer } from '../support/route-player.ts';
-import { dialTask, scoreCalls, startRouteServer } from '../support/route-scoring.ts';
+import { dialTask, expectCosted, scoreCalls, startRouteServer } from '../support/route-scoring.ts';
 
 /**
  * `qwen/audio-realtime` against the realtime stand-in made strict by the Qwen-Audio client events
@@ -59,7 +59,8 @@ describe('qwen/audio-realtime through the strict stand-in', () => {
         ids.push(callId);
       }
       const verdicts = await scoreCalls(server, PACK, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: null })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
+      expectCosted(verdicts);
       expect(standIn.connections.flatMap((c) => c.violations)).toEqual([]);
     } finally {
       await server.close();

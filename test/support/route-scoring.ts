@@ -33,6 +33,11 @@ export function dialTask(server: TestServer, synth: SpeechSynth, task: Task, cal
   return dialOpeningLine({ url: server.wsUrl, callId, taskId: task.task_id, runId, auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
 }
 
+/** Every call's conversations.csv cost cell: a price from prices.json, so a positive number. */
+export function expectCosted(rows: Record<string, { cost: unknown }>): void {
+  for (const [id, row] of Object.entries(rows)) expect(row.cost, id).toBeGreaterThan(0);
+}
+
 /** Every seed holds every tool result returned before it, and at least one seed came after a result. */
 export function expectSeedsHoldEarlierResults(seeds: readonly Seed[]): void {
   expect(seeds.length).toBeGreaterThan(0);
