@@ -63,7 +63,7 @@ ${checks.length ? html`<div class="scroll"><table class="said-aloud"><thead><tr>
 }
 
 function usage(v: ConversationVerdict, summary: Summary | null): SafeHtml {
-  const cost = v.cost.cost_usd_est === null ? 'not priced' : `$${v.cost.cost_usd_est.toFixed(4)}`;
+  const cost = v.cost.cost_usd_est === null ? (v.cost.cost_note ?? 'not priced') : `$${v.cost.cost_usd_est.toFixed(4)}`;
   const rows = summary ? Object.entries(summary.usage) : [['input_tokens', v.cost.input_tokens], ['output_tokens', v.cost.output_tokens]];
   return html`<table class="usage"><tbody>${rows.map(([k, n]) => html`<tr><td>${k}</td><td>${n ?? '—'}</td></tr>`)}<tr><th>estimated cost</th><th>${cost}</th></tr><tr><td>price table</td><td>${v.cost.price_table_version ?? '—'}</td></tr></tbody></table>`;
 }

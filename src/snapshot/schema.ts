@@ -162,6 +162,8 @@ export const summarySchema = z
     smoke: smokeSchema,
     usage: usageSchema,
     cost_usd_est: z.number().nonnegative().nullable(),
+    /** Present when the price table was consulted and priced nothing: `unpriced: <why>` (docs/providers.md, Prices). */
+    cost_note: z.string().optional(),
     price_table_version: z.string().nullable(),
     truncated: z.boolean(),
     /** Present when `truncated`: what the timeline's bounds left out. */

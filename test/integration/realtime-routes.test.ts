@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { renderScoreTable } from '../../src/report/index.ts';
 import { azureEventsCheck, openaiEventsCheck, qwenOmniEventsCheck, xaiEventsCheck } from '../support/realtime-client-events.ts';
 import { RealtimeStandIn, type ClientEventCheck, type StandInDialect } from '../support/realtime-server.ts';
 import { playRealtimeRoutes } from '../support/realtime-routes.ts';
-import { expectCosted, expectSeedsHoldEarlierResults, scoreCalls, startRouteServer } from '../support/route-scoring.ts';
+import { expectCosted, expectSeedsHoldEarlierResults, scoreCalls, scoreSnapshots, startRouteServer } from '../support/route-scoring.ts';
 
 /**
  * The realtime family (issue 28 acceptance 2 and 4): each of `openai/realtime`, `azure/realtime`,
@@ -96,7 +97,11 @@ describe('healthcare reference routes through the realtime family, each stand-in
         const verdicts = await scoreCalls(server, PACK, ids);
         expect(Object.values(verdicts).map((v) => [v.status, v.reward])).toEqual(ids.map(() => ['PASS', 1]));
         if (c.priced) expectCosted(verdicts);
-        else for (const v of Object.values(verdicts)) expect(v.cost).toBeNull();
+        else {
+          // No USD price is published: the cost cell and the run's summary line say so, and why.
+          for (const v of Object.values(verdicts)) expect(v.cost).toMatch(/^unpriced: no USD price published for qwen3\.5-omni-plus-realtime/);
+          expect(renderScoreTable(await scoreSnapshots(server, PACK))).toMatch(/; cost unpriced: no USD price published for qwen3\.5-omni-plus-realtime[^;]*; transcript WER/);
+        }
         expectSeedsHoldEarlierResults(seeds);
         expect(standIn.connections.flatMap((conn) => conn.violations)).toEqual([]);
       } finally {

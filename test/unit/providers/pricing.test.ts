@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../../src/audio/index.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { ManualClock } from '../../../src/core/index.ts';
-import { createHarnessFactory, estimateCost, estimateCostWith, HARNESS_NAMES, normaliseModelId, PRICE_TABLE, priceTableSchema, type CallInfo } from '../../../src/providers/index.ts';
+import { createHarnessFactory, estimateCost, estimateCostWith, HARNESS_NAMES, normaliseModelId, PRICE_TABLE, priceTableSchema, type CallInfo, unpricedNoteWith } from '../../../src/providers/index.ts';
 import { emptyUsage, type Usage } from '../../../src/snapshot/index.ts';
 
 const USAGE: Usage = {
@@ -58,6 +58,14 @@ describe('the price table and estimateCost (wire.md §2.9)', () => {
     expect(priceTableSchema.safeParse({ version: 't1', models: { m: { per_minute: 1, source: 's', checked: 'yesterday' } } }).success).toBe(false);
     const table = priceTableSchema.parse({ version: 't1', models: { m: { unpriced: 'no published price', source: 's', checked: '2026-12-01' } } });
     expect(estimateCostWith(table, 'm', USAGE, 60_000)).toEqual({ costUsd: null, priceTableVersion: 't1' });
+  });
+
+  it('says why a model is unpriced: its row\'s reason, or no row at all; nothing for a priced model or none', () => {
+    const table = priceTableSchema.parse({ version: 't1', models: { m: { unpriced: 'no published price', source: 's', checked: '2026-12-01' }, p: { per_minute: 1, source: 's', checked: '2026-12-01' } } });
+    expect(unpricedNoteWith(table, 'M-2026-01-01')).toBe('unpriced: no published price');
+    expect(unpricedNoteWith(table, 'custom-deployment')).toBe('unpriced: no row for custom-deployment in prices.json');
+    expect(unpricedNoteWith(table, 'p')).toBeNull();
+    expect(unpricedNoteWith(table, null)).toBeNull();
   });
 });
 
