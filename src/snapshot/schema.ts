@@ -105,9 +105,13 @@ export const usageSchema = z
     cached_audio_tokens: z.number().int().nonnegative(),
     output_text_tokens: z.number().int().nonnegative(),
     output_audio_tokens: z.number().int().nonnegative(),
+    /** Session audio seconds the provider reported (GPT-Live's `session.usage.updated`), summed over the call's sessions; absent where none is reported. */
+    audio_seconds: z.number().nonnegative().optional(),
   })
   .strict();
 export type Usage = z.infer<typeof usageSchema>;
+/** The token classes of a usage record (every field but the optional `audio_seconds`). */
+export type TokenClass = Exclude<keyof Usage, 'audio_seconds'>;
 
 /** The six-check smoke rubric (scoring.md §10); a check that does not apply is null. */
 export const smokeSchema = z
@@ -219,9 +223,10 @@ export function emptyUsage(): Usage {
   };
 }
 
-/** Sums two usage records class by class. */
+/** Sums two usage records class by class; reported audio seconds are summed when either has them. */
 export function addUsage(a: Usage, b: Usage): Usage {
-  const out = { ...a };
-  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
-  return out;
+  const out = emptyUsage();
+  for (const key of Object.keys(out) as TokenClass[]) out[key] = a[key] + b[key];
+  if (a.audio_seconds === undefined && b.audio_seconds === undefined) return out;
+  return { ...out, audio_seconds: (a.audio_seconds ?? 0) + (b.audio_seconds ?? 0) };
 }
