@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderScoreTable } from '../../src/report/index.ts';
 import { azureEventsCheck, openaiEventsCheck, qwenOmniEventsCheck, xaiEventsCheck } from '../support/realtime-client-events.ts';
@@ -18,6 +20,7 @@ import { expectCosted, expectSeedsHoldEarlierResults, scoreCalls, scoreSnapshots
 
 const PACK = 'healthcare';
 const AZURE_TRANSCRIPTION_DEPLOYMENT = 'standin-transcribe';
+const FIXTURES = join(import.meta.dirname, '../fixtures/providers');
 
 interface Case {
   readonly harness: string;
@@ -112,7 +115,35 @@ describe('healthcare reference routes through the realtime family, each stand-in
   }
 });
 
+interface SessionFixture {
+  readonly documented_fields: readonly string[];
+  readonly expected: { readonly session: Readonly<Record<string, unknown>> };
+}
+
+/** The value at a dotted path, or undefined. */
+function valueAt(root: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined), root);
+}
+
+/** A session.update setting every field a provider's fixture documents: the value mivas sends where it sends one, else null. */
+function documentedUpdate(provider: string): unknown {
+  const fixture = JSON.parse(readFileSync(join(FIXTURES, `${provider}.session-update.json`), 'utf8')) as SessionFixture;
+  const session: Record<string, unknown> = {};
+  for (const path of fixture.documented_fields) {
+    const keys = path.split('.');
+    let at = session;
+    for (const key of keys.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+    at[keys.at(-1) ?? path] = valueAt(fixture.expected.session, path) ?? null;
+  }
+  return { type: 'session.update', session };
+}
+
 describe('the realtime stand-ins refuse what their vendor refuses', () => {
+  it('xAI and Qwen-Omni accept every session field their fixture documents (test/fixtures/providers)', () => {
+    expect(xaiEventsCheck(documentedUpdate('xai'), [])).toBeNull();
+    expect(qwenOmniEventsCheck(documentedUpdate('qwen'), [])).toBeNull();
+  });
+
   const functionOutput = { type: 'conversation.item.create', item: { type: 'function_call_output', call_id: 'call_1', output: '{}' } };
 
   it('OpenAI: an unknown event, an unknown field at any depth, a missing required field', () => {
