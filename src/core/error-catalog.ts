@@ -76,6 +76,13 @@ const CATALOG = {
   },
   HTTP_TOOLS_OFF: { meaning: 'The HTTP tool routes are off because `MIVAS_TOOLS_TOKEN` is unset.', status: 404 },
   TOOLS_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_TOOLS_TOKEN`) on a tool route.', status: 401 },
+  PLATFORM_ROUTES_OFF: { meaning: 'The platform routes (`/platform/...`: relay bots\' tools, the Vapi webhook, the per-call MCP endpoint) are off because `MIVAS_PLATFORM_TOKEN` is unset.', status: 404 },
+  PLATFORM_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_PLATFORM_TOKEN`) on a platform route.', status: 401 },
+  CALL_NOT_BOUND: {
+    meaning: 'A platform route names a call no one dialed: no live call has that id (or, for a webhook, no relay bound that platform call id before its audio started). Nothing is opened and no database is created (docs/platforms.md).',
+    status: 404,
+  },
+  PLATFORM_BODY_INVALID: { meaning: 'A platform webhook body that is not the platform\'s message shape (for Vapi: `message.type` `tool-calls` with `call.id` and `toolCallList`).', status: 400 },
   HARNESS_SESSIONS_FULL: { meaning: 'The HTTP tool routes hold their most scratch conversations (1024); idle ones are reaped after `MIVAS_TOOLS_IDLE_S`. `Retry-After` says when to try again.', status: 503 },
   BODY_NOT_OBJECT: { meaning: 'A request body that is not a JSON object: not JSON, empty, an array or a scalar.', status: 422 },
   BODY_TOO_LARGE: { meaning: 'A request body over 1 MiB, the limit of HTTP bodies and CHIRP messages alike.', status: 413 },

@@ -1,0 +1,3 @@
+export * from './twilio-wire.ts';
+export * from './twilio-session.ts';
+export * from './harness.ts';

@@ -1,0 +1,105 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openingLineOf } from '../../src/caller/index.ts';
+import { runCli, type CliIO } from '../../src/cli/index.ts';
+import { timelineFileSchema, type TimelineEvent } from '../../src/snapshot/index.ts';
+import { packOf } from '../support/episode-rig.ts';
+import { modemSynth } from '../support/text-modem.ts';
+import { TwilioMsBot } from '../support/twilio-ms-bot.ts';
+
+/**
+ * Issue 34, acceptance 1: `mivas run --pack control-industry --harness relay/twilio-ms --trials 3`
+ * against a strict loopback Twilio Media Streams bot (test/support/twilio-ms-bot.ts, frames as in
+ * https://www.twilio.com/docs/voice/media-streams/websocket-messages, signature checked with the
+ * `twilio` package's `validateRequest`). The caller still dials mivas over CHIRP (speaking the
+ * test modem); mivas dials the bot as Twilio would; the bot decodes the caller through the 8 kHz
+ * mu-law leg, plays each task's reference route through the platform tool routes with the call id
+ * from `start.customParameters`, and hangs up. Every task passes with reward 1.0, and each
+ * snapshot shows the bot's tool calls and the handoff path.
+ */
+
+const REPO = resolve(import.meta.dirname, '../..');
+const PACK = 'control-industry';
+const PLATFORM_TOKEN = 'platform-test-token';
+const AUTH_TOKEN = 'twilio-auth-token-test';
+
+interface Scores {
+  conversations: { conversation_id: string; task_id: string; status: string; reward: number | null }[];
+}
+
+describe('relay/twilio-ms: mivas run against a strict Media Streams bot', () => {
+  let dir: string;
+  let bot: TwilioMsBot;
+  let code: number;
+  const out: string[] = [];
+  const err: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mivas-relay-twilio-'));
+    bot = await TwilioMsBot.start({ pack: await packOf(PACK), platformToken: PLATFORM_TOKEN, authToken: AUTH_TOKEN });
+    const io: CliIO = {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => err.push(t) },
+      env: {
+        MIVAS_DATA_DIR: dir,
+        MIVAS_PACKS_DIR: join(REPO, 'packs'),
+        MIVAS_MIGRATIONS_DIR: join(REPO, 'migrations'),
+        MIVAS_LOG_LEVEL: 'silent',
+        MIVAS_RELAY_TWILIO_URL: bot.url,
+        MIVAS_RELAY_TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+        MIVAS_PLATFORM_TOKEN: PLATFORM_TOKEN,
+      },
+      cwd: REPO,
+      synth: modemSynth(),
+    };
+    code = await runCli(['run', '--pack', PACK, '--harness', 'relay/twilio-ms', '--trials', '3', '--fast', '--concurrency', '3'], io);
+  }, 240_000);
+
+  afterAll(async () => {
+    await bot?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function scores(): Scores {
+    const line = out.join('').split('\n').find((l) => l.startsWith('wrote ') && l.includes('scores.json'));
+    return JSON.parse(readFileSync(line?.slice('wrote '.length).split(', ')[0] ?? '', 'utf8')) as Scores;
+  }
+
+  function timeline(callId: string): TimelineEvent[] {
+    const root = join(dir, 'snapshots', PACK);
+    const file = readdirSync(root).find((f) => f === `${callId}.timeline.json`) ?? '';
+    return timelineFileSchema.parse(JSON.parse(readFileSync(join(root, file), 'utf8'))).events;
+  }
+
+  it('passes every task of the pack three times with reward 1.0 (exit 0), and the bot saw only well-formed, signed Twilio frames', () => {
+    expect(err.join('')).not.toMatch(/error/i);
+    expect(code).toBe(0);
+    const conversations = scores().conversations;
+    expect(conversations).toHaveLength(9);
+    expect(conversations.map((c) => [c.status, c.reward])).toEqual(conversations.map(() => ['PASS', 1]));
+    expect(bot.violations).toEqual([]);
+    expect(bot.calls).toHaveLength(9);
+  });
+
+  it('gave the bot mivas\'s call id in start.customParameters, and the bot decoded the caller\'s opening line through the mu-law leg', () => {
+    const ids = scores().conversations.map((c) => c.conversation_id).sort();
+    expect(bot.calls.map((c) => c.start?.customParameters.mivas_call_id).sort()).toEqual(ids);
+    for (const call of bot.calls) expect(call.heard[0]).toBe(call.task ? openingLineOf(call.task.intent) : 'no task');
+  });
+
+  it('records each of the bot\'s tool calls (origin http) and the handoff path in the call\'s snapshot, with no nudge and the bot\'s hang-up after end_call', () => {
+    for (const call of scores().conversations) {
+      const events = timeline(call.conversation_id);
+      const tools = events.filter((e): e is Extract<TimelineEvent, { type: 'tool' }> => e.type === 'tool');
+      expect(tools.map((t) => t.origin)).toEqual(tools.map(() => 'http'));
+      expect(tools[0]).toMatchObject({ name: 'transfer_to_scheduler', agent: 'reception', executed: true });
+      expect(tools.map((t) => t.name)).toContain('end_call');
+      expect(tools.some((t) => t.kind === 'industry' && t.agent === 'scheduler' && t.executed)).toBe(true);
+      expect(events.filter((e) => e.type === 'handoff').map((e) => (e.type === 'handoff' ? `${e.from}>${e.to}` : ''))).toEqual(['reception>scheduler']);
+      expect(events.some((e) => e.type === 'nudge')).toBe(false);
+      expect(events.at(-1)).toMatchObject({ type: 'call.ended', end_reason: 'agent_end_call' });
+    }
+  });
+});
