@@ -221,7 +221,7 @@ export class CallSession {
     }
     if (this.ended) return;
     this.graph.driver.attach();
-    this.stopPlatform = listenToPlatform(this.session, {
+    this.stopPlatform = listenToPlatform(this.session.events, {
       isEnding: () => this.ended !== null || this.endingReason !== null,
       dispatch: (request, origin) => this.dispatchFromHarness(request, origin),
       agentHungUp: () => this.agentHungUp(),

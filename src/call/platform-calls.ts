@@ -1,5 +1,6 @@
 import { handoffArguments, type Conversation, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
-import type { ModelSession, PlatformCall } from '../providers/index.ts';
+import type { TypedEmitter } from '../core/index.ts';
+import type { ModelSessionEvents, PlatformCall } from '../providers/index.ts';
 import { parseArguments } from './turn-driver.ts';
 
 /**
@@ -21,12 +22,12 @@ export interface PlatformCallHost {
 }
 
 /** Subscribes the call to a session's platform calls and hang-up; returns the unsubscribe. */
-export function listenToPlatform(session: ModelSession, host: PlatformCallHost): () => void {
-  const offCall = session.events.on('platformCall', (call: PlatformCall) => {
+export function listenToPlatform(events: TypedEmitter<ModelSessionEvents>, host: PlatformCallHost): () => void {
+  const offCall = events.on('platformCall', (call: PlatformCall) => {
     if (host.isEnding()) return;
     host.dispatch({ toolCallId: null, name: call.name, rawArguments: parseArguments(call.arguments) }, call.origin);
   });
-  const offHangup = session.events.on('agentHangup', () => {
+  const offHangup = events.on('agentHangup', () => {
     if (!host.isEnding()) host.agentHungUp();
   });
   return () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CallSession } from '../call/index.ts';
 import { httpProblem, isCallId, isPlainObject } from '../core/index.ts';
+import { loadDeskMap, packToolName, type DeskMap } from '../providers/index.ts';
 import type { AppContext } from './app-context.ts';
 import { CallMcpSessions } from './call-mcp.ts';
 import { sendProblem } from './problem.ts';
@@ -64,8 +65,9 @@ function notBound(reply: FastifyReply, what: string): FastifyReply {
 }
 
 /** `POST /platform/calls/:callId/tools/:name`: a relay bot's tool call on its own call. */
-function relayTool(ctx: AppContext, request: FastifyRequest<{ Params: { callId: string; name: string } }>, reply: FastifyReply): FastifyReply {
-  const { callId, name } = request.params;
+function relayTool(ctx: AppContext, desks: DeskMap, request: FastifyRequest<{ Params: { callId: string; name: string } }>, reply: FastifyReply): FastifyReply {
+  const { callId } = request.params;
+  const name = packToolName(desks, request.params.name);
   const call = boundCall(ctx, callId);
   if (!call) return notBound(reply, `call ${JSON.stringify(callId.slice(0, 64))}`);
   if (!ctx.pack.catalog.has(name)) return sendProblem(reply, httpProblem('UNKNOWN_TOOL', `no tool named ${JSON.stringify(name.slice(0, 64))} in pack ${ctx.pack.id}`));
@@ -93,7 +95,7 @@ const vapiToolCallsSchema = z.object({
  * Vapi's call id is mapped to the mivas call a relay bound it to; each call is dispatched there and
  * answered as Vapi's `ServerMessageResponseToolCalls` (`results`: `toolCallId`, `name`, `result` as text).
  */
-function vapiToolCalls(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function vapiToolCalls(ctx: AppContext, desks: DeskMap, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const parsed = vapiToolCallsSchema.safeParse(request.body);
   if (!parsed.success) return sendProblem(reply, httpProblem('PLATFORM_BODY_INVALID', `not a Vapi tool-calls message: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ').slice(0, 300)}`));
   const { call: vapiCall, toolCallList } = parsed.data.message;
@@ -101,7 +103,7 @@ function vapiToolCalls(ctx: AppContext, request: FastifyRequest, reply: FastifyR
   if (!call) return notBound(reply, `Vapi call ${JSON.stringify(vapiCall.id.slice(0, 64))}`);
   const results = toolCallList.map((tc) => {
     const args = typeof tc.function.arguments === 'string' ? parseObject(tc.function.arguments) : tc.function.arguments;
-    const result = call.dispatchFromHarness({ toolCallId: tc.id, name: tc.function.name, rawArguments: args ?? tc.function.arguments });
+    const result = call.dispatchFromHarness({ toolCallId: tc.id, name: packToolName(desks, tc.function.name), rawArguments: args ?? tc.function.arguments });
     return { toolCallId: tc.id, name: tc.function.name, result: JSON.stringify(result?.output ?? { ok: false, error_code: 'CALL_ENDED' }) };
   });
   return reply.send({ results });
@@ -110,8 +112,10 @@ function vapiToolCalls(ctx: AppContext, request: FastifyRequest, reply: FastifyR
 /** The platform routes (docs/platforms.md), behind MIVAS_PLATFORM_TOKEN. */
 export async function platformRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.addHook('onRequest', platformGate(ctx.config.platformToken));
-  app.post<{ Params: { callId: string; name: string } }>('/platform/calls/:callId/tools/:name', async (request, reply) => relayTool(ctx, request, reply));
-  app.post('/platform/vapi/tool-calls', async (request, reply) => vapiToolCalls(ctx, request, reply));
+  // The team's names for its desks (MIVAS_RELAY_DESK_MAP): a transfer named the platform's way reaches the pack's.
+  const desks = loadDeskMap(ctx.config.providers.relay.deskMapFile, ctx.pack);
+  app.post<{ Params: { callId: string; name: string } }>('/platform/calls/:callId/tools/:name', async (request, reply) => relayTool(ctx, desks, request, reply));
+  app.post('/platform/vapi/tool-calls', async (request, reply) => vapiToolCalls(ctx, desks, request, reply));
   const mcp = new CallMcpSessions(ctx, (callId) => boundCall(ctx, callId));
   mcp.mount(app, '/platform/calls/:callId/mcp');
   app.addHook('onClose', async () => mcp.close());

@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -77,12 +78,17 @@ async function endCall(rig: Rig, callId: string, bot: BotConnection, caller: Pro
 
 describe('platform routes on live relay calls (enforce mode)', () => {
   let rig: Rig;
+  let mapDir: string;
   beforeAll(async () => {
-    rig = await startRig();
+    // The team's bot names the scheduler desk its own way (docs/platforms.md, "Desk mapping").
+    mapDir = mkdtempSync(join(tmpdir(), 'mivas-desk-map-'));
+    writeFileSync(join(mapDir, 'desks.json'), JSON.stringify({ desks: { booking_node: 'scheduler' } }));
+    rig = await startRig({ MIVAS_RELAY_DESK_MAP: join(mapDir, 'desks.json') });
   }, 60_000);
   afterAll(async () => {
     await rig?.server.close();
     await rig?.bot.close();
+    rmSync(mapDir, { recursive: true, force: true });
   });
 
   it('refuses an unbound id on every platform path and creates no database, while the bearer token is required', async () => {
@@ -101,19 +107,19 @@ describe('platform routes on live relay calls (enforce mode)', () => {
     expect(rig.server.ctx.databases.exists('loc_nobody_dialed')).toBe(false);
   });
 
-  it('maps a Vapi tool-calls webhook to the call the relay bound its id to: the hop and the booking land in that call\'s snapshot; a specialist\'s tool before the hop is refused', async () => {
+  it('maps a Vapi tool-calls webhook to the call the relay bound its id to: the hop (the bot\'s node name mapped to the pack\'s desk) and the booking land in that call\'s snapshot; a specialist\'s tool before the hop is refused', async () => {
     const callId = 'loc_vapi_bound_1';
     const { caller, bot } = await dial(rig, callId);
     const early = await post(rig, `/platform/calls/${callId}/tools/book_appointment`, BOOK);
     expect(await early.json()).toMatchObject({ ok: false, error_code: 'TOOL_NOT_AVAILABLE' });
     const callSid = bot.start?.callSid ?? '';
     const res = await post(rig, '/platform/vapi/tool-calls', vapiBody(callSid, [
-      { id: 'vapi_tc_1', name: 'transfer_to_scheduler', args: {} },
+      { id: 'vapi_tc_1', name: 'transfer_to_booking_node', args: {} },
       { id: 'vapi_tc_2', name: 'book_appointment', args: BOOK },
     ]));
     expect(res.status).toBe(200);
     const answer = (await res.json()) as Vapi.ServerMessageResponseToolCalls;
-    expect(answer.results?.map((r) => [r.toolCallId, r.name])).toEqual([['vapi_tc_1', 'transfer_to_scheduler'], ['vapi_tc_2', 'book_appointment']]);
+    expect(answer.results?.map((r) => [r.toolCallId, r.name])).toEqual([['vapi_tc_1', 'transfer_to_booking_node'], ['vapi_tc_2', 'book_appointment']]);
     expect(JSON.parse(answer.results?.[1]?.result ?? '{}')).toMatchObject({ ok: true, data: { date: '2026-10-07' } });
     await endCall(rig, callId, bot, caller);
     const { events } = await readSnapshot(rig.server, callId);
