@@ -218,6 +218,8 @@ export const envSchema = z.object({
   MIVAS_RELAY_HANDOFFS: z.enum(['enforce', 'observe']).default('enforce'),
   MIVAS_RELAY_DESK_MAP: optionalText,
   MIVAS_RELAY_CALLBACK_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_RELAY_ELEVENLABS_AGENT_ID: optionalText,
+  MIVAS_RELAY_ELEVENLABS_BASE_URL: wsUrl.default('wss://api.elevenlabs.io'),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -284,6 +286,10 @@ export interface RelaySettings {
   readonly deskMapFile: string | undefined;
   /** The public base URL a relayed platform calls mivas back on; undefined: the host the caller dialed. */
   readonly callbackUrl: string | undefined;
+  /** The team's public ElevenLabs agent (`relay/elevenlabs`). */
+  readonly elevenLabsAgentId: string | undefined;
+  /** ElevenLabs' WebSocket host; the relay dials `<base>/v1/convai/conversation?agent_id=<id>`. */
+  readonly elevenLabsBaseUrl: string;
 }
 
 /** One OpenAI-compatible endpoint of the cascade: its base URL (…/v1), model and optional key. */
@@ -623,7 +629,7 @@ function providerSettings(env: Env): ProviderSettings {
     nova: { model: env.MIVAS_NOVA_MODEL, region: env.MIVAS_NOVA_REGION, voice: env.MIVAS_NOVA_VOICE, endpoint: env.MIVAS_NOVA_ENDPOINT, endpointing: env.MIVAS_NOVA_ENDPOINTING },
     gptLive: { apiKey: env.OPENAI_API_KEY, model: env.MIVAS_GPT_LIVE_MODEL, voice: env.MIVAS_GPT_LIVE_VOICE, baseUrl: env.MIVAS_GPT_LIVE_BASE_URL, backendModel: env.MIVAS_GPT_LIVE_BACKEND_MODEL },
     phonic: { apiKey: env.PHONIC_API_KEY, model: env.MIVAS_PHONIC_MODEL, voice: env.MIVAS_PHONIC_VOICE, baseUrl: env.MIVAS_PHONIC_BASE_URL },
-    relay: { twilioUrl: env.MIVAS_RELAY_TWILIO_URL, twilioAuthToken: env.MIVAS_RELAY_TWILIO_AUTH_TOKEN, twilioAccountSid: env.MIVAS_RELAY_TWILIO_ACCOUNT_SID, handoffs: env.MIVAS_RELAY_HANDOFFS, deskMapFile: env.MIVAS_RELAY_DESK_MAP, callbackUrl: env.MIVAS_RELAY_CALLBACK_URL },
+    relay: { twilioUrl: env.MIVAS_RELAY_TWILIO_URL, twilioAuthToken: env.MIVAS_RELAY_TWILIO_AUTH_TOKEN, twilioAccountSid: env.MIVAS_RELAY_TWILIO_ACCOUNT_SID, handoffs: env.MIVAS_RELAY_HANDOFFS, deskMapFile: env.MIVAS_RELAY_DESK_MAP, callbackUrl: env.MIVAS_RELAY_CALLBACK_URL, elevenLabsAgentId: env.MIVAS_RELAY_ELEVENLABS_AGENT_ID, elevenLabsBaseUrl: env.MIVAS_RELAY_ELEVENLABS_BASE_URL },
     qwenAudio: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_AUDIO_MODEL, voice: env.MIVAS_QWEN_AUDIO_VOICE, baseUrl: env.MIVAS_QWEN_AUDIO_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
   };
 }

@@ -184,11 +184,13 @@ export class CallSession {
     return this.session.platformCallId ?? null;
   }
 
-  /** The relay's bot hung up: recorded, and the call ends as the agent's ending once what it said has played. */
+  /** The relay's agent hung up: recorded, and the call ends once what it said has played (as the agent's ending unless already ending otherwise). */
   private agentHungUp(): void {
+    if (this.ended) return;
     this.timeline.add({ type: 'agent.hangup' });
-    this.endingReason = 'agent_end_call';
-    void this.agent.whenPlayed().then(() => this.end('agent_end_call', 1000));
+    const reason = this.endingReason ?? 'agent_end_call';
+    this.endingReason = reason;
+    void this.agent.whenPlayed().then(() => this.end(reason, 1000));
   }
 
   /** The call's conversation while it is open (for the state route). */

@@ -17,7 +17,7 @@ export interface PlatformCallHost {
   /** True once the call is ending or has ended: later platform events change nothing. */
   isEnding(): boolean;
   dispatch(request: Omit<DispatchRequest, 'origin'>, origin: NonNullable<DispatchRequest['origin']>): DispatchResult | null;
-  /** The agent's side hung up: end as the agent's ending once its audio has played. */
+  /** The agent's side hung up: end once its audio has played (as the agent's ending, unless the call was already ending otherwise). */
   agentHungUp(): void;
 }
 
@@ -27,9 +27,8 @@ export function listenToPlatform(events: TypedEmitter<ModelSessionEvents>, host:
     if (host.isEnding()) return;
     host.dispatch({ toolCallId: null, name: call.name, rawArguments: parseArguments(call.arguments) }, call.origin);
   });
-  const offHangup = events.on('agentHangup', () => {
-    if (!host.isEnding()) host.agentHungUp();
-  });
+  // A hang-up counts even while the call is ending: the agent's side is gone, so nothing is left to wait for but playback.
+  const offHangup = events.on('agentHangup', () => host.agentHungUp());
   return () => {
     offCall();
     offHangup();

@@ -1,12 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openingLineOf } from '../../src/caller/index.ts';
-import { runCli, type CliIO } from '../../src/cli/index.ts';
-import { timelineFileSchema, type TimelineEvent } from '../../src/snapshot/index.ts';
+import type { TimelineEvent } from '../../src/snapshot/index.ts';
 import { packOf } from '../support/episode-rig.ts';
-import { modemSynth } from '../support/text-modem.ts';
+import { runRelay, type RelayRun } from '../support/relay-run.ts';
 import { TwilioMsBot } from '../support/twilio-ms-bot.ts';
 
 /**
@@ -20,63 +16,28 @@ import { TwilioMsBot } from '../support/twilio-ms-bot.ts';
  * snapshot shows the bot's tool calls and the handoff path.
  */
 
-const REPO = resolve(import.meta.dirname, '../..');
 const PACK = 'control-industry';
 const PLATFORM_TOKEN = 'platform-test-token';
 const AUTH_TOKEN = 'twilio-auth-token-test';
 
-interface Scores {
-  conversations: { conversation_id: string; task_id: string; status: string; reward: number | null }[];
-}
-
 describe('relay/twilio-ms: mivas run against a strict Media Streams bot', () => {
-  let dir: string;
   let bot: TwilioMsBot;
-  let code: number;
-  const out: string[] = [];
-  const err: string[] = [];
+  let run: RelayRun;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mivas-relay-twilio-'));
     bot = await TwilioMsBot.start({ pack: await packOf(PACK), platformToken: PLATFORM_TOKEN, authToken: AUTH_TOKEN });
-    const io: CliIO = {
-      stdout: { write: (t: string) => out.push(t) },
-      stderr: { write: (t: string) => err.push(t) },
-      env: {
-        MIVAS_DATA_DIR: dir,
-        MIVAS_PACKS_DIR: join(REPO, 'packs'),
-        MIVAS_MIGRATIONS_DIR: join(REPO, 'migrations'),
-        MIVAS_LOG_LEVEL: 'silent',
-        MIVAS_RELAY_TWILIO_URL: bot.url,
-        MIVAS_RELAY_TWILIO_AUTH_TOKEN: AUTH_TOKEN,
-        MIVAS_PLATFORM_TOKEN: PLATFORM_TOKEN,
-      },
-      cwd: REPO,
-      synth: modemSynth(),
-    };
-    code = await runCli(['run', '--pack', PACK, '--harness', 'relay/twilio-ms', '--trials', '3', '--fast', '--concurrency', '3'], io);
+    run = await runRelay(PACK, 'relay/twilio-ms', 3, () => ({ MIVAS_RELAY_TWILIO_URL: bot.url, MIVAS_RELAY_TWILIO_AUTH_TOKEN: AUTH_TOKEN, MIVAS_PLATFORM_TOKEN: PLATFORM_TOKEN }));
   }, 240_000);
 
   afterAll(async () => {
     await bot?.close();
-    rmSync(dir, { recursive: true, force: true });
+    run?.dispose();
   });
 
-  function scores(): Scores {
-    const line = out.join('').split('\n').find((l) => l.startsWith('wrote ') && l.includes('scores.json'));
-    return JSON.parse(readFileSync(line?.slice('wrote '.length).split(', ')[0] ?? '', 'utf8')) as Scores;
-  }
-
-  function timeline(callId: string): TimelineEvent[] {
-    const root = join(dir, 'snapshots', PACK);
-    const file = readdirSync(root).find((f) => f === `${callId}.timeline.json`) ?? '';
-    return timelineFileSchema.parse(JSON.parse(readFileSync(join(root, file), 'utf8'))).events;
-  }
-
   it('passes every task of the pack three times with reward 1.0 (exit 0), and the bot saw only well-formed, signed Twilio frames', () => {
-    expect(err.join('')).not.toMatch(/error/i);
-    expect(code).toBe(0);
-    const conversations = scores().conversations;
+    expect(run.err).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    const conversations = run.scores();
     expect(conversations).toHaveLength(9);
     expect(conversations.map((c) => [c.status, c.reward])).toEqual(conversations.map(() => ['PASS', 1]));
     expect(bot.violations).toEqual([]);
@@ -84,14 +45,14 @@ describe('relay/twilio-ms: mivas run against a strict Media Streams bot', () => 
   });
 
   it('gave the bot mivas\'s call id in start.customParameters, and the bot decoded the caller\'s opening line through the mu-law leg', () => {
-    const ids = scores().conversations.map((c) => c.conversation_id).sort();
+    const ids = run.scores().map((c) => c.conversation_id).sort();
     expect(bot.calls.map((c) => c.start?.customParameters.mivas_call_id).sort()).toEqual(ids);
     for (const call of bot.calls) expect(call.heard[0]).toBe(call.task ? openingLineOf(call.task.intent) : 'no task');
   });
 
   it('records each of the bot\'s tool calls (origin http) and the handoff path in the call\'s snapshot, with no nudge and the bot\'s hang-up after end_call', () => {
-    for (const call of scores().conversations) {
-      const events = timeline(call.conversation_id);
+    for (const call of run.scores()) {
+      const events = run.timeline(call.conversation_id);
       const tools = events.filter((e): e is Extract<TimelineEvent, { type: 'tool' }> => e.type === 'tool');
       expect(tools.map((t) => t.origin)).toEqual(tools.map(() => 'http'));
       expect(tools[0]).toMatchObject({ name: 'transfer_to_scheduler', agent: 'reception', executed: true });

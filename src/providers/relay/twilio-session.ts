@@ -1,14 +1,13 @@
 import WebSocket from 'ws';
-import { TypedEmitter, type Clock, type Timer } from '../../core/index.ts';
+import { TypedEmitter, type Clock } from '../../core/index.ts';
 import type { AgentSetup, CallInfo, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { RelayUtterances } from './relay-utterances.ts';
 import { CALL_ID_PARAMETER, TOOLS_URL_PARAMETER, muLawToPcm, parseBotMessage, pcmToMuLaw, TWILIO_ENCODING, TWILIO_FRAME_BYTES, TWILIO_RATE_HZ, twilioIds, twilioSignature, type BotMessage, type TwilioFrame, type TwilioIds } from './twilio-wire.ts';
 
 /** How long the upgrade to the bot may take. */
 const OPEN_TIMEOUT_MS = 15_000;
 /** The largest frame accepted from the bot (a media frame of several seconds is far below it). */
 const MAX_FRAME_BYTES = 1024 * 1024;
-/** Agent audio followed by this much silence (no media, no mark) closes the agent's utterance. */
-const UTTERANCE_GAP_MS = 600;
 
 /** What the relay is configured with (docs/platforms.md, "Twilio Media Streams"). */
 export interface TwilioRelayOptions {
@@ -47,18 +46,15 @@ export class TwilioRelaySession implements ModelSession {
   private mediaMs = 0;
   /** Caller audio not yet a whole 20 ms frame. */
   private pending = Buffer.alloc(0);
-  private item: string | null = null;
-  private items = 0;
-  private gap: Timer | null = null;
+  private readonly utterances: RelayUtterances;
 
   private readonly options: TwilioRelayOptions;
   private readonly call: CallInfo;
-  private readonly clock: Clock;
 
   constructor(options: TwilioRelayOptions, call: CallInfo, clock: Clock) {
     this.options = options;
     this.call = call;
-    this.clock = clock;
+    this.utterances = new RelayUtterances(this.events, clock, 'tw_item');
     this.ids = twilioIds(options.accountSid);
     this.platformCallId = this.ids.callSid;
   }
@@ -115,7 +111,7 @@ export class TwilioRelaySession implements ModelSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.endItem();
+    this.utterances.end();
     const ws = this.ws;
     this.ws = null;
     if (ws?.readyState === WebSocket.OPEN) {
@@ -168,44 +164,23 @@ export class TwilioRelaySession implements ModelSession {
     if (this.closed || !message) return;
     switch (message.event) {
       case 'media':
-        return this.agentAudio(muLawToPcm(Buffer.from(message.media.payload, 'base64')));
+        return this.utterances.audio(muLawToPcm(Buffer.from(message.media.payload, 'base64')));
       case 'mark':
-        this.endItem();
+        this.utterances.end();
         // Twilio echoes a mark once the audio before it has played; mivas's pacer owns playback, so the echo follows the utterance's end.
         this.send({ event: 'mark', sequenceNumber: this.nextSequence(), streamSid: this.ids.streamSid, mark: { name: message.mark.name } });
         return;
       case 'clear':
-        this.endItem();
+        this.utterances.end();
         this.events.emit('callerSpeechStarted');
         return;
     }
   }
 
-  private agentAudio(pcm: Buffer): void {
-    if (pcm.length === 0) return;
-    if (!this.item) {
-      this.item = `tw_item_${++this.items}`;
-      this.events.emit('responseStarted', this.item);
-    }
-    this.events.emit('audio', this.item, pcm);
-    this.gap?.cancel();
-    this.gap = this.clock.setTimer(UTTERANCE_GAP_MS, () => this.endItem());
-  }
-
-  private endItem(): void {
-    this.gap?.cancel();
-    this.gap = null;
-    const item = this.item;
-    if (!item) return;
-    this.item = null;
-    this.events.emit('audioDone', item);
-    this.events.emit('responseDone', { responseId: item, status: 'completed', usage: null });
-  }
-
   /** The bot hung up: the agent's ending, after what it already said has played. */
   private onBotClosed(opened: boolean): void {
     if (this.closed || !opened) return;
-    this.endItem();
+    this.utterances.end();
     this.ws = null;
     this.closed = true;
     this.events.emit('agentHangup');
