@@ -28,11 +28,9 @@ const CHUNK_BYTES = 6_400;
 const initiationSchema = z.strictObject({
   type: z.literal('conversation_initiation_client_data'),
   dynamic_variables: z.strictObject({ mivas_call_id: z.string().min(1) }),
-  conversation_config_override: z.unknown().optional(),
+  // The vendor's other optional fields (overrides, source info, tool mocks) change the agent under test: mivas sends none.
   custom_llm_extra_body: z.record(z.string(), z.unknown()).optional(),
   user_id: z.string().optional(),
-  source_info: z.unknown().optional(),
-  tool_mock_config: z.unknown().optional(),
 });
 const audioSchema = z.strictObject({ user_audio_chunk: z.base64().min(1) });
 const pongSchema = z.strictObject({ type: z.literal('pong'), event_id: z.number().int() });
