@@ -6,7 +6,7 @@ import { html, type SafeHtml } from './html.ts';
 import { jsonScript, renderPage } from './page-shell.ts';
 import { renderPathGraph } from './path-graph.ts';
 import { renderStateDiff } from './state-diff-view.ts';
-import { renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
+import { inferredHopsNote, renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
 import { renderToolDiff } from './tool-diff-view.ts';
 import type { TaskInfo } from './task-info.ts';
 import { failingGates, taskHref, type Entry } from './ui-model.ts';
@@ -82,7 +82,7 @@ export function renderConversationPage(v: ConversationVerdict, ev: ConversationE
   const body = html`${header(v, ctx, ev)}${links(v, ev)}
 ${section('recording', 'Recording and timeline', html`${player(ev)}${renderTimeline(v, ev, spanMs)}`)}
 ${section('tools', 'Tool calls: expected vs actual', renderToolDiff(v.tools, ev.events, ev.media))}
-${section('handoff', 'Handoff path: expected vs actual', renderPathGraph(v.handoff, ev.blueprint))}
+${section('handoff', 'Handoff path: expected vs actual', html`${inferredHopsNote(ev.events)}${renderPathGraph(v.handoff, ev.blueprint)}`)}
 ${section('state', 'Database diff (tables that differ)', renderStateDiff(v.state))}
 ${section('transcript', 'Transcript: both sides', renderTranscript(v, ev.events, ev.caller, ctx.taskInfo?.opening ?? null, ev.media))}
 ${section('events', 'Events', renderEventList(ev.events, ev.media))}

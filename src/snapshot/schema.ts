@@ -47,8 +47,8 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
       name: z.string(),
       agent: z.string(),
       tool_call_id: z.string().nullable(),
-      /** Set to `http` when an external harness made the call through the HTTP tool routes; absent for the model's own calls. */
-      origin: z.literal('http').optional(),
+      /** Who made the call when not the model itself: `http` an external harness through the tool routes, `platform` a platform under test on its own side (relays), `inferred` a hop deduced in observe mode; absent for the model's own calls. */
+      origin: z.enum(['http', 'platform', 'inferred']).optional(),
       arguments: z.unknown(),
       canonical_arguments: z.record(z.string(), z.unknown()).nullable(),
       output: recordedOutput,
@@ -60,6 +60,8 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
     .strict(),
   z.object({ ...base, type: z.literal('handoff'), from: z.string(), to: z.string() }).strict(),
   z.object({ ...base, type: z.literal('nudge'), attempt: z.number().int().positive() }).strict(),
+  /** The agent's side hung up on its own (a relay's bot closed its socket). */
+  z.object({ ...base, type: z.literal('agent.hangup') }).strict(),
   z.object({ ...base, type: z.literal('barge_in'), utterance_id: z.string(), played_ms: z.number().nonnegative() }).strict(),
   z.object({ ...base, type: z.literal('audio.underrun'), utterance_id: z.string(), gap_ms: z.number().nonnegative() }).strict(),
   z.object({ ...base, type: z.literal('audio.clock_reset'), utterance_id: z.string(), behind_ms: z.number().nonnegative() }).strict(),

@@ -94,7 +94,8 @@ describe('a price row for every registered harness', () => {
     const call = { callId: 'c', pack: null, taskId: null } as unknown as CallInfo;
     const billed = new Map<string, readonly string[]>();
     // The keyless harnesses (scripted, noop) run no model and bill nothing: estimateCost(null) is null.
-    for (const name of HARNESS_NAMES.filter((n) => n !== 'scripted' && n !== 'noop')) {
+    // A relay's model is the team's own agent, billed by its platform (docs/platforms.md): no row either.
+    for (const name of HARNESS_NAMES.filter((n) => n !== 'scripted' && n !== 'noop' && !n.startsWith('relay/'))) {
       const session = createHarnessFactory(name, { synth, clock: new ManualClock(), noopWaitMs: 1_000, providers }).create(call);
       const components = name === 'cascaded' ? [providers.cascaded.stt.model, providers.cascaded.tts.model].filter((m): m is string => m !== undefined) : [];
       billed.set(name, [...(session.model === null ? [] : [session.model]), ...components]);
