@@ -5,14 +5,12 @@ import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
 import { ConversationRun, type Conversation, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { addUsage, emptyUsage, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
+import { addUsage, computeSmoke, emptyUsage, snapshotParts, type CallRecord, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
-import { snapshotParts, type CallRecord } from './call-snapshot.ts';
 import { AgentAudio } from './agent-audio.ts';
 import { CallerInputBudget } from './caller-input.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
 import { InboundAudio } from './inbound-audio.ts';
-import { computeSmoke } from './smoke.ts';
 import { TurnDriver, type TurnDriverHost } from './turn-driver.ts';
 
 /** Limits and timings a call runs under (from configuration). */

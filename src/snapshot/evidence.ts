@@ -1,12 +1,34 @@
 import { canonicalJson } from '../core/index.ts';
-import type { PacingStats } from '../chirp/index.ts';
-import type { Pack } from '../packs/index.ts';
-import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, summarySchema, type EndReason, type Smoke, type SnapshotBody, type SnapshotPart, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from '../snapshot/index.ts';
-import type { DatabaseDump } from '../store/index.ts';
+import type { SnapshotBody } from './outbox.ts';
+import { summarySchema, type EndReason, type FinalState, type SnapshotPart, type Smoke, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from './schema.ts';
+import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason } from './void-facts.ts';
 
-/** Everything known about a call at hangup. */
+/**
+ * The evidence builder (architecture.md "The conversation run"): every context (a live call, a
+ * text episode) freezes its conversation through these functions, over plain data only, so the
+ * summary and the advisory void reason are written by one piece of code.
+ */
+
+/** The pack a conversation ran on, as the summary names it. */
+export interface EvidencePack {
+  readonly id: string;
+  readonly packVersion: string;
+  readonly templateHash: string;
+}
+
+/** The outbound pacer's own count of its send intervals (the chirp pacer's figures, as plain data). */
+export interface PacingCounts {
+  readonly intervals: number;
+  readonly offOver5Ms: number;
+  readonly maxOffMs: number;
+}
+
+/** A database's rows by table (the store's dump, as plain data). */
+type Rows = FinalState;
+
+/** Everything known about a conversation when it ends (a call at hangup, a text episode when it is done). */
 export interface CallRecord {
-  readonly pack: Pack;
+  readonly pack: EvidencePack;
   readonly callId: string;
   readonly runId: string | null;
   readonly taskId: string | null;
@@ -28,7 +50,7 @@ export interface CallRecord {
   readonly priceTableVersion: string | null;
   readonly traceId: string | null;
   /** The pacer's own count of its send intervals (null in fast mode, which does not pace). */
-  readonly pacing: PacingStats | null;
+  readonly pacing: PacingCounts | null;
 }
 
 /**
@@ -49,9 +71,9 @@ export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'close
 }
 
 /** Every call compares against the same template, so its canonical rows are computed once per dump. */
-const templateRowSets = new WeakMap<DatabaseDump, Map<string, Set<string>>>();
+const templateRowSets = new WeakMap<Rows, Map<string, Set<string>>>();
 
-function templateRows(template: DatabaseDump, table: string): Set<string> {
+function templateRows(template: Rows, table: string): Set<string> {
   let tables = templateRowSets.get(template);
   if (!tables) {
     tables = new Map();
@@ -66,7 +88,7 @@ function templateRows(template: DatabaseDump, table: string): Set<string> {
 }
 
 /** Rows that differ from the template: inserted, changed or deleted (a count for the per-call summary). */
-export function countRowsWritten(template: DatabaseDump, final: DatabaseDump): number {
+export function countRowsWritten(template: Rows, final: Rows): number {
   let changed = 0;
   for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
     const before = templateRows(template, table);
@@ -119,7 +141,7 @@ function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_la
 }
 
 /** The five snapshot parts, ready for the outbox (the WAV as bytes or as the recorder's file). */
-export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
+export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: Rows, templateDump: Rows, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
   // Each event passed the schema as it was added (src/snapshot/timeline.ts): no second pass over thousands here.
   const timeline: TimelineFile = { events: [...record.events] };
