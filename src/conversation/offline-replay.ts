@@ -17,11 +17,13 @@ export interface OfflineOptions {
   /** Greeting by the agent and a first caller utterance before the actions (default true). */
   readonly greet?: boolean;
   readonly callerSpeaks?: boolean;
-  /** Default: the reason of the first ending effect (human transfer, end_call), else agent_end_call. */
+  /** Recorded as given; by default the ending that stands by the run's rule (the first session tool's, else agent_end_call). */
   readonly endReason?: EndReason;
   readonly closeCode?: number | null;
   /** Media offset of the call end; default 60 s or 1 s after the last action. */
   readonly endAtMs?: number;
+  /** The caller hangs up after the last action; the run's rule decides which ending stands (the first). */
+  readonly callerHangsUp?: boolean;
   /** Leave out call.ended (a truncated timeline). */
   readonly omitEnd?: boolean;
 }
@@ -80,6 +82,7 @@ export function replayOffline(actions: readonly RouteAction[], options: OfflineO
     if (action.kind === 'call') carry.record(options.pack, { name: action.name, output: results[results.length - 1]?.output as { ok: boolean } });
     media.advance(1000);
   });
+  if (options.callerHangsUp) run.end('caller_hangup');
   const closed = run.close();
   if (!options.omitEnd) run.recordEnd(options.closeCode ?? 1000, options.endAtMs ?? Math.max(60_000, media.nowMs()), options.endReason);
   return { events: [...run.timeline.events()], final: closed.final, db: closed.db, results };
