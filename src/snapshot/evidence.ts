@@ -1,10 +1,10 @@
 import { canonicalJson } from '../core/index.ts';
 import type { SnapshotBody } from './outbox.ts';
 import { summarySchema, type EndReason, type FinalState, type SnapshotPart, type Smoke, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from './schema.ts';
-import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason } from './void-facts.ts';
+import { findVoids } from './void-table.ts';
 
 /**
- * The evidence builder (architecture.md "The conversation run"): every context (a live call, a
+ * The evidence builder (architecture.md §20): every context (a live call, a
  * text episode) freezes its conversation through these functions, over plain data only, so the
  * summary and the advisory void reason are written by one piece of code.
  */
@@ -55,19 +55,13 @@ export interface CallRecord {
 
 /**
  * The advisory void reason the server records; the scorer re-derives it (scoring.md §3). Both read
- * the same void facts (`src/snapshot/void-facts.ts`) in the same table order; the server knows no
- * `--min-call-s`, so its early drop is the abnormal close alone (the scorer's with `minCallMs` 0).
+ * the one void table (`void-table.ts`) over the same facts; the server knows no `--min-call-s`, so
+ * its early drop is the abnormal close alone (the scorer's with `minCallMs` 0), and no caller
+ * deviation (the scorer's last row, which needs the task).
  */
 export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'closeCode' | 'events' | 'truncation'>): VoidReason | null {
-  // A truncated timeline is incomplete evidence: the scorer's first void check (`truncated:summary`).
-  if (record.truncation) return 'snapshot_missing';
-  const facts = deriveVoidFacts(record.events, { endReason: record.endReason, closeCode: record.closeCode });
-  if (isInfraEndReason(facts.endReason) || isInfraEndReason(record.endReason) || findInternalFaults(record.events).length > 0) return 'infra_error';
-  if (facts.endReason === 'provider_error' || record.endReason === 'provider_error' || findFatalProviderErrors(record.events).length > 0) return 'provider_error';
-  if (facts.firstAgentAudioMs === null) return 'no_agent_audio';
-  if (!facts.callerSpoke) return 'caller_never_spoke';
-  if (facts.abnormalCallerClose) return 'caller_dropped_early';
-  return null;
+  const summary = { truncated: record.truncation != null, end_reason: record.endReason, close_code: record.closeCode };
+  return findVoids({ snapshotProblems: [], summary, events: record.events, platformStatus: null, minCallMs: 0 }).reason;
 }
 
 /** Every call compares against the same template, so its canonical rows are computed once per dump. */

@@ -7,3 +7,4 @@ export * from './void-facts.ts';
 export * from './caller-file.ts';
 export * from './evidence.ts';
 export * from './smoke.ts';
+export * from './void-table.ts';
