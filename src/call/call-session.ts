@@ -83,7 +83,7 @@ const FLOOD_GRACE_MS = 1_000;
  */
 export class CallSession {
   readonly timeline: ConversationRun['timeline'];
-  /** The conversation, its ending rules and its timeline (architecture.md "The conversation run"). */
+  /** The conversation, its ending rules and its timeline (architecture.md §20). */
   private readonly run: ConversationRun;
   private readonly acceptedMs: number;
   private readonly startedAtEpochMs: number;

@@ -26,7 +26,7 @@ export interface RunSpec {
   readonly onInvalidEvent?: (reason: string) => void;
 }
 
-/** What the context does after a dispatch (architecture.md "The conversation run"). */
+/** What the context does after a dispatch (architecture.md §20). */
 export type NextStep =
   | { readonly kind: 'continue' }
   /** Give the harness the new agent's instructions and tools. */
@@ -48,7 +48,7 @@ export interface Utterance {
 
 /**
  * One conversation as a context runs it (a live call, the HTTP tool route into it, a text episode,
- * an offline replay): the conversation and the context's clock, what follows each dispatch, the
+ * an offline replay; architecture.md §20): the conversation and the context's clock, what follows each dispatch, the
  * call-boundary and speech events on the timeline, and which ending stands. The rule is the same
  * in every context: the first ending wins. A session tool starts the agent's ending (its farewell
  * follows); a later session tool, a caller hang-up, a watchdog or the turn cap leaves that reason

@@ -12,8 +12,8 @@ import { advanceUntil, startRealtimeRig, type RealtimeRig } from '../support/rea
 import { tone, type ResponsePart, type StandInConnection } from '../support/realtime-server.ts';
 
 /**
- * One rule for how a conversation ends, in every context that runs one (architecture.md "The
- * conversation run"): the live call (the model's tools through the realtime stand-in, the caller
+ * One rule for how a conversation ends, in every context that runs one (architecture.md §20): the
+ * live call (the model's tools through the realtime stand-in, the caller
  * on CHIRP), the HTTP tool route into that call, the text episode and offline replay play the
  * same sequences and must end with the same reason and the same shared timeline events. The first
  * ending wins: a session tool's ending stands against a later end_call (over HTTP too), a caller
