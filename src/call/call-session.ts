@@ -340,10 +340,10 @@ export class CallSession {
     const utteranceId = 'utteranceId' in event ? (event.utteranceId ?? `c_${this.ctx.ids.hex(12)}`) : '';
     switch (event.type) {
       case 'speech.started':
-        this.timeline.add({ type: 'speech.started', side: 'caller', utterance_id: utteranceId });
+        this.run.speechStarted('caller', utteranceId);
         return this.session.callerSpeech('started');
       case 'speech.completed':
-        this.timeline.add({ type: 'speech.completed', side: 'caller', utterance_id: utteranceId, interrupted: false });
+        this.run.speechCompleted('caller', utteranceId);
         return this.session.callerSpeech('completed');
       case 'mark':
         this.timeline.add({ type: 'mark.echo', name: event.name });

@@ -120,9 +120,17 @@ export class ConversationRun {
 
   /** Records one utterance (speech.started, transcript, speech.completed) at the offsets it names. */
   utterance(u: Utterance): void {
-    this.timeline.add({ type: 'speech.started', side: u.side, utterance_id: u.id }, u.startMs);
-    this.timeline.add({ type: 'transcript', side: u.side, text: u.text, utterance_id: u.id }, u.transcriptMs);
-    this.timeline.add({ type: 'speech.completed', side: u.side, utterance_id: u.id, interrupted: false }, u.endMs);
+    recordUtterance(this.timeline, u);
+  }
+
+  /** A speech segment begins (a live caller's CHIRP frame, or an utterance), now or at `atMs`. */
+  speechStarted(side: 'caller' | 'agent', id: string, atMs?: number): void {
+    this.timeline.add({ type: 'speech.started', side, utterance_id: id }, atMs);
+  }
+
+  /** A speech segment ends, whole (an interrupted agent utterance is closed by the audio path that cut it). */
+  speechCompleted(side: 'caller' | 'agent', id: string, atMs?: number): void {
+    this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, atMs);
   }
 
   /** Freezes the conversation: its final rows and database bytes (the file is deleted); throws when the dump fails. */
@@ -146,6 +154,13 @@ export class ConversationRun {
     if (!this.conversation) throw new ConversationClosedError(`conversation ${this.spec.id} is not open`);
     return this.conversation;
   }
+}
+
+/** Records one whole utterance on a timeline: speech.started, its transcript, speech.completed. */
+export function recordUtterance(timeline: Timeline, u: Utterance): void {
+  timeline.add({ type: 'speech.started', side: u.side, utterance_id: u.id }, u.startMs);
+  timeline.add({ type: 'transcript', side: u.side, text: u.text, utterance_id: u.id }, u.transcriptMs);
+  timeline.add({ type: 'speech.completed', side: u.side, utterance_id: u.id, interrupted: false }, u.endMs);
 }
 
 /** End reasons that say the evidence cannot be trusted: they override an ending already under way. */

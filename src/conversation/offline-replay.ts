@@ -3,7 +3,7 @@ import type { Pack, Task } from '../packs/index.ts';
 import { Timeline, type EndReason, type TimelineEvent } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import type { DispatchResult } from './conversation.ts';
-import { ConversationRun } from './conversation-run.ts';
+import { ConversationRun, recordUtterance } from './conversation-run.ts';
 import { CarryForward, handoffArguments, handoffToolTo, planRoute, routeActions, type RouteAction } from './reference-route.ts';
 
 /** How an offline conversation starts and ends (the media clock advances 1 s per action). */
@@ -39,9 +39,7 @@ export interface OfflineReplay {
 
 /** Records one offline utterance (started, transcript 400 ms later, completed 800 ms later) as the caller or the agent. */
 export function addSpeech(timeline: Timeline, side: 'caller' | 'agent', atMs: number, id: string, text: string): void {
-  timeline.add({ type: 'speech.started', side, utterance_id: id }, atMs);
-  timeline.add({ type: 'transcript', side, text, utterance_id: id }, atMs + 400);
-  timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, atMs + 800);
+  recordUtterance(timeline, { side, id, text, startMs: atMs, transcriptMs: atMs + 400, endMs: atMs + 800 });
 }
 
 /** The greeting and the caller's opening line of an offline conversation, after its call.started. */
