@@ -5,7 +5,7 @@ import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
 import { ConversationRun, type Conversation, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { addUsage, computeSmoke, emptyUsage, snapshotParts, type CallRecord, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
+import { addUsage, computeSmoke, emptyUsage, snapshotParts, type CallRecord, type EndReason, type Timeline, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { AgentAudio } from './agent-audio.ts';
 import { CallerInputBudget } from './caller-input.ts';
@@ -82,7 +82,7 @@ const FLOOD_GRACE_MS = 1_000;
  * evidence into the outbox. Every timer and listener is torn down in end().
  */
 export class CallSession {
-  readonly timeline: ConversationRun['timeline'];
+  readonly timeline: Timeline;
   /** The conversation, its ending rules and its timeline (architecture.md §20). */
   private readonly run: ConversationRun;
   private readonly acceptedMs: number;

@@ -48,9 +48,9 @@ export interface Utterance {
 
 /**
  * One conversation as a context runs it (a live call, the HTTP tool route into it, a text episode,
- * an offline replay; architecture.md §20): the conversation and the context's clock, what follows each dispatch, the
- * call-boundary and speech events on the timeline, and which ending stands. The rule is the same
- * in every context: the first ending wins. A session tool starts the agent's ending (its farewell
+ * an offline replay; architecture.md §20): the conversation and the context's clock, what follows
+ * each dispatch, the call-boundary and speech events on the timeline, and which ending stands. The
+ * rule is the same in every context: the first ending wins. A session tool starts the agent's ending (its farewell
  * follows); a later session tool, a caller hang-up, a watchdog or the turn cap leaves that reason
  * standing. Only a fault (internal_error, provider_error, the infra end reasons) overrides it,
  * because it says the evidence itself cannot be trusted.
