@@ -7,10 +7,10 @@ export interface DuplexAct {
   readonly kind: DuplexActKind;
   /** The pin's words, said over the agent. */
   readonly line: string;
-  /** Words the agent's utterance so far must contain. */
-  readonly agentSays: string;
-  /** The NOT clause: words that hold the act back while the utterance so far contains them. */
-  readonly notWhen: string;
+  /** Phrases, any of which the agent's utterance so far must say. */
+  readonly agentSays: readonly string[];
+  /** The NOT clause: phrases that hold the act back while the utterance so far says any of them. */
+  readonly notWhen: readonly string[];
   /** Agent audio that must follow the trigger before the caller starts. */
   readonly cutInAfterMs: number;
 }
@@ -41,7 +41,8 @@ export function saysPhrase(text: string, phrase: string): boolean {
 
 /** The first act whose trigger holds for what the agent has said so far: its phrase heard, its NOT clause not. */
 export function triggeredAct(acts: readonly DuplexAct[], soFar: string): DuplexAct | null {
-  return acts.find((a) => saysPhrase(soFar, a.agentSays) && !saysPhrase(soFar, a.notWhen)) ?? null;
+  const saysAny = (phrases: readonly string[]): boolean => phrases.some((p) => saysPhrase(soFar, p));
+  return acts.find((a) => saysAny(a.agentSays) && !saysAny(a.notWhen)) ?? null;
 }
 
 /** Whether an act takes the floor (the agent should yield and answer it) or only acknowledges (the agent should keep going). */

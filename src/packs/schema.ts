@@ -157,16 +157,17 @@ export type DuplexActKind = (typeof DUPLEX_ACTS)[number];
 
 /**
  * A pin's duplex trigger (packs.md §3.4): the caller says the pin over the agent, mid-utterance,
- * once the agent's utterance so far contains `agent_says` and not `not_when_agent_says` (the NOT
- * clause, required as for context pins), after `cut_in_after_ms` more of the agent's audio. A
+ * once the agent's utterance so far says one of `agent_says` and none of `not_when_agent_says` (the NOT
+ * clause, required as for context pins; each a list of phrases, any of which counts), after
+ * `cut_in_after_ms` more of the agent's audio. A
  * correction names the value it replaces (`stale_value`) and the value graded instead
  * (`corrected_value`), each as the expected state or calls would carry it.
  */
 export const duplexTriggerSchema = z
   .object({
     act: z.enum(DUPLEX_ACTS),
-    agent_says: z.string().min(1),
-    not_when_agent_says: z.string().min(1),
+    agent_says: z.array(z.string().min(1)).min(1),
+    not_when_agent_says: z.array(z.string().min(1)).min(1),
     cut_in_after_ms: z.number().int().min(0).max(3_000).default(0),
     stale_value: z.string().min(1).optional(),
     corrected_value: z.string().min(1).optional(),

@@ -20,8 +20,8 @@ function mind(told: string[]): CallerMind {
   };
 }
 
-const CORRECTION: DuplexAct = { pin: 3, kind: 'correction', line: 'No, the twenty-second, not the twelfth.', agentSays: 'the twelfth', notWhen: 'twenty second', cutInAfterMs: 0 };
-const BACK_CHANNEL: DuplexAct = { pin: 4, kind: 'back_channel', line: 'Mm-hm.', agentSays: 'our cancellation policy', notWhen: 'anything else', cutInAfterMs: 0 };
+const CORRECTION: DuplexAct = { pin: 3, kind: 'correction', line: 'No, the twenty-second, not the twelfth.', agentSays: ['the twelfth', 'twelfth of'], notWhen: ['twenty second'], cutInAfterMs: 0 };
+const BACK_CHANNEL: DuplexAct = { pin: 4, kind: 'back_channel', line: 'Mm-hm.', agentSays: ['our cancellation policy'], notWhen: ['anything else'], cutInAfterMs: 0 };
 /** One step of partial hearing: 2 ms of audio, 64 bytes of the test's text "audio". */
 const STEP_MS = 2;
 

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptedHarness, type ScriptedDuplex } from '../../src/providers/index.ts';
+import { timelineFileSchema, type TimelineEvent } from '../../src/snapshot/index.ts';
+import { runWithCaller, standInCaller, type CallerRun } from '../support/caller-rig.ts';
+import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { sentenceModemSynth } from '../support/text-modem.ts';
+
+const PACK = 'healthcare';
+/** C1-M1 with the birth date first given as July ninth, corrected mid-read-back to July nineteenth. */
+const TASK = 'C1-M1-COR';
+/** The issue's bound on how fast a yielding agent's audio stops once the caller's speech reaches the server. */
+const YIELD_BOUND_MS = 200;
+
+interface Played {
+  readonly run: CallerRun;
+  readonly callId: string;
+  readonly events: readonly TimelineEvent[];
+  readonly server: TestServer;
+}
+
+/**
+ * One call of the correction task: the scripted agent (the `local` provider session) reads the
+ * birth date back as the caller first gave it, and the llm caller (chat, ears and mouth on the
+ * loopback stand-in; its model stays silent, so every caller line but the opening is the task's
+ * duplex pin) cuts in once it overhears "July ninth". The server paces the agent's audio in real
+ * time, so the cut-in lands mid-utterance.
+ */
+async function play(duplex: ScriptedDuplex, standIn: OpenAICompatibleStandIn): Promise<Played> {
+  const synth = sentenceModemSynth();
+  const server = await startTestServer({ MIVAS_PACK: PACK }, { synth, harness: scriptedHarness(synth, duplex) });
+  const run = await runWithCaller(server, standInCaller(standIn), [TASK]);
+  const callId = run.calls[0]?.callId ?? '';
+  const timeline = timelineFileSchema.parse(JSON.parse(readFileSync(join(server.dataDir, 'snapshots', PACK, `${callId}.timeline.json`), 'utf8')));
+  return { run, callId, events: timeline.events, server };
+}
+
+/** The server-clock gap from the caller's cut-in (its speech.started) to the agent's audio stopping (the barge_in cut), or null when the agent never stopped. */
+function yieldGapMs(events: readonly TimelineEvent[], callerUtterance: string): number | null {
+  const started = events.find((e) => e.type === 'speech.started' && e.side === 'caller' && e.utterance_id === callerUtterance);
+  const cut = events.find((e) => e.type === 'barge_in' && started !== undefined && e.at_ms >= started.at_ms);
+  return started && cut ? cut.at_ms - started.at_ms : null;
+}
+
+describe('a correction task tells a yielding, correcting agent from one that talks on and writes the stale value (issue 33 acceptance 1 and 2)', () => {
+  let standIn: OpenAICompatibleStandIn;
+  let good: Played;
+  let stale: Played;
+
+  beforeAll(async () => {
+    standIn = await OpenAICompatibleStandIn.start({ chat: () => ({ tool: 'stay_silent' }) });
+    good = await play({ yieldsToCaller: true, writes: 'corrected' }, standIn);
+    stale = await play({ yieldsToCaller: false, writes: 'stale' }, standIn);
+  }, 180_000);
+
+  afterAll(async () => {
+    await good?.server.close();
+    await stale?.server.close();
+    await standIn?.close();
+  });
+
+  it('the caller cuts in on the read-back with the task\'s correction, mid-utterance, in both calls', () => {
+    for (const { run, callId } of [good, stale]) {
+      const turns = run.callerFiles.get(callId)?.turns ?? [];
+      const cut = turns.find((t) => t.duplex);
+      expect(cut).toMatchObject({ side: 'caller', text: 'No, sorry, the nineteenth. July nineteenth, not the ninth.', source: 'pin', duplex: { act: 'correction' } });
+      const over = turns.find((t) => t.side === 'agent' && t.utterance_id === cut?.duplex?.over_utterance_id);
+      expect(over?.text).toContain('July ninth');
+      expect(cut?.duplex?.at_agent_ms).toBeGreaterThan(0);
+    }
+  });
+
+  it('the yielding agent that writes the corrected value passes; the one that keeps the stale value fails the state gate', () => {
+    const verdict = (p: Played) => p.run.score.conversations.find((c) => c.conversation_id === p.callId);
+    expect(verdict(good)?.status, JSON.stringify(verdict(good)?.fail_reasons ?? verdict(good)?.void_detail)).toBe('PASS');
+    expect(verdict(stale)?.status).toBe('FAIL');
+    expect(JSON.stringify(verdict(stale)?.fail_reasons)).toMatch(/state/i);
+  });
+
+  it('the yielding agent stops its audio within 200 ms of the caller\'s speech at the server; the other does not stop', () => {
+    const cutOf = (p: Played): string => p.run.callerFiles.get(p.callId)?.turns.find((t) => t.duplex)?.utterance_id ?? '';
+    const gap = yieldGapMs(good.events, cutOf(good));
+    expect(gap).not.toBeNull();
+    expect(gap).toBeLessThanOrEqual(YIELD_BOUND_MS);
+    expect(yieldGapMs(stale.events, cutOf(stale))).toBeNull();
+  });
+});
