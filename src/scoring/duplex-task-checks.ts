@@ -13,7 +13,7 @@ function leavesOf(value: unknown, out: string[] = []): string[] {
  * Whether a value is in any leaf, as a whole: not run on from a letter or digit before it, nor into
  * a digit after it ("2026-10-12" is in "2026-10-12T09:00"; "6" is not in "60", "2026-10-06" or "MT6WS").
  */
-function holds(value: unknown, needle: string): boolean {
+export function holdsValue(value: unknown, needle: string): boolean {
   const n = needle.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const whole = new RegExp(`(?<![a-z0-9])${n}(?![0-9])`);
   return leavesOf(value).some((leaf) => whole.test(leaf));
@@ -37,10 +37,10 @@ export function duplexProblems(task: Task, seed: Readonly<Record<string, readonl
     const d = pin.duplex;
     if (d?.act !== 'correction' || d.stale_value === undefined || d.corrected_value === undefined) return;
     const where = `pin ${i + 1} (correction ${JSON.stringify(d.stale_value)} → ${JSON.stringify(d.corrected_value)})`;
-    if (holds(task.exp_db_state, d.stale_value)) problems.push(`${where}: the stale value is in exp_db_state; the expected state carries the corrected value only`);
-    if (holds(task.exp_tool_calls, d.stale_value)) problems.push(`${where}: the stale value is in exp_tool_calls; the expected calls carry the corrected value only`);
+    if (holdsValue(task.exp_db_state, d.stale_value)) problems.push(`${where}: the stale value is in exp_db_state; the expected state carries the corrected value only`);
+    if (holdsValue(task.exp_tool_calls, d.stale_value)) problems.push(`${where}: the stale value is in exp_tool_calls; the expected calls carry the corrected value only`);
     const graded = [...task.exp_tool_calls.map((c) => c.parameters ?? {}), ...writtenRows(task, seed)];
-    if (!holds(graded, d.corrected_value)) problems.push(`${where}: the corrected value is in no expected call parameter and no row the task writes, so no gate grades it`);
+    if (!holdsValue(graded, d.corrected_value)) problems.push(`${where}: the corrected value is in no expected call parameter and no row the task writes, so no gate grades it`);
   });
   return problems;
 }

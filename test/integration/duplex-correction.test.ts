@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedHarness, type ScriptedDuplex } from '../../src/providers/index.ts';
+import { loadConversationEvidence, renderConversationPage } from '../../src/report/index.ts';
+import { csvCells, type ConversationVerdict } from '../../src/scoring/index.ts';
 import { timelineFileSchema, type TimelineEvent } from '../../src/snapshot/index.ts';
 import { runWithCaller, standInCaller, type CallerRun } from '../support/caller-rig.ts';
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
@@ -35,6 +38,12 @@ async function play(duplex: ScriptedDuplex, standIn: OpenAICompatibleStandIn): P
   const callId = run.calls[0]?.callId ?? '';
   const timeline = timelineFileSchema.parse(JSON.parse(readFileSync(join(server.dataDir, 'snapshots', PACK, `${callId}.timeline.json`), 'utf8')));
   return { run, callId, events: timeline.events, server };
+}
+
+function verdictOf(p: Played): ConversationVerdict {
+  const v = p.run.score.conversations.find((c) => c.conversation_id === p.callId);
+  if (!v) throw new Error(`no verdict for ${p.callId}`);
+  return v;
 }
 
 /** The server-clock gap from the caller's cut-in (its speech.started) to the agent's audio stopping (the barge_in cut), or null when the agent never stopped. */
@@ -73,10 +82,34 @@ describe('a correction task tells a yielding, correcting agent from one that tal
   });
 
   it('the yielding agent that writes the corrected value passes; the one that keeps the stale value fails the state gate', () => {
-    const verdict = (p: Played) => p.run.score.conversations.find((c) => c.conversation_id === p.callId);
-    expect(verdict(good)?.status, JSON.stringify(verdict(good)?.fail_reasons ?? verdict(good)?.void_detail)).toBe('PASS');
-    expect(verdict(stale)?.status).toBe('FAIL');
-    expect(JSON.stringify(verdict(stale)?.fail_reasons)).toMatch(/state/i);
+    expect(verdictOf(good).status, JSON.stringify(verdictOf(good).fail_reasons.length ? verdictOf(good).fail_reasons : verdictOf(good).void_detail)).toBe('PASS');
+    expect(verdictOf(stale).status).toBe('FAIL');
+    expect(verdictOf(stale).state?.pass).toBe(false);
+  });
+
+  it('records the duplex diagnostics beside the verdict: yielded and how fast, and the stale value used by a later call and in the final state', () => {
+    const [kept] = verdictOf(good).diagnostics.duplex ?? [];
+    expect(kept).toMatchObject({ act: 'correction', pin: 3, agent_stopped: true, stale_calls: [], stale_in_state: false });
+    expect(kept?.stop_ms).toBeLessThanOrEqual(YIELD_BOUND_MS);
+    const [lost] = verdictOf(stale).diagnostics.duplex ?? [];
+    expect(lost).toMatchObject({ act: 'correction', agent_stopped: false, stop_ms: null, stale_in_state: true });
+    const staleCall = stale.events.find((e) => e.seq === lost?.stale_calls[0]);
+    expect(staleCall).toMatchObject({ type: 'tool', name: 'register_new_patient' });
+    // conversations.csv and the run summary carry them; combined pass is the gates' alone.
+    expect(csvCells(verdictOf(good))).toMatchObject({ duplex_yielded: '1/1', duplex_stale_used: 0, combined_pass: true });
+    expect(csvCells(verdictOf(stale))).toMatchObject({ duplex_yielded: '0/1', duplex_stop_max_ms: null, duplex_stale_used: 1 });
+    expect(good.run.score.aggregates.diagnostics.duplex).toMatchObject({ cut_ins: 1, yielded: 1, corrections: 1, stale_used: 0 });
+    expect(stale.run.score.aggregates.diagnostics.duplex).toMatchObject({ cut_ins: 1, yielded: 0, corrections: 1, stale_used: 1 });
+  });
+
+  it('the conversation page marks the correction and the stale write on the timeline, and lists them in the diagnostics', async () => {
+    const v = verdictOf(stale);
+    const read = (key: string): Promise<Buffer | null> => readFile(join(stale.server.dataDir, 'snapshots', key)).catch(() => null);
+    const page = renderConversationPage(v, await loadConversationEvidence(read, v, null));
+    const seq = v.diagnostics.duplex?.[0]?.stale_calls[0];
+    expect(page).toMatch(/<button type="button" class="ev duplex correction" id="tl-duplex-0"[^>]*title="[^"]*caller correction \(pin 3\)[^"]*agent kept talking"/);
+    expect(page).toMatch(new RegExp(`<button type="button" class="ev duplex stale" id="tl-stale-${seq}"[^>]*title="[^"]*stale value written after the correction: register_new_patient`));
+    expect(page).toContain('✗ stale value used');
   });
 
   it('the yielding agent stops its audio within 200 ms of the caller\'s speech at the server; the other does not stop', () => {
