@@ -1,50 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptedHarness, type ScriptedDuplex } from '../../src/providers/index.ts';
 import { loadConversationEvidence, renderConversationPage } from '../../src/report/index.ts';
-import { csvCells, type ConversationVerdict } from '../../src/scoring/index.ts';
-import { timelineFileSchema, type TimelineEvent } from '../../src/snapshot/index.ts';
-import { runWithCaller, standInCaller, type CallerRun } from '../support/caller-rig.ts';
+import { csvCells } from '../../src/scoring/index.ts';
+import type { TimelineEvent } from '../../src/snapshot/index.ts';
+import { playDuplex, verdictOf, type Played } from '../support/duplex-rig.ts';
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { sentenceModemSynth } from '../support/text-modem.ts';
 
-const PACK = 'healthcare';
 /** C1-M1 with the birth date first given as July ninth, corrected mid-read-back to July nineteenth. */
 const TASK = 'C1-M1-COR';
 /** The issue's bound on how fast a yielding agent's audio stops once the caller's speech reaches the server. */
 const YIELD_BOUND_MS = 200;
-
-interface Played {
-  readonly run: CallerRun;
-  readonly callId: string;
-  readonly events: readonly TimelineEvent[];
-  readonly server: TestServer;
-}
-
-/**
- * One call of the correction task: the scripted agent (the `local` provider session) reads the
- * birth date back as the caller first gave it, and the llm caller (chat, ears and mouth on the
- * loopback stand-in; its model stays silent, so every caller line but the opening is the task's
- * duplex pin) cuts in once it overhears "July ninth". The server paces the agent's audio in real
- * time, so the cut-in lands mid-utterance.
- */
-async function play(duplex: ScriptedDuplex, standIn: OpenAICompatibleStandIn): Promise<Played> {
-  const synth = sentenceModemSynth();
-  const server = await startTestServer({ MIVAS_PACK: PACK }, { synth, harness: scriptedHarness(synth, duplex) });
-  const run = await runWithCaller(server, standInCaller(standIn), [TASK]);
-  const callId = run.calls[0]?.callId ?? '';
-  const timeline = timelineFileSchema.parse(JSON.parse(readFileSync(join(server.dataDir, 'snapshots', PACK, `${callId}.timeline.json`), 'utf8')));
-  return { run, callId, events: timeline.events, server };
-}
-
-function verdictOf(p: Played): ConversationVerdict {
-  const v = p.run.score.conversations.find((c) => c.conversation_id === p.callId);
-  if (!v) throw new Error(`no verdict for ${p.callId}`);
-  return v;
-}
 
 /** The server-clock gap from the caller's cut-in (its speech.started) to the agent's audio stopping (the barge_in cut), or null when the agent never stopped. */
 function yieldGapMs(events: readonly TimelineEvent[], callerUtterance: string): number | null {
@@ -53,15 +19,15 @@ function yieldGapMs(events: readonly TimelineEvent[], callerUtterance: string): 
   return started && cut ? cut.at_ms - started.at_ms : null;
 }
 
-describe('a correction task tells a yielding, correcting agent from one that talks on and writes the stale value (issue 33 acceptance 1 and 2)', () => {
+describe('a correction task tells a yielding, correcting agent from one that talks on and writes the stale value (issue 33 acceptance 1)', () => {
   let standIn: OpenAICompatibleStandIn;
   let good: Played;
   let stale: Played;
 
   beforeAll(async () => {
     standIn = await OpenAICompatibleStandIn.start({ chat: () => ({ tool: 'stay_silent' }) });
-    good = await play({ yieldsToCaller: true, writes: 'corrected' }, standIn);
-    stale = await play({ yieldsToCaller: false, writes: 'stale' }, standIn);
+    good = await playDuplex(TASK, { yieldsToCaller: true, writes: 'corrected' }, standIn);
+    stale = await playDuplex(TASK, { yieldsToCaller: false, writes: 'stale' }, standIn);
   }, 180_000);
 
   afterAll(async () => {
