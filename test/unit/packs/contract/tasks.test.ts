@@ -93,6 +93,13 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     }
   });
 
+  it.runIf(scored)('34c. six or more correction variants, one in every category, none easy (issue 33)', () => {
+    const corrections = [...fx().pack.tasks.values()].filter((t) => t.task_id.endsWith('-COR'));
+    expect(corrections.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(corrections.map((t) => t.metadata.category))).toEqual(new Set(['C1', 'C2', 'C3', 'C4', 'C5', 'R']));
+    expect(corrections.filter((t) => t.metadata.difficulty === 'easy')).toEqual([]);
+  });
+
   it('35. call and hop counts fit the difficulty ladder', () => {
     const ladder = { easy: [1, 2, 0, 1], medium: [3, 6, 0, 2], hard: [7, 12, 1, 3] } as const;
     for (const task of fx().pack.tasks.values()) {
