@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { validatePack } from '../../../src/cli/index.ts';
+import { runCli, validatePack } from '../../../src/cli/index.ts';
 import { loadPack, taskSchema, type Pack, type Task } from '../../../src/packs/index.ts';
 
 const ID = 'C1-M1-COR';
@@ -51,5 +51,14 @@ describe('mivas tasks validate on duplex tasks (issue 33)', () => {
     expect(withPin({ ...pin, duplex: { ...pin?.duplex, stale_value: undefined } })).toBe(false);
     expect(withPin({ ...pin, match_phrase: 'While the agent reads back your date of birth as July ninth.' })).toBe(false);
     expect(withPin({ ...pin, duplex: { ...pin?.duplex, act: 'back_channel' } })).toBe(false);
+  });
+});
+
+describe('mivas tasks list names the duplex tasks of every scored pack (issue 33 acceptance 3)', () => {
+  it.each(['healthcare', 'legal', 'customer-support'])('%s: six correction variants, by id', async (pack) => {
+    let out = '';
+    const code = await runCli(['tasks', 'list', '--pack', pack], { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true }, env: {}, cwd: process.cwd() });
+    expect(code).toBe(0);
+    expect(out).toMatch(/^duplex tasks \(6\): (?:[CR]\d?-[MH]\d-COR(?:, |$)){6}/m);
   });
 });
