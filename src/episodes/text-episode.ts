@@ -1,4 +1,4 @@
-import type { CallerMind, CallerTurn } from '../caller/index.ts';
+import { takesFloor, type CallerMind, type CallerTurn } from '../caller/index.ts';
 import { ConversationRun, type Conversation, type ToolSpec } from '../conversation/index.ts';
 import { envelopeRefusal, isPlainObject, ManualClock, MivasError } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
@@ -7,6 +7,7 @@ import { emptyUsage, type EndReason, type SnapshotPart, type TokenClass, type Us
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { episodeInstructions, greetingOf, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { rewardOf, type EpisodeReward } from './reward.ts';
+import { TextDuplex, type TextCutIn } from './text-duplex.ts';
 import { scoreParts, textSnapshotParts } from './text-snapshot.ts';
 
 /** Raised when an episode cannot do what was asked; the code is the catalog's (EPISODE_ENDED, EPISODE_INVALID). */
@@ -129,9 +130,11 @@ export class TextEpisode {
   private readonly conversation: Conversation;
 
   private readonly spec: EpisodeSpec;
+  private readonly duplex: TextDuplex;
 
   private constructor(spec: EpisodeSpec) {
     this.spec = spec;
+    this.duplex = new TextDuplex(spec.task);
     this.startedAtEpochMs = spec.epochMs();
     this.run = new ConversationRun({ pack: spec.pack, id: spec.id, databases: spec.databases, clock: this.clock, harness: this.harness, taskId: spec.task.task_id, runId: spec.runId ?? null, inMemory: true });
     this.conversation = this.run.start();
@@ -252,8 +255,9 @@ export class TextEpisode {
   private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {
     const text = sayText(action);
     if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
-    this.speak('agent', text);
-    const callerSaid = await this.hear(() => this.spec.caller.reply(text));
+    const cut = this.duplex.take(text);
+    if (!cut) this.speak('agent', text);
+    const callerSaid = cut ? await this.cutIn(text, cut) : await this.hear(() => this.spec.caller.reply(text));
     const hungUp = this.endReason() === 'caller_hangup' || this.closingReason() === 'caller_hangup';
     return { tool_name: SAY_TO_CALLER, output: { ok: true, data: { caller_said: callerSaid, caller_hung_up: hungUp } }, handoff: null };
   }
@@ -310,6 +314,33 @@ export class TextEpisode {
     else if (said.hangUp === 'closing_line') this.closing = { reason: 'caller_hangup', tools: true };
     else if (said.hangUp) this.end('caller_hangup');
     return text;
+  }
+
+  /**
+   * A duplex act on an agent utterance: the caller's line starts inside it, where the trigger's
+   * words end, as a voice caller's would (docs/caller.md). A correction or barge-in is the caller's
+   * answer (the policy reads it in `caller_said`, its turn still in progress); after a back-channel
+   * the caller's mind answers the utterance as usual.
+   */
+  private async cutIn(text: string, cut: TextCutIn): Promise<string | null> {
+    const agentId = `a${++this.utterances}`;
+    const callerId = `c${++this.utterances}`;
+    const start = this.clock.nowMs() + 300;
+    const end = start + utteranceMs(text);
+    const callerStart = Math.min(end, start + utteranceMs(text.split(/\s+/).slice(0, cut.afterWords).join(' ')) + cut.act.cutInAfterMs);
+    const callerEnd = callerStart + utteranceMs(cut.act.line);
+    this.run.timeline.add({ type: 'speech.started', side: 'agent', utterance_id: agentId }, start);
+    this.run.timeline.add({ type: 'transcript', side: 'agent', text, utterance_id: agentId }, start);
+    this.run.timeline.add({ type: 'speech.started', side: 'caller', utterance_id: callerId }, callerStart);
+    this.run.timeline.add({ type: 'transcript', side: 'caller', text: cut.act.line, utterance_id: callerId }, callerStart);
+    const ends = [{ side: 'agent' as const, id: agentId, at: end }, { side: 'caller' as const, id: callerId, at: callerEnd }].sort((a, b) => a.at - b.at);
+    for (const e of ends) this.run.timeline.add({ type: 'speech.completed', side: e.side, utterance_id: e.id, interrupted: false }, e.at);
+    this.clock.advance(Math.max(end, callerEnd) - this.clock.nowMs());
+    const mind = this.spec.caller;
+    mind.saidOver?.(cut.act.line);
+    if (!takesFloor(cut.act.kind)) return this.hear(() => mind.reply(text));
+    mind.observe?.(text);
+    return cut.act.line;
   }
 
   private speak(side: 'caller' | 'agent', text: string): void {
