@@ -75,6 +75,12 @@ interface PendingSet {
   readonly sinceMs: number;
   /** The parts while the spool refuses them; null once spooled. */
   held: Map<SnapshotPart, SnapshotBody> | null;
+  /**
+   * A set spooled just now whose upload starts at once: its bytes, so the first attempt sends them
+   * without reading the spool back. Dropped when the attempt must wait or once it ran, so at most
+   * the sets in flight are held (`uploadConcurrency`).
+   */
+  fresh: ReadonlyMap<SnapshotPart, Buffer> | null;
   spoolAttempts: number;
 }
 
@@ -138,12 +144,15 @@ export class SnapshotOutbox {
     return job;
   }
 
-  /** Finds complete spooled sets (a summary present) left by an earlier process and queues their upload. */
+  /**
+   * Finds complete spooled sets (a summary present) left by an earlier process and queues their
+   * upload. Parts of a set without its summary (a write cut short) are never uploaded.
+   */
   resume(): number {
     let found = 0;
     for (const pack of existsSync(this.spoolDir) ? readdirSync(this.spoolDir) : []) {
       for (const name of readdirSync(join(this.spoolDir, pack))) {
-        // A write cut short by a crash (or a full disk) left a .tmp: never a complete part.
+        // A summary's write cut short by a crash (or a full disk) left a .tmp: never a complete part.
         if (name.endsWith('.tmp')) void this.files.rm(join(this.spoolDir, pack, name)).catch(() => undefined);
         const m = /^(.+)\.summary\.json$/.exec(name);
         if (!m?.[1] || this.pending.has(`${pack}/${m[1]}`)) continue;
@@ -203,7 +212,8 @@ export class SnapshotOutbox {
     const held = new Map(parts);
     try {
       await this.writeSet(pack, callId, held);
-      this.enqueue(pack, callId, null, 0, sinceMs);
+      const fresh = new Map([...held].filter((entry): entry is [SnapshotPart, Buffer] => Buffer.isBuffer(entry[1])));
+      this.enqueue(pack, callId, null, 0, sinceMs, fresh);
       return 'spooled';
     } catch (err) {
       this.spoolFailures++;
@@ -215,9 +225,11 @@ export class SnapshotOutbox {
   }
 
   /**
-   * Writes a set into the spool, summary last; each buffer via a .tmp and a rename, a file part by
-   * moving it. On a failure nothing half-written stays: buffers written so far are removed and file
-   * parts moved back (`parts` is updated to where each file is), then the error is rethrown.
+   * Writes a set into the spool, summary last: a set is complete once its summary is there, so
+   * only the summary goes in via a .tmp and a rename; the buffers before it are written in place
+   * (one file operation each, not two), a file part is moved. On a failure nothing half-written
+   * stays: buffers written so far are removed and file parts moved back (`parts` is updated to
+   * where each file is), then the error is rethrown.
    */
   private async writeSet(pack: string, callId: string, parts: Map<SnapshotPart, SnapshotBody>): Promise<void> {
     const folder = join(this.spoolDir, pack);
@@ -232,11 +244,12 @@ export class SnapshotOutbox {
         const body = parts.get(part) as SnapshotBody;
         const target = join(this.spoolDir, snapshotKey(pack, callId, part));
         if (Buffer.isBuffer(body)) {
+          const staged = part === 'summary.json' ? `${target}.tmp` : target;
           try {
-            await this.files.writeFile(`${target}.tmp`, body);
-            await this.files.rename(`${target}.tmp`, target);
+            await this.files.writeFile(staged, body);
+            if (staged !== target) await this.files.rename(staged, target);
           } catch (err) {
-            await this.files.rm(`${target}.tmp`).catch(() => undefined);
+            await this.files.rm(staged).catch(() => undefined);
             throw err;
           }
           written.push(target);
@@ -275,10 +288,10 @@ export class SnapshotOutbox {
     await this.files.rm(from);
   }
 
-  private enqueue(pack: string, callId: string, held: Map<SnapshotPart, SnapshotBody> | null, spoolAttempts = 0, sinceMs = this.clock.nowMs()): PendingSet | null {
+  private enqueue(pack: string, callId: string, held: Map<SnapshotPart, SnapshotBody> | null, spoolAttempts = 0, sinceMs = this.clock.nowMs(), fresh: ReadonlyMap<SnapshotPart, Buffer> | null = null): PendingSet | null {
     const id = `${pack}/${callId}`;
     if (this.pending.has(id)) return null;
-    const set: PendingSet = { pack, callId, attempts: 0, sinceMs, held, spoolAttempts };
+    const set: PendingSet = { pack, callId, attempts: 0, sinceMs, held, fresh, spoolAttempts };
     this.pending.set(id, set);
     if (!held) this.attempt(set);
     return set;
@@ -289,17 +302,22 @@ export class SnapshotOutbox {
     const id = `${set.pack}/${set.callId}`;
     if (this.inFlight.has(id) || this.stopped) return;
     if (this.inFlight.size >= this.concurrency) {
+      set.fresh = null;
       if (!this.waiting.includes(set)) this.waiting.push(set);
       return;
     }
     const startedMs = this.clock.nowMs();
-    const run = this.step(set).then(
-      (outcome) => {
-        this.pending.delete(id);
-        if (outcome === 'uploaded') this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
-      },
-      (err: unknown) => this.scheduleRetry(set, err, true),
-    );
+    const run = this.step(set)
+      .finally(() => {
+        set.fresh = null;
+      })
+      .then(
+        (outcome) => {
+          this.pending.delete(id);
+          if (outcome === 'uploaded') this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
+        },
+        (err: unknown) => this.scheduleRetry(set, err, true),
+      );
     this.inFlight.set(id, run);
     void run.finally(() => {
       this.inFlight.delete(id);
@@ -342,7 +360,7 @@ export class SnapshotOutbox {
   }
 
   private async readPart(set: PendingSet, part: SnapshotPart): Promise<Buffer> {
-    const body = set.held?.get(part);
+    const body = set.held?.get(part) ?? set.fresh?.get(part);
     if (!body) return this.files.readFile(join(this.spoolDir, snapshotKey(set.pack, set.callId, part)));
     return Buffer.isBuffer(body) ? body : this.files.readFile(body.file);
   }

@@ -303,6 +303,66 @@ class GatedSink extends MemorySink {
   }
 }
 
+/** The real disk, counting each kind of operation. */
+class CountedDisk implements SpoolFiles {
+  readonly counts = { writeFile: 0, rename: 0, readFile: 0, rm: 0 };
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    this.counts.writeFile++;
+    return diskSpoolFiles.writeFile(path, data);
+  }
+  async rename(from: string, to: string): Promise<void> {
+    this.counts.rename++;
+    return diskSpoolFiles.rename(from, to);
+  }
+  copyFile = diskSpoolFiles.copyFile;
+  async readFile(path: string): Promise<Buffer> {
+    this.counts.readFile++;
+    return diskSpoolFiles.readFile(path);
+  }
+  async rm(path: string): Promise<void> {
+    this.counts.rm++;
+    return diskSpoolFiles.rm(path);
+  }
+}
+
+describe('SnapshotOutbox file work per set', () => {
+  it('renames only the summary into the spool and uploads a set spooled just now from its bytes, never reading the spool back', async () => {
+    const spool = mkdtempSync(join(tmpdir(), 'mivas-outbox-ops-'));
+    try {
+      const disk = new CountedDisk();
+      const sink = new MemorySink();
+      const seen = new Observed();
+      const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk });
+      expect(await outbox.store(PACK, 'call_ops', parts('call_ops'))).toBe('spooled');
+      await outbox.flush();
+      expect(seen.uploads).toEqual(['call_ops']);
+      for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/call_ops.${p}`)?.toString()).toBe(`call_ops:${p}`);
+      expect(disk.counts).toEqual({ writeFile: SNAPSHOT_PARTS.length, rename: 1, readFile: 0, rm: SNAPSHOT_PARTS.length });
+      expect(readdirSync(join(spool, PACK))).toEqual([]);
+    } finally {
+      rmSync(spool, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a set that waited for an upload slot back from the spool (only the sets in flight keep their bytes)', async () => {
+    const spool = mkdtempSync(join(tmpdir(), 'mivas-outbox-ops-'));
+    try {
+      const disk = new CountedDisk();
+      const sink = new MemorySink();
+      const seen = new Observed();
+      const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk, uploadConcurrency: 1 });
+      await Promise.all(['call_a', 'call_b', 'call_c'].map((id) => outbox.store(PACK, id, parts(id))));
+      await outbox.flush();
+      expect(seen.uploads.sort()).toEqual(['call_a', 'call_b', 'call_c']);
+      for (const id of ['call_a', 'call_b', 'call_c']) for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/${id}.${p}`)?.toString()).toBe(`${id}:${p}`);
+      // The first set went up from memory; the two that waited were read back, every part and the summary's overwrite check.
+      expect(disk.counts.readFile).toBe(2 * (SNAPSHOT_PARTS.length + 1));
+    } finally {
+      rmSync(spool, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SnapshotOutbox on a full disk and with a backlog', () => {
   const dirs: string[] = [];
   const tempDir = (): string => {
