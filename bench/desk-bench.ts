@@ -26,6 +26,15 @@ export interface DeskRow extends EpisodeRow {
    */
   readonly stepService: LatencySummary;
   /**
+   * The same span in this process's CPU time (user + system): the step's own work without the
+   * moments the operating system gave the core to another process (on a shared machine those
+   * dominate `stepService`'s tail; see the one-episode row). Garbage collection inside the span
+   * counts, and so does whatever the process's other threads (the file system's pool, writing
+   * earlier episodes' snapshots) ran in it. (Per-thread CPU time, `process.threadCpuUsage`, read
+   * 0 for most steps here: too coarse.)
+   */
+  readonly stepServiceCpu: LatencySummary;
+  /**
    * From the return until the step's promise resolves: the wait behind the other episodes' steps
    * that the event loop runs first (`step` = `stepService` + this).
    */
@@ -34,6 +43,7 @@ export interface DeskRow extends EpisodeRow {
 
 interface DeskTimes extends Timed {
   readonly service: number[];
+  readonly serviceCpu: number[];
   readonly queue: number[];
 }
 
@@ -48,14 +58,17 @@ async function timed<T>(into: number[], work: () => Promise<T>): Promise<T> {
 
 /** One step, timed three ways (see DeskRow); throws if the step left work for later, so `stepService` would not be all of it. */
 async function timedStep<T>(times: DeskTimes, episode: TextEpisode, work: () => Promise<T>): Promise<T> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const pending = work();
   const returned = performance.now();
+  const used = process.cpuUsage(cpu);
   if (episode.busy()) throw new Error(`a step of ${episode.id} was still running when desk.step returned: its service time is not measurable this way`);
   const result = await pending;
   const resolved = performance.now();
   times.step.push(resolved - started);
   times.service.push(returned - started);
+  times.serviceCpu.push((used.user + used.system) / 1000);
   times.queue.push(resolved - returned);
   return result;
 }
@@ -74,7 +87,7 @@ async function runOne(desk: EpisodeDesk, packId: string, task: Task, times: Desk
   return result.status === 'PASS';
 }
 
-const noTimes = (): DeskTimes => ({ seed: [], step: [], verify: [], service: [], queue: [] });
+const noTimes = (): DeskTimes => ({ seed: [], step: [], verify: [], service: [], serviceCpu: [], queue: [] });
 
 /**
  * Text episodes on the episode desk in this process, as the RL routes run them (the app's own
@@ -126,6 +139,7 @@ export async function benchDesk(options: { readonly concurrency: readonly number
         episodesPerS: Math.round((episodes / wallS) * 10) / 10,
         step: summarize(times.step),
         stepService: summarize(times.service),
+        stepServiceCpu: summarize(times.serviceCpu),
         stepQueue: summarize(times.queue),
         seed: summarize(times.seed),
         verify: summarize(times.verify),
