@@ -10,6 +10,8 @@ const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 /** Sets uploaded at once unless configured (MIVAS_UPLOAD_CONCURRENCY): a boot backlog of hundreds never loads at once. */
 export const DEFAULT_UPLOAD_CONCURRENCY = 4;
+/** Sets spooled just now whose bytes stay in memory for their first upload unless configured: a burst of ending episodes is not read back. */
+export const DEFAULT_FRESH_SETS = 64;
 
 /** One part's bytes: in memory, or a file the outbox moves into the spool (the streamed WAV). */
 export type SnapshotBody = Buffer | { readonly file: string };
@@ -53,6 +55,8 @@ export const diskSpoolFiles: SpoolFiles = {
 export interface OutboxOptions {
   /** Upload attempts in flight at once (default 4). */
   readonly uploadConcurrency?: number;
+  /** Sets spooled just now that keep their bytes in memory for their first upload attempt (default 64); the rest are read back from the spool. */
+  readonly freshSets?: number;
   readonly files?: SpoolFiles;
 }
 
@@ -76,9 +80,9 @@ interface PendingSet {
   /** The parts while the spool refuses them; null once spooled. */
   held: Map<SnapshotPart, SnapshotBody> | null;
   /**
-   * A set spooled just now whose upload starts at once: its bytes, so the first attempt sends them
-   * without reading the spool back. Dropped when the attempt must wait or once it ran, so at most
-   * the sets in flight are held (`uploadConcurrency`).
+   * A set spooled just now: its bytes, so its first upload attempt sends them without reading the
+   * spool back. Dropped once that attempt ran (or the outbox stopped); at most `freshSets` sets
+   * hold them at once.
    */
   fresh: ReadonlyMap<SnapshotPart, Buffer> | null;
   spoolAttempts: number;
@@ -100,6 +104,9 @@ export class SnapshotOutbox {
   /** Sets handed to store() and not yet spooled or held, by id. */
   private readonly storing = new Map<string, Promise<unknown>>();
   private readonly concurrency: number;
+  private readonly freshLimit: number;
+  /** Sets holding `fresh` bytes now. */
+  private freshSets = 0;
   private readonly files: SpoolFiles;
   private spoolFailures = 0;
   private stopped = false;
@@ -123,6 +130,7 @@ export class SnapshotOutbox {
     this.clock = clock;
     this.observer = observer;
     this.concurrency = Math.max(1, options.uploadConcurrency ?? DEFAULT_UPLOAD_CONCURRENCY);
+    this.freshLimit = Math.max(0, options.freshSets ?? DEFAULT_FRESH_SETS);
     this.files = options.files ?? diskSpoolFiles;
     mkdirSync(spoolDir, { recursive: true });
   }
@@ -202,6 +210,7 @@ export class SnapshotOutbox {
     this.stopped = true;
     for (const timer of this.timers.values()) timer.cancel();
     this.timers.clear();
+    for (const set of this.waiting) this.dropFresh(set);
     this.waiting.length = 0;
     const held = [...this.pending.values()].filter((s) => s.held).map((s) => ({ pack: s.pack, callId: s.callId }));
     if (held.length) this.observer.abandoned?.(held);
@@ -212,7 +221,9 @@ export class SnapshotOutbox {
     const held = new Map(parts);
     try {
       await this.writeSet(pack, callId, held);
-      const fresh = new Map([...held].filter((entry): entry is [SnapshotPart, Buffer] => Buffer.isBuffer(entry[1])));
+      const keep = this.freshSets < this.freshLimit;
+      const fresh = keep ? new Map([...held].filter((entry): entry is [SnapshotPart, Buffer] => Buffer.isBuffer(entry[1]))) : null;
+      if (fresh) this.freshSets++;
       this.enqueue(pack, callId, null, 0, sinceMs, fresh);
       return 'spooled';
     } catch (err) {
@@ -302,15 +313,12 @@ export class SnapshotOutbox {
     const id = `${set.pack}/${set.callId}`;
     if (this.inFlight.has(id) || this.stopped) return;
     if (this.inFlight.size >= this.concurrency) {
-      set.fresh = null;
       if (!this.waiting.includes(set)) this.waiting.push(set);
       return;
     }
     const startedMs = this.clock.nowMs();
     const run = this.step(set)
-      .finally(() => {
-        set.fresh = null;
-      })
+      .finally(() => this.dropFresh(set))
       .then(
         (outcome) => {
           this.pending.delete(id);
@@ -324,6 +332,12 @@ export class SnapshotOutbox {
       const next = this.waiting.shift();
       if (next && this.pending.get(`${next.pack}/${next.callId}`) === next) this.attempt(next);
     });
+  }
+
+  private dropFresh(set: PendingSet): void {
+    if (!set.fresh) return;
+    set.fresh = null;
+    this.freshSets--;
   }
 
   /** One step for a set: a held set is spooled again (or, failing that, uploaded from memory); a spooled one is uploaded. */

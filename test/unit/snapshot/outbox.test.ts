@@ -344,18 +344,27 @@ describe('SnapshotOutbox file work per set', () => {
     }
   });
 
-  it('reads a set that waited for an upload slot back from the spool (only the sets in flight keep their bytes)', async () => {
+  it('reads a set back from the spool when more sets than freshSets wait for their upload', async () => {
     const spool = mkdtempSync(join(tmpdir(), 'mivas-outbox-ops-'));
     try {
       const disk = new CountedDisk();
-      const sink = new MemorySink();
+      const sink = new GatedSink();
       const seen = new Observed();
-      const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk, uploadConcurrency: 1 });
+      const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk, uploadConcurrency: 1, freshSets: 1 });
+      // All three spooled while the first upload is held at the sink.
       await Promise.all(['call_a', 'call_b', 'call_c'].map((id) => outbox.store(PACK, id, parts(id))));
+      for (let done = 1; done <= 3; done++) {
+        await new Promise<void>((resolve) => {
+          const poll = (): void => (sink.waitingCount() > 0 ? resolve() : void setImmediate(poll));
+          poll();
+        });
+        sink.releaseAll();
+        await seen.until(() => seen.uploads.length >= done);
+      }
       await outbox.flush();
       expect(seen.uploads.sort()).toEqual(['call_a', 'call_b', 'call_c']);
       for (const id of ['call_a', 'call_b', 'call_c']) for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/${id}.${p}`)?.toString()).toBe(`${id}:${p}`);
-      // The first set went up from memory; the two that waited were read back, every part and the summary's overwrite check.
+      // The first set kept its bytes; the two spooled while it held the one place were read back, every part and the summary's overwrite check.
       expect(disk.counts.readFile).toBe(2 * (SNAPSHOT_PARTS.length + 1));
     } finally {
       rmSync(spool, { recursive: true, force: true });
