@@ -1,12 +1,11 @@
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { callerEndpointConfigured, type Config } from '../config.ts';
 import type { IdSource } from '../core/index.ts';
 import { configuredCallers, HANDOFF_MODES, noopPolicy, openAiChatPolicy, runTextEpisode, scriptedPolicy, type EpisodeResult, type HandoffMode, type TextPolicy } from '../episodes/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
 import { SNAPSHOT_PARTS, snapshotKey, type SnapshotPart, type SnapshotSink } from '../snapshot/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
+import { packDatabases, type PackDatabases } from '../store/index.ts';
 import { failWith, type CliIO } from './io.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
@@ -27,13 +26,8 @@ export function textPolicyOf(harness: string, config: Config): TextPolicy | { pr
 }
 
 /** A pack ready for in-process episodes: its template, a databases folder and the template's rows. */
-export function episodeDatabases(config: Config, pack: Pack): { databases: CallDatabases; templateDump: ReturnType<typeof dumpDatabase> } {
-  const dataDir = resolve(config.dataDir);
-  const template = ensureTemplate(join(dataDir, 'templates'), pack);
-  const sqlite = new Database(template, { readonly: true });
-  const templateDump = dumpDatabase(sqlite);
-  sqlite.close();
-  return { databases: new CallDatabases(join(dataDir, 'episodes', pack.id), template), templateDump };
+export function episodeDatabases(config: Config, pack: Pack): PackDatabases {
+  return packDatabases(resolve(config.dataDir), pack, join('episodes', pack.id));
 }
 
 /** Writes a finished snapshot to the sink, summary last (its presence means the set is complete). */

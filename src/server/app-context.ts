@@ -9,9 +9,8 @@ import { randomIds, systemClock, type Clock, type IdSource } from '../core/index
 import { loadPack, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3OperationBudgetMs, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
+import { packDatabases, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
-import Database from 'better-sqlite3';
 import { deriveCaps, openFileLimit, type ProcessCaps } from './file-budget.ts';
 import { HarnessSessions, MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
@@ -91,15 +90,6 @@ function setAsideRecordings(dir: string, bootStamp: string): string[] {
   return left;
 }
 
-function readTemplateDump(file: string): DatabaseDump {
-  const sqlite = new Database(file, { readonly: true });
-  try {
-    return dumpDatabase(sqlite);
-  } finally {
-    sqlite.close();
-  }
-}
-
 /** Builds the app context: loads the pack, builds its template, opens the outbox and resumes spooled uploads. */
 export async function createAppContext(config: Config, overrides: AppContextOverrides = {}): Promise<AppContext> {
   const log =
@@ -118,13 +108,12 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
   const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
   const dataDir = resolve(config.dataDir);
-  const template = ensureTemplate(join(dataDir, 'templates'), pack);
   const sink = createSink(config);
   const caps = deriveCaps(overrides.fileLimit !== undefined ? overrides.fileLimit : openFileLimit(), { calls: config.maxCalls, scratch: MAX_HARNESS_SESSIONS, episodes: config.rl.maxEpisodes, openEnvSockets: config.rl.maxSockets });
   const lowered = caps.calls < config.maxCalls || caps.scratch < MAX_HARNESS_SESSIONS || (config.rl.enabled && (caps.episodes < config.rl.maxEpisodes || caps.openEnvSockets < config.rl.maxSockets));
   if (lowered) log.warn({ openFileLimit: caps.fileLimit, calls: caps.calls, scratch: caps.scratch, episodes: caps.episodes, openEnvSockets: caps.openEnvSockets }, 'caps lowered to fit the open-file limit (raise it with ulimit -n to raise them)');
   const registry = new CallRegistry(caps.calls);
-  const databases = new CallDatabases(join(dataDir, 'calls'), template);
+  const { databases, templateDump } = packDatabases(dataDir, pack, 'calls');
   // A database left by an earlier process (a crash mid-call) is moved aside so its id starts fresh.
   const setAside = databases.setAsideLeftovers();
   if (setAside.length) log.warn({ count: setAside.length, dir: join(dataDir, 'calls', 'orphaned') }, 'moved call databases left by an earlier process aside');
@@ -179,7 +168,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     clock,
     ids,
     pack,
-    templateDump: readTemplateDump(template),
+    templateDump,
     databases,
     harnessSessions,
     sink,
