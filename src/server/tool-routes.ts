@@ -1,27 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, isPlainObject, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
+import { bearerToken, credentialGate, secretMatches } from './auth.ts';
 import { sendProblem } from './problem.ts';
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Constant-time check of `Authorization: Bearer <token>`. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return timingSafeEqual(digest(m?.[1] ?? ''), digest(token)) && m !== null;
-}
 
 /** Off unless MIVAS_TOOLS_TOKEN is set; then every request needs that bearer token (not the callers' Basic pair). */
 function toolsGate(token: string | undefined) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (token === undefined) return void (await sendProblem(reply, httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on')));
-    if (!bearerMatches(request.headers.authorization, token)) {
-      await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-tools"'), httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'));
-    }
-  };
+  return credentialGate((request) => {
+    if (token === undefined) return { problem: httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on') };
+    if (secretMatches(bearerToken(request.headers.authorization), token)) return null;
+    return { problem: httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'), challenge: 'Bearer realm="mivas-tools"' };
+  });
 }
 
 /** Answers 400 unless the id may name a call (and so a file). */
