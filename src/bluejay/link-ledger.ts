@@ -67,7 +67,7 @@ export class LinkLedger {
   }
 
   private file(callId: string): string {
-    // Call ids match ^[A-Za-z0-9_-]{1,64}$ (checked at upgrade), so they are safe file names.
+    // Call ids match CALL_ID_PATTERN (checked at upgrade), so they are safe file names.
     return join(this.dir, `${callId}.json`);
   }
 }

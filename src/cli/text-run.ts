@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { callerEndpointConfigured, type Config } from '../config.ts';
-import type { IdSource } from '../core/index.ts';
+import { mintId, type IdSource } from '../core/index.ts';
 import { configuredCallers, HANDOFF_MODES, noopPolicy, openAiChatPolicy, runTextEpisode, scriptedPolicy, type EpisodeResult, type HandoffMode, type TextPolicy } from '../episodes/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
@@ -76,8 +76,8 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   const sink = createSink(config);
   const { databases, templateDump } = episodeDatabases(config, plan.pack);
   const jobs: { taskId: string; trial: number; id: string }[] = [];
-  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
-  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
+  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: mintId(plan.ids, 'episode') });
+  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: mintId(plan.ids, 'episode') });
   const what = plan.only ? (plan.onlyWhat ?? `the VOIDs of ${plan.runId} played again`) : `${plan.taskIds.length} tasks × ${plan.trials}`;
   io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${what}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, jobs.length, plan.runId);

@@ -5,7 +5,7 @@ import { createSpeechSynth, type SpeechSynth } from '../audio/index.ts';
 import { directoryCache } from '../caller/index.ts';
 import { CallRegistry, type CallLimits } from '../call/index.ts';
 import type { Config } from '../config.ts';
-import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
+import { ConversationIds, randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3OperationBudgetMs, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
@@ -34,6 +34,8 @@ export interface AppContext {
   /** Prices a call's usage at hangup (the shipped price table). */
   readonly estimateCost: CostEstimator;
   readonly registry: CallRegistry;
+  /** The one answer to "is this id free?" (architecture.md §4): live calls, scratch conversations, spooled evidence, databases, and the RL episodes. */
+  readonly callIds: ConversationIds;
   /** Scratch conversations of the HTTP tool routes (ids no caller dialed). */
   readonly harnessSessions: HarnessSessions;
   readonly limits: CallLimits;
@@ -88,6 +90,16 @@ function setAsideRecordings(dir: string, bootStamp: string): string[] {
   mkdirSync(join(dir, 'orphaned'), { recursive: true });
   for (const name of left) renameSync(join(dir, name), join(dir, 'orphaned', `${bootStamp}_${name}`));
   return left;
+}
+
+/** Every holder of this app's call ids, in the order a use is reported (a live call has a database too). */
+function callIdsOf(registry: CallRegistry, scratch: HarnessSessions, outbox: SnapshotOutbox, packId: string, databases: CallDatabases): ConversationIds {
+  const callIds = new ConversationIds();
+  callIds.hold(registry);
+  callIds.hold(scratch);
+  callIds.hold({ useOf: (id) => (outbox.isSpooled(packId, id) ? 'ended' : null) });
+  callIds.hold({ useOf: (id) => (databases.exists(id) ? 'used' : null) });
+  return callIds;
 }
 
 /** Builds the app context: loads the pack, builds its template, opens the outbox and resumes spooled uploads. */
@@ -177,6 +189,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     harness,
     estimateCost,
     registry,
+    callIds: callIdsOf(registry, harnessSessions, outbox, pack.id, databases),
     ops,
     rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
     synth,

@@ -81,7 +81,7 @@ export class RolloutDesk {
     const task = request.task_id ? ctx.pack.tasks.get(request.task_id) : tasks[(request.seed ?? 0) % Math.max(1, tasks.length)];
     if (!task) throw new MivasError('EPISODE_INVALID', `pack ${ctx.pack.id} has no task ${request.task_id ?? ''}`);
     const caller = this.callerOf(request, task);
-    const id = `ro_${ctx.ids.hex(24)}`;
+    const id = ctx.callIds.mintFree(ctx.ids, 'rollout');
     const policyUrl = rolloutPolicyUrl(request.policy.url, id);
     let harness: HarnessFactory;
     try {

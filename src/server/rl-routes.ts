@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { CALL_ID_PATTERN, httpProblem, isPlainObject, MivasError, type HttpErrorCode } from '../core/index.ts';
+import { CALL_ID_PATTERN, httpProblem, isPlainObject, mintId, MivasError, type HttpErrorCode } from '../core/index.ts';
 import {
   aggregateMetrics,
   datasetRows,
@@ -307,7 +307,7 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
     if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
     return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
   });
-  const sessions = new OpenEnvHttpSessions(desk, packId, () => `ses_${ctx.ids.hex(24)}`);
+  const sessions = new OpenEnvHttpSessions(desk, packId, () => mintId(ctx.ids, 'session'));
   app.post(`${prefix}/mcp`, async (request, reply) => reply.send(isPlainObject(request.body) ? await sessions.handle(request.body) : rpcError(null, JSON_RPC.parseError, 'Parse error')));
 }
 
@@ -341,6 +341,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     ids: ctx.ids,
     callers: ctx.rlCallers,
     replica: ctx.config.rl.replica,
+    conversationIds: ctx.callIds,
     store: (pack, callId, parts) => {
       // Spooled asynchronously (docs/reliability.md); the episode scores from the parts it holds.
       ctx.outbox.store(pack, callId, parts).catch((err: unknown) => ctx.log.error({ err, callId }, 'an episode snapshot could not be stored'));

@@ -21,11 +21,9 @@ function invalidCallId(reply: FastifyReply, callId: string | undefined): Fastify
 
 /** Why an id that is not live cannot take HTTP tool calls, or null when it may. */
 function closedProblem(ctx: AppContext, callId: string): HttpProblem | null {
-  if (ctx.registry.hasEnded(callId) || ctx.outbox.isSpooled(ctx.pack.id, callId)) return httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
-  if (ctx.registry.isActive(callId) || (!ctx.harnessSessions.has(callId) && ctx.databases.exists(callId))) {
-    return httpProblem('CALL_ID_USED', `call ${callId} is starting or its id was used before`);
-  }
-  return null;
+  const use = ctx.callIds.useOf(callId);
+  if (use === 'ended') return httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
+  return use ? httpProblem('CALL_ID_USED', `call ${callId} is starting or its id was used before`) : null;
 }
 
 /**
