@@ -11,6 +11,7 @@ import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFac
 import { createS3Client, directorySink, s3OperationBudgetMs, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
 import { packDatabases, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
+import { CallHarnesses } from './call-harnesses.ts';
 import { deriveCaps, openFileLimit, type ProcessCaps } from './file-budget.ts';
 import { HarnessSessions, MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
@@ -28,29 +29,34 @@ export interface AppContext {
   readonly databases: CallDatabases;
   readonly sink: SnapshotSink;
   readonly outbox: SnapshotOutbox;
-  /** Where live calls' recordings stream to disk (`<data>/recordings`). */
-  readonly recordingsDir: string;
-  readonly harness: HarnessFactory;
-  /** Prices a call's usage at hangup (the shipped price table). */
-  readonly estimateCost: CostEstimator;
+  /** The harness of each call: the served one, or one a speech rollout assigned to its call id. */
+  readonly callHarnesses: CallHarnesses;
+  /** What every live call is built with besides its socket and model. */
+  readonly callSettings: CallSettings;
   readonly registry: CallRegistry;
   /** The one answer to "is this id free?" (architecture.md §4): live calls, scratch conversations, spooled evidence, databases, and the RL episodes. */
   readonly callIds: ConversationIds;
   /** Scratch conversations of the HTTP tool routes (ids no caller dialed). */
   readonly harnessSessions: HarnessSessions;
-  readonly limits: CallLimits;
   /** Metrics, traces and the Bluejay link. */
   readonly ops: Operations;
   /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
   readonly rlCallers: CallerMinds;
   /** Speech of the keyless harnesses (`scripted`, `noop`), whoever the call's harness is for (a speech rollout's too). */
   readonly synth: SpeechSynth;
-  /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
-  readonly callHarnesses: Map<string, HarnessFactory>;
   /** The caps in force: the configured ones, lowered to fit the open-file limit (docs/reliability.md "Open files"). */
   readonly caps: ProcessCaps;
   /** The OpenEnv WebSockets open now, and their bounds. */
   readonly openEnvSockets: OpenEnvSockets;
+}
+
+/** The settings every live call shares (CallSession's limits, recordings and prices). */
+export interface CallSettings {
+  readonly limits: CallLimits;
+  /** Where live calls' recordings stream to disk (`<data>/recordings`). */
+  readonly recordingsDir: string;
+  /** Prices a call's usage at hangup (the shipped price table). */
+  readonly estimateCost: CostEstimator;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -185,27 +191,29 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     harnessSessions,
     sink,
     outbox,
-    recordingsDir,
-    harness,
-    estimateCost,
+    callHarnesses: new CallHarnesses(harness),
+    callSettings: { limits: callLimitsOf(config), recordingsDir, estimateCost },
     registry,
     callIds: callIdsOf(registry, harnessSessions, outbox, pack.id, databases),
     ops,
     rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
     synth,
-    callHarnesses: new Map(),
     caps,
     openEnvSockets: new OpenEnvSockets({ max: caps.openEnvSockets, idleMs: config.rl.socketIdleMs, episodeIdleMs: config.rl.idleMs, pingMs: config.pingIntervalMs, bufferBytes: config.rl.socketBufferBytes }, clock),
-    limits: {
-      maxCallMs: config.maxCallMs,
-      callerAudioLeadMs: config.callerAudioLeadMs,
-      callerSilenceMs: config.callerSilenceMs,
-      endCallMaxWaitMs: config.endCallMaxWaitMs,
-      nudgeRetryDelayMs: config.nudgeRetryDelayMs,
-      nudgeMaxAttempts: config.nudgeMaxAttempts,
-      pingIntervalMs: config.pingIntervalMs,
-      providerReadyMs: config.providerReadyMs,
-      fast: config.fast,
-    },
+  };
+}
+
+/** A live call's limits, from the configuration. */
+function callLimitsOf(config: Config): CallLimits {
+  return {
+    maxCallMs: config.maxCallMs,
+    callerAudioLeadMs: config.callerAudioLeadMs,
+    callerSilenceMs: config.callerSilenceMs,
+    endCallMaxWaitMs: config.endCallMaxWaitMs,
+    nudgeRetryDelayMs: config.nudgeRetryDelayMs,
+    nudgeMaxAttempts: config.nudgeMaxAttempts,
+    pingIntervalMs: config.pingIntervalMs,
+    providerReadyMs: config.providerReadyMs,
+    fast: config.fast,
   };
 }

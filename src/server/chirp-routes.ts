@@ -142,12 +142,12 @@ async function callProblem(ctx: AppContext, facts: UpgradeFacts, log: Log): Prom
   if (await storeHasSnapshot(ctx, key, log)) {
     return httpProblem('CALL_ID_USED', `a snapshot of call ${facts.callId} already exists`);
   }
-  const refused = (ctx.callHarnesses.get(facts.callId) ?? ctx.harness).refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+  const refused = ctx.callHarnesses.for(facts.callId).refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
   return refused ? httpProblem('CALL_REFUSED', refused) : null;
 }
 
 function answerProbe(ctx: AppContext, socket: WebSocket): void {
-  const frame = { type: 'probe.ok', pack: ctx.pack.id, harness: ctx.harness.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } } as const;
+  const frame = { type: 'probe.ok', pack: ctx.pack.id, harness: ctx.callHarnesses.served.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } } as const;
   ctx.ops.metrics.probeAnswered();
   socket.send(encodeServerFrame(frame, ctx.ids, ctx.clock.epochMs()));
   socket.close(1000, 'probe ok');
@@ -155,7 +155,7 @@ function answerProbe(ctx: AppContext, socket: WebSocket): void {
 
 function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, request: FastifyRequest): void {
   // A speech rollout (docs/rl.md) names its own policy endpoint for its call id.
-  const harness = ctx.callHarnesses.get(facts.callId) ?? ctx.harness;
+  const harness = ctx.callHarnesses.for(facts.callId);
   const base = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: harness.name });
   const reservation = request.chirpReservation;
   if (socket.readyState !== socket.OPEN) {
@@ -177,7 +177,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, recordingsDir: ctx.recordingsDir, harness: harness.name, estimateCost: ctx.estimateCost, observer },
+    { ...ctx.callSettings, clock: ctx.clock, ids: ctx.ids, log, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: harness.name, observer },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
     countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,

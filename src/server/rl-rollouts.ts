@@ -91,11 +91,11 @@ export class RolloutDesk {
     }
     const record: RolloutRecord = { rollout_id: id, status: 'running', pack: ctx.pack.id, task_id: task.task_id, protocol: request.policy.protocol, policy_url: policyUrl, caller: request.caller.kind };
     this.remember(record);
-    ctx.callHarnesses.set(id, harness);
+    ctx.callHarnesses.assign(id, harness);
     const done = this.run(record, caller, selfUrl, request.run_id ?? null)
       .catch((err: unknown): RolloutRecord => ({ ...record, status: 'failed', error: err instanceof Error ? err.message : String(err) }))
       .then((finished) => {
-        ctx.callHarnesses.delete(id);
+        ctx.callHarnesses.release(id);
         this.remember(finished);
         return finished;
       });
