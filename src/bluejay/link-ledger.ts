@@ -9,7 +9,6 @@ import { z } from 'zod';
  * `failed` are final.
  */
 export const linkStateSchema = z.enum(['pending', 'in_flight', 'linked', 'failed']);
-export type LinkState = z.infer<typeof linkStateSchema>;
 
 /** One call's ledger entry, stored as `<dir>/<call_id>.json`. */
 export const linkEntrySchema = z

@@ -200,11 +200,6 @@ export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CATALOG, value);
 }
 
-/** The declared spec of a code. */
-export function errorSpec(code: ErrorCode): ErrorSpec {
-  return ERROR_CATALOG[code];
-}
-
 /** An HTTP refusal: the catalog's status for the code, and a message for this occurrence. */
 export interface HttpProblem<C extends HttpErrorCode = HttpErrorCode> {
   readonly status: number;

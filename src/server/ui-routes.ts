@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
 import { httpProblem, ID_CHARS, sha256Parts } from '../core/index.ts';
-import { loadPack, type Pack } from '../packs/index.ts';
 import {
   buildReportModel,
   loadConversationEvidence,

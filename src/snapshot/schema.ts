@@ -83,7 +83,6 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('response.done'), response_id: z.string().nullable(), status: z.string(), usage: z.record(z.string(), z.number()).nullable() }).strict(),
 ]);
 export type TimelineEvent = z.infer<typeof timelineEventSchema>;
-export type TimelineEventType = TimelineEvent['type'];
 
 /** timeline.json */
 export const timelineFileSchema = z.object({ events: z.array(timelineEventSchema) }).strict();
