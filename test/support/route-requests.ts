@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ERROR_CATALOG, isErrorCode, type ErrorCode } from '../../src/core/index.ts';
+import { ERROR_CATALOG, isErrorCode, type HttpErrorCode } from '../../src/core/index.ts';
 
 /** What the route tests read of an `app.inject` answer. */
 export interface InjectedAnswer {
@@ -13,7 +13,7 @@ export interface InjectedAnswer {
  * `{error: {code, message}}` and nothing else, and `Connection: close` (every refusal closes its
  * connection, src/server/app.ts). Returns the message.
  */
-export function expectProblem(res: InjectedAnswer, code: ErrorCode): string {
+export function expectProblem(res: InjectedAnswer, code: HttpErrorCode): string {
   const body = res.json() as { error?: { code?: unknown; message?: unknown } };
   expect(Object.keys(body)).toEqual(['error']);
   expect(isErrorCode(String(body.error?.code))).toBe(true);

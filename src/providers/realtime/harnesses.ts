@@ -1,5 +1,5 @@
 import type { ProviderSettings } from '../../config.ts';
-import { ConfigError } from '../../core/index.ts';
+import { harnessOf, requiredSetting as required } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
 import { azureAuthHeaders } from './azure-auth.ts';
 import type { RealtimeDialect } from './dialect.ts';
@@ -8,22 +8,9 @@ import { qwenDialect } from './qwen-dialect.ts';
 import { RealtimeSession } from './realtime-session.ts';
 import { xaiDialect } from './xai-dialect.ts';
 
-/** A setting the selected harness cannot run without; thrown at boot, not at the first call. */
-function required(value: string | undefined, variable: string, harness: string): string {
-  if (value === undefined || value.trim() === '') {
-    throw new ConfigError('PROVIDER_SETTING_MISSING', `harness ${harness} needs ${variable}; set it in the environment (see .env.example and docs/providers.md)`);
-  }
-  return value;
-}
-
-/** Every realtime variant is the same session over a different dialect. */
-function realtimeFactory(name: string, dialect: RealtimeDialect): HarnessFactory {
-  return {
-    name,
-    refuse: () => null,
-    create: () => new RealtimeSession(dialect),
-    offeredTools: (agent) => dialect.tools(agent),
-  };
+/** Every realtime variant (Qwen-Audio's too) is the same session over a different dialect. */
+export function realtimeFactory(name: string, dialect: RealtimeDialect): HarnessFactory {
+  return harnessOf(name, () => new RealtimeSession(dialect), (agent) => dialect.tools(agent));
 }
 
 /** The realtime harness names, each with the dialect its settings build. */
