@@ -12,6 +12,7 @@ import { AgentAudio } from './agent-audio.ts';
 import { CallerInputBudget } from './caller-input.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
 import { InboundAudio } from './inbound-audio.ts';
+import { inferredHop, listenToPlatform, type PlatformHandoffMode } from './platform-calls.ts';
 import { computeSmoke } from './smoke.ts';
 import { TurnDriver, type SessionToolEffect, type TurnDriverHost } from './turn-driver.ts';
 
@@ -47,6 +48,8 @@ export interface CallContext {
   readonly estimateCost: CostEstimator;
   /** Telemetry and the Bluejay link, attached by the app; the call only reports to it. */
   readonly observer?: CallObserver;
+  /** How transfers a platform made on its own side are taken (relays; default `enforce`). */
+  readonly platformHandoffs?: PlatformHandoffMode;
 }
 
 /** What the app watches of a call (metrics, spans, the Bluejay link); none of that logic lives here. */
@@ -103,6 +106,7 @@ export class CallSession {
   private floodDetail: string | null = null;
   private usage: Usage = emptyUsage();
   private endingReason: EndReason | null = null;
+  private stopPlatform: () => void = () => undefined;
   private ended: CallOutcome | null = null;
   private readonly done: Promise<CallOutcome>;
   private resolveDone: (outcome: CallOutcome) => void = () => undefined;
@@ -160,9 +164,11 @@ export class CallSession {
    * conversation like the model's own, recorded with origin `http`, its effect applied here.
    * Null once the call has ended or before its conversation exists.
    */
-  dispatchFromHarness(request: Omit<DispatchRequest, 'origin'>): DispatchResult | null {
+  dispatchFromHarness(request: Omit<DispatchRequest, 'origin'>, origin: NonNullable<DispatchRequest['origin']> = 'http'): DispatchResult | null {
     if (this.ended || !this.graph) return null;
-    const result = this.graph.conversation.dispatch({ ...request, origin: 'http' });
+    const hop = this.ctx.platformHandoffs === 'observe' && origin !== 'inferred' ? inferredHop(this.graph.conversation, request.name) : null;
+    if (hop) this.dispatchFromHarness(hop, 'inferred');
+    const result = this.graph.conversation.dispatch({ ...request, origin });
     const effect = result.effect;
     if (effect.kind === 'handoff') this.session.applyAgent(this.graph.conversation.agentSetup(effect.to));
     if (effect.kind === 'end_call' || effect.kind === 'human_transfer') {
@@ -171,6 +177,20 @@ export class CallSession {
       void this.agent.whenPlayed().then(() => this.end(reason, 1000));
     }
     return result;
+  }
+
+  /** The id the platform under test knows this call by (a relay's), or null. */
+  platformCallId(): string | null {
+    return this.session.platformCallId ?? null;
+  }
+
+  /** The relay's agent hung up: recorded, and the call ends once what it said has played (as the agent's ending unless already ending otherwise). */
+  private agentHungUp(): void {
+    if (this.ended) return;
+    this.timeline.add({ type: 'agent.hangup' });
+    const reason = this.endingReason ?? 'agent_end_call';
+    this.endingReason = reason;
+    void this.agent.whenPlayed().then(() => this.end(reason, 1000));
   }
 
   /** The call's conversation while it is open (for the state route). */
@@ -203,6 +223,11 @@ export class CallSession {
     }
     if (this.ended) return;
     this.graph.driver.attach();
+    this.stopPlatform = listenToPlatform(this.session.events, {
+      isEnding: () => this.ended !== null || this.endingReason !== null,
+      dispatch: (request, origin) => this.dispatchFromHarness(request, origin),
+      agentHungUp: () => this.agentHungUp(),
+    });
     const connectStartMs = ctx.clock.nowMs();
     this.session.events.on('ready', () => this.onProviderReady(connectStartMs));
     this.session.events.on('itemInjected', (role, text) => this.timeline.add({ type: 'item.injected', role, text }));
@@ -243,6 +268,7 @@ export class CallSession {
     this.watchdogs.stop();
     this.readyDeadline?.cancel();
     this.graph?.driver.detach();
+    this.stopPlatform();
     const writable = !callerClosed && this.socket.isOpen();
     this.agent.closeOpenUtterances(writable);
     this.agent.dispose();

@@ -2,6 +2,7 @@ import { canonicalJson } from '../core/index.ts';
 import type { PacingStats } from '../chirp/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, summarySchema, type EndReason, type Smoke, type SnapshotBody, type SnapshotPart, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from '../snapshot/index.ts';
+import { unpricedNote } from '../providers/index.ts';
 import type { DatabaseDump } from '../store/index.ts';
 
 /** Everything known about a call at hangup. */
@@ -98,6 +99,7 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
     smoke: record.smoke,
     usage: record.usage,
     cost_usd_est: record.costUsd,
+    ...costNoteOf(record),
     price_table_version: record.priceTableVersion,
     truncated: record.truncation != null,
     ...(record.truncation ? { truncation: record.truncation } : {}),
@@ -113,6 +115,12 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
 }
 
 /** The per-turn latency split of the harnesses that report one (absent otherwise). */
+/** Why a call whose cost was estimated has none (`unpriced: <why>`); nothing when it was priced or never estimated (keyless, text episodes). */
+function costNoteOf(record: Pick<CallRecord, 'costUsd' | 'priceTableVersion' | 'model'>): Pick<Summary, 'cost_note'> {
+  const note = record.costUsd === null && record.priceTableVersion !== null ? unpricedNote(record.model) : null;
+  return note === null ? {} : { cost_note: note };
+}
+
 function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_latency'> {
   const turns = events.flatMap((e) => (e.type === 'turn.latency' ? [{ endpoint_ms: e.endpoint_ms, stt_ms: e.stt_ms, llm_first_token_ms: e.llm_first_token_ms, tts_first_byte_ms: e.tts_first_byte_ms, total_ms: e.total_ms }] : []));
   return turns.length ? { turn_latency: turns } : {};

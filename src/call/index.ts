@@ -8,3 +8,4 @@ export * from './first-audio-timer.ts';
 export * from './agent-audio.ts';
 export * from './inbound-audio.ts';
 export * from './call-watchdogs.ts';
+export * from './platform-calls.ts';

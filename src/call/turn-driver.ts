@@ -134,7 +134,8 @@ export class TurnDriver {
   private onReady(): void {
     if (this.started) return;
     this.started = true;
-    this.nudge.start();
+    // An agent that greets on its own (a relay) is never nudged.
+    if (!this.session.speaksFirst) this.nudge.start();
   }
 
   private onAudio(itemId: string, pcm: Buffer): void {
@@ -187,7 +188,7 @@ function ms1<T extends number | null>(v: T): T {
 }
 
 /** The model's argument text as JSON; text that does not parse is passed on raw (the executor refuses it). */
-function parseArguments(text: string): unknown {
+export function parseArguments(text: string): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;

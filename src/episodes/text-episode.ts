@@ -3,7 +3,7 @@ import { Conversation, type ToolSpec } from '../conversation/index.ts';
 import { envelopeRefusal, isPlainObject, MivasError } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { ConversationVerdict } from '../scoring/index.ts';
-import { emptyUsage, Timeline, type EndReason, type SnapshotPart, type Usage } from '../snapshot/index.ts';
+import { emptyUsage, Timeline, type EndReason, type SnapshotPart, type TokenClass, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { episodeInstructions, greetingOf, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { rewardOf, type EpisodeReward } from './reward.ts';
@@ -196,7 +196,7 @@ export class TextEpisode {
   /** Adds the policy's token usage to the snapshot's (a model policy reports it as it goes). */
   addUsage(usage: Partial<Usage>): void {
     const next = { ...this.usage };
-    for (const key of Object.keys(next) as (keyof Usage)[]) next[key] += Math.max(0, Math.round(usage[key] ?? 0));
+    for (const key of Object.keys(next) as TokenClass[]) next[key] += Math.max(0, Math.round(usage[key] ?? 0));
     this.usage = next;
   }
 

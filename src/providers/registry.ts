@@ -11,6 +11,7 @@ import { novaSonicHarness } from './nova/index.ts';
 import { GPT_LIVE_UNCONFIRMED, gptLiveHarness } from './gpt-live/index.ts';
 import { PHONIC_UNCONFIRMED, phonicHarness } from './phonic/index.ts';
 import { QWEN_AUDIO_UNCONFIRMED, qwenAudioRealtimeHarness } from './qwen-audio/index.ts';
+import { elevenLabsRelayHarness, twilioRelayHarness } from './relay/index.ts';
 
 /** What harness factories may need. */
 export interface HarnessDeps {
@@ -22,7 +23,7 @@ export interface HarnessDeps {
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic', 'openai/gpt-live', 'phonic/sts', 'qwen/audio-realtime'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic', 'openai/gpt-live', 'phonic/sts', 'qwen/audio-realtime', 'relay/twilio-ms', 'relay/elevenlabs'] as const;
 
 /** Per harness, the details of its provider's wire that no reference confirmed (`mivas preflight` prints them; docs/providers.md). */
 export const UNCONFIRMED_DETAILS: Readonly<Record<string, readonly string[]>> = {
@@ -57,4 +58,6 @@ const HARNESS_BUILDERS: Readonly<Record<HarnessName, (deps: HarnessDeps) => Harn
   'openai/gpt-live': (d) => gptLiveHarness(d.providers),
   'phonic/sts': (d) => phonicHarness(d.providers, d.clock),
   'qwen/audio-realtime': (d) => qwenAudioRealtimeHarness(d.providers),
+  'relay/twilio-ms': (d) => twilioRelayHarness(d.providers, d.clock),
+  'relay/elevenlabs': (d) => elevenLabsRelayHarness(d.providers, d.clock),
 };

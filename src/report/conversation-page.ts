@@ -6,7 +6,7 @@ import { html, type SafeHtml } from './html.ts';
 import { jsonScript, renderPage } from './page-shell.ts';
 import { renderPathGraph } from './path-graph.ts';
 import { renderStateDiff } from './state-diff-view.ts';
-import { renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
+import { inferredHopsNote, renderEventList, renderTimeline, renderTranscript, timelineSpanMs } from './timeline-view.ts';
 import { renderToolDiff } from './tool-diff-view.ts';
 import type { TaskInfo } from './task-info.ts';
 import { failingGates, taskHref, type Entry } from './ui-model.ts';
@@ -63,7 +63,7 @@ ${checks.length ? html`<div class="scroll"><table class="said-aloud"><thead><tr>
 }
 
 function usage(v: ConversationVerdict, summary: Summary | null): SafeHtml {
-  const cost = v.cost.cost_usd_est === null ? 'not priced' : `$${v.cost.cost_usd_est.toFixed(4)}`;
+  const cost = v.cost.cost_usd_est === null ? (v.cost.cost_note ?? 'not priced') : `$${v.cost.cost_usd_est.toFixed(4)}`;
   const rows = summary ? Object.entries(summary.usage) : [['input_tokens', v.cost.input_tokens], ['output_tokens', v.cost.output_tokens]];
   return html`<table class="usage"><tbody>${rows.map(([k, n]) => html`<tr><td>${k}</td><td>${n ?? '—'}</td></tr>`)}<tr><th>estimated cost</th><th>${cost}</th></tr><tr><td>price table</td><td>${v.cost.price_table_version ?? '—'}</td></tr></tbody></table>`;
 }
@@ -82,7 +82,7 @@ export function renderConversationPage(v: ConversationVerdict, ev: ConversationE
   const body = html`${header(v, ctx, ev)}${links(v, ev)}
 ${section('recording', 'Recording and timeline', html`${player(ev)}${renderTimeline(v, ev, spanMs)}`)}
 ${section('tools', 'Tool calls: expected vs actual', renderToolDiff(v.tools, ev.events, ev.media))}
-${section('handoff', 'Handoff path: expected vs actual', renderPathGraph(v.handoff, ev.blueprint))}
+${section('handoff', 'Handoff path: expected vs actual', html`${inferredHopsNote(ev.events)}${renderPathGraph(v.handoff, ev.blueprint)}`)}
 ${section('state', 'Database diff (tables that differ)', renderStateDiff(v.state))}
 ${section('transcript', 'Transcript: both sides', renderTranscript(v, ev.events, ev.caller, ctx.taskInfo?.opening ?? null, ev.media))}
 ${section('events', 'Events', renderEventList(ev.events, ev.media))}

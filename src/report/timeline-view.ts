@@ -198,12 +198,26 @@ export function renderTimeline(v: ConversationVerdict, ev: ConversationEvidence,
 <p class="legend small"><span>● tool call (green ok, red error, amber refused, grey session)</span><span>◆ handoff</span><span>▲ error lane: red error, amber warning</span><span>click any event, segment or the waveform to play from there</span></p>`;
 }
 
+/** How a call that was not the model's own reached the conversation (docs/snapshot-format.md, `origin`). */
+const ORIGIN_LABELS: Readonly<Record<NonNullable<ToolEvent['origin']>, string>> = {
+  http: 'over HTTP',
+  platform: 'executed by the platform, reported after',
+  inferred: 'hop inferred by mivas in observe mode, not reported by the platform',
+};
+
+/** A note over the path graph when some hop was inferred (observe mode), not made or reported by the agent. */
+export function inferredHopsNote(events: readonly TimelineEvent[] | null): SafeHtml {
+  const inferred = (events ?? []).filter((e): e is ToolEvent => e.type === 'tool' && e.origin === 'inferred').map((e) => e.name);
+  if (inferred.length === 0) return html``;
+  return html`<p class="small"><b>Inferred hops:</b> ${inferred.join(', ')} ${inferred.length === 1 ? 'was' : 'were'} not reported by the platform: mivas inferred ${inferred.length === 1 ? 'it' : 'them'} from the specialist's first tool (observe mode, docs/platforms.md).</p>`;
+}
+
 const SKIPPED = new Set<TimelineEvent['type']>(['speech.started', 'speech.completed', 'response.done', 'mark.echo']);
 
 function eventDetail(e: TimelineEvent): SafeHtml {
   switch (e.type) {
     case 'tool':
-      return html`<b>${e.name}</b> <span class="muted">(${e.kind}, ${toolOutcome(e)}${e.refusal ? ` ${e.refusal}` : ''})</span><br>arguments <code>${json(e.arguments)}</code><br>output <code>${json(e.output)}</code>`;
+      return html`<b>${e.name}</b> <span class="muted">(${e.kind}, ${toolOutcome(e)}${e.refusal ? ` ${e.refusal}` : ''}${e.origin ? `, ${ORIGIN_LABELS[e.origin]}` : ''})</span><br>arguments <code>${json(e.arguments)}</code><br>output <code>${json(e.output)}</code>`;
     case 'handoff':
       return html`${e.from} → ${e.to}`;
     case 'transcript':
@@ -218,6 +232,8 @@ function eventDetail(e: TimelineEvent): SafeHtml {
       return html`${e.role}: ${e.text}`;
     case 'nudge':
       return html`attempt ${e.attempt}`;
+    case 'agent.hangup':
+      return html`the agent's side hung up`;
     case 'barge_in':
       return html`after ${e.played_ms} ms played`;
     case 'audio.underrun':

@@ -132,6 +132,8 @@ export interface DiagnosticsSummary {
   readonly said_aloud_checked: number;
   readonly said_aloud_said: number;
   readonly cost_usd_est: number | null;
+  /** Why calls of the run show no cost (each distinct `unpriced: <why>`, joined), or null when every call was priced. */
+  readonly cost_note: string | null;
   readonly transcript_wer_mean: number | null;
   /** Mean judge score per criterion over the judged conversations; null when none was judged. */
   readonly judge_mean: Readonly<Record<string, number>> | null;
@@ -148,6 +150,7 @@ export function diagnosticsSummary(conversations: readonly ConversationVerdict[]
   const stops = conversations.flatMap((c) => c.diagnostics.barge_in_stops_ms);
   const checks = conversations.flatMap((c) => c.diagnostics.said_aloud);
   const costs = conversations.flatMap((c) => c.cost.cost_usd_est ?? []);
+  const notes = [...new Set(conversations.flatMap((c) => (c.cost.cost_usd_est === null && c.cost.cost_note !== null ? [c.cost.cost_note] : [])))];
   const judged = conversations.flatMap((c) => c.diagnostics.judge ?? []);
   const criteria = [...new Set(judged.flatMap((j) => Object.keys(j.scores)))].sort();
   return {
@@ -158,6 +161,7 @@ export function diagnosticsSummary(conversations: readonly ConversationVerdict[]
     said_aloud_checked: checks.length,
     said_aloud_said: checks.filter((c) => c.said).length,
     cost_usd_est: costs.length ? Math.round(costs.reduce((a, b) => a + b, 0) * 1_000_000) / 1_000_000 : null,
+    cost_note: notes.length ? notes.join('; ') : null,
     transcript_wer_mean: mean(conversations.flatMap((c) => c.diagnostics.transcript_wer ?? [])),
     judge_mean: judged.length ? Object.fromEntries(criteria.map((c) => [c, mean(judged.flatMap((j) => j.scores[c] ?? [])) ?? 0])) : null,
     judged: judged.length,

@@ -108,7 +108,7 @@ export function csvCells(v: ConversationVerdict): Record<CsvColumn, Cell> {
     ...gateCells(v),
     smoke_pass: v.quality.smoke_pass, smoke_failed: v.quality.smoke_failed, first_agent_audio_ms: v.quality.first_agent_audio_ms, dead_air_max_s: v.quality.dead_air_max_s,
     outbound_dropouts: v.quality.outbound_dropouts, clipping_events: v.quality.clipping_events, latency_p50_ms: v.quality.latency_p50_ms, latency_p95_ms: v.quality.latency_p95_ms,
-    input_tokens: v.cost.input_tokens, output_tokens: v.cost.output_tokens, cost_usd_est: v.cost.cost_usd_est, price_table_version: v.cost.price_table_version,
+    input_tokens: v.cost.input_tokens, output_tokens: v.cost.output_tokens, cost_usd_est: v.cost.cost_usd_est ?? v.cost.cost_note, price_table_version: v.cost.price_table_version,
     trace_id: v.evidence.trace_id, trace: v.evidence.trace, transcript: v.evidence.transcript, snapshot_uri: v.evidence.snapshot_uri,
     ...diagnosticCells(v),
   };

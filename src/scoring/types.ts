@@ -151,6 +151,8 @@ export interface CostFigures {
   readonly input_tokens: number | null;
   readonly output_tokens: number | null;
   readonly cost_usd_est: number | null;
+  /** Why `cost_usd_est` is null although a price table was consulted (`unpriced: <why>`), else null. */
+  readonly cost_note: string | null;
   readonly price_table_version: string | null;
 }
 

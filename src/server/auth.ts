@@ -51,6 +51,15 @@ export function credentialGate(refusalOf: (request: FastifyRequest) => GateRefus
   };
 }
 
+/** A route group's own bearer token: its `off` refusal when no token is configured, else the token or 401 with a Bearer challenge. */
+export function bearerGate(token: string | undefined, refusals: { readonly off: HttpProblem; readonly unauthorized: HttpProblem; readonly realm: string }) {
+  return credentialGate((request) => {
+    if (token === undefined) return { problem: refusals.off };
+    if (secretMatches(bearerToken(request.headers.authorization), token)) return null;
+    return { problem: refusals.unauthorized, challenge: `Bearer realm="${refusals.realm}"` };
+  });
+}
+
 /** The callers' gate: HTTP Basic with CHIRP_USER/CHIRP_PASS, off when they are unset (architecture.md §2). */
 export function basicAuthHook(credentials: { user: string; pass: string } | null) {
   return credentialGate((request) =>

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, isPlainObject, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
-import { bearerToken, credentialGate, secretMatches } from './auth.ts';
+import { bearerGate } from './auth.ts';
 import { sendProblem } from './problem.ts';
 
 /** Off unless MIVAS_TOOLS_TOKEN is set; then every request needs that bearer token (not the callers' Basic pair). */
 function toolsGate(token: string | undefined) {
-  return credentialGate((request) => {
-    if (token === undefined) return { problem: httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on') };
-    if (secretMatches(bearerToken(request.headers.authorization), token)) return null;
-    return { problem: httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'), challenge: 'Bearer realm="mivas-tools"' };
+  return bearerGate(token, {
+    off: httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on'),
+    unauthorized: httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'),
+    realm: 'mivas-tools',
   });
 }
 
