@@ -1,9 +1,9 @@
 import type { CallerMind, CallerTurn } from '../caller/index.ts';
-import { Conversation, type ToolSpec } from '../conversation/index.ts';
-import { envelopeRefusal, isPlainObject, MivasError } from '../core/index.ts';
+import { ConversationRun, type Conversation, type ToolSpec } from '../conversation/index.ts';
+import { envelopeRefusal, isPlainObject, ManualClock, MivasError } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { ConversationVerdict } from '../scoring/index.ts';
-import { emptyUsage, Timeline, type EndReason, type SnapshotPart, type TokenClass, type Usage } from '../snapshot/index.ts';
+import { emptyUsage, type EndReason, type SnapshotPart, type TokenClass, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { episodeInstructions, greetingOf, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { rewardOf, type EpisodeReward } from './reward.ts';
@@ -110,7 +110,8 @@ function utteranceMs(text: string): number {
  * with the scorer. Actions on one episode run one at a time, in arrival order.
  */
 export class TextEpisode {
-  private mediaMs = 0;
+  /** The episode's media clock: it moves only as actions and utterances take time. */
+  private readonly clock = new ManualClock();
   private turns = 0;
   private utterances = 0;
   private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
@@ -124,7 +125,7 @@ export class TextEpisode {
   private queue: Promise<unknown> = Promise.resolve();
   private usage: Usage = emptyUsage();
   private readonly startedAtEpochMs: number;
-  private readonly timeline: Timeline;
+  private readonly run: ConversationRun;
   private readonly conversation: Conversation;
 
   private readonly spec: EpisodeSpec;
@@ -132,9 +133,8 @@ export class TextEpisode {
   private constructor(spec: EpisodeSpec) {
     this.spec = spec;
     this.startedAtEpochMs = spec.epochMs();
-    this.timeline = new Timeline(() => this.mediaMs);
-    this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs, inMemory: true });
-    this.timeline.add({ type: 'call.started', call_id: spec.id, pack: spec.pack.id, harness: this.harness, task_id: spec.task.task_id, run_id: spec.runId ?? null }, 0);
+    this.run = new ConversationRun({ pack: spec.pack, id: spec.id, databases: spec.databases, clock: this.clock, harness: this.harness, taskId: spec.task.task_id, runId: spec.runId ?? null, inMemory: true });
+    this.conversation = this.run.start();
   }
 
   /**
@@ -259,12 +259,13 @@ export class TextEpisode {
   }
 
   private dispatch(action: EpisodeAction): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
-    this.mediaMs += 300;
-    const dispatched = this.conversation.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
-    this.mediaMs += 700;
+    this.clock.advance(300);
+    const { result: dispatched, next } = this.run.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
+    this.clock.advance(700);
+    // end_call has no farewell turn in text (nothing is spoken after it); a transfer leaves the agent one last action.
+    if (next.kind === 'farewell' && next.reason === 'agent_end_call') this.end('agent_end_call');
+    if (next.kind === 'farewell' && next.reason === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     const { effect } = dispatched;
-    if (effect.kind === 'end_call') this.end('agent_end_call');
-    if (effect.kind === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
     // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
     const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
@@ -280,8 +281,8 @@ export class TextEpisode {
     this.closing = null;
     if (action.name !== SAY_TO_CALLER && closing.tools) {
       const outcome = this.dispatch(action);
-      // end_call has ended it already; a transfer made in the grace ends it as a transfer.
-      this.end(this.closingReason() ?? closing.reason);
+      // A session tool in the grace came before the hang-up: the run keeps it as the ending.
+      this.end(closing.reason);
       this.closing = null;
       return outcome;
     }
@@ -313,12 +314,10 @@ export class TextEpisode {
 
   private speak(side: 'caller' | 'agent', text: string): void {
     const id = `${side === 'agent' ? 'a' : 'c'}${++this.utterances}`;
-    const start = this.mediaMs + 300;
+    const start = this.clock.nowMs() + 300;
     const end = start + utteranceMs(text);
-    this.timeline.add({ type: 'speech.started', side, utterance_id: id }, start);
-    this.timeline.add({ type: 'transcript', side, text, utterance_id: id }, start);
-    this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, end);
-    this.mediaMs = end;
+    this.run.utterance({ side, id, text, startMs: start, transcriptMs: start, endMs: end });
+    this.clock.advance(end - this.clock.nowMs());
   }
 
   /** The pending last action's reason (a method, like endReason, so narrowing never hides a change a dispatch made). */
@@ -331,8 +330,11 @@ export class TextEpisode {
     return this.ending?.reason ?? null;
   }
 
-  private end(reason: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
-    this.ending ??= { reason, truncated, detail };
+  /** Asks the run to end; the reason that stands is the first ending (a cut-off is truncated only when its own reason stands). */
+  private end(requested: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
+    if (this.ending) return;
+    const reason = this.run.end(requested);
+    this.ending = reason === requested ? { reason, truncated, detail } : { reason, truncated: null, detail: null };
   }
 
   /** Closes the conversation, writes the snapshot and scores it (once). Runs inside `exclusive`. */
@@ -344,9 +346,9 @@ export class TextEpisode {
   private async freeze(): Promise<EpisodeResult> {
     const { spec } = this;
     const ending = this.ending ?? { reason: 'max_duration' as const, truncated: 'policy_stopped' as const, detail: null };
-    const endMs = this.mediaMs + 500;
-    this.timeline.add({ type: 'call.ended', end_reason: ending.reason, close_code: 1000 }, endMs);
-    const closed = this.conversation.close();
+    const endMs = this.clock.nowMs() + 500;
+    this.run.recordEnd(1000, endMs);
+    const closed = this.run.close();
     const { parts } = textSnapshotParts(
       {
         pack: spec.pack,
@@ -360,7 +362,7 @@ export class TextEpisode {
         endMs,
         endReason: ending.reason,
         endDetail: ending.detail,
-        events: this.timeline.events(),
+        events: this.run.timeline.events(),
         usage: this.usage,
         toolsExpected: spec.task.exp_tool_calls.length > 0,
       },
