@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, MivasError } from '../core/index.ts';
+import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, ID_CHARS, MivasError } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
 import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource, type SourceOptions, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
@@ -101,7 +101,7 @@ function readableStore(source: SnapshotSource): SnapshotSource {
   return { ...source, list: () => source.list().catch(refused), read: (key) => source.read(key).catch(refused) };
 }
 
-const PART_FILE = /^[A-Za-z0-9_-]{1,64}\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
+const PART_FILE = new RegExp(`^${ID_CHARS}\\.(summary\\.json|timeline\\.json|final\\.json|db|wav|caller\\.json)$`);
 
 /**
  * `--snapshots` as given: the snapshot root (`<root>/<pack>/<call>.<part>`), or one pack's folder
@@ -145,7 +145,7 @@ function recordedFlags(flags: ScoreFlags, minCallS: number): Record<string, stri
 export function parseLabels(values: readonly string[], runIds: readonly string[]): Map<string, string> | string {
   const out = new Map<string, string>();
   for (const value of values) {
-    const m = /^([A-Za-z0-9_-]{1,64})=(.+)$/.exec(value);
+    const m = new RegExp(`^(${ID_CHARS})=(.+)$`).exec(value);
     if (m?.[1] && m[2] && (runIds.includes(m[1]) || runIds.length !== 1)) out.set(m[1], m[2].trim());
     else if (runIds.length === 1) out.set(runIds[0] as string, value.trim());
     else return `--label ${value}: name the run (--label RUN_ID=TEXT) when scoring several runs`;

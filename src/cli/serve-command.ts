@@ -22,7 +22,7 @@ export const serveCommand: Command = async (argv, io) => {
   const ctx = await createAppContext(config);
   const app = await buildApp(ctx);
   const address = await app.listen({ port: config.port, host: config.host });
-  ctx.log.info({ address, pack: ctx.pack.id, harness: ctx.harness.name, auth: config.auth !== null, snapshots: ctx.sink.root }, 'mivas is listening');
+  ctx.log.info({ address, pack: ctx.pack.id, harness: ctx.callHarnesses.served.name, auth: config.auth !== null, snapshots: ctx.sink.root }, 'mivas is listening');
   const unreachable = loopbackInContainerWarning(config.host);
   if (unreachable) {
     ctx.log.warn({ host: config.host }, unreachable);

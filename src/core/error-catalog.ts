@@ -1,4 +1,5 @@
 import { EXIT } from './exit-codes.ts';
+import { ID_CHARS } from './ids.ts';
 
 /** An exit status of the scheme every command shares (architecture.md §14). */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -64,7 +65,7 @@ const CATALOG = {
   },
   CALL_ID_MISSING: { meaning: '`POST /tools/:name` without an `X-Mivas-Call-Id` header.', status: 400 },
   CALL_ID_INVALID: {
-    meaning: 'A call id (`X-Simulation-Result-Id` at the upgrade, `X-Mivas-Call-Id`, or `:callId` in a path) does not match `^[A-Za-z0-9_-]{1,64}$`, so it could not name a file.',
+    meaning: `A call id (\`X-Simulation-Result-Id\` at the upgrade, \`X-Mivas-Call-Id\`, or \`:callId\` in a path) does not match \`^${ID_CHARS}$\`, so it could not name a file.`,
     status: 400,
   },
   CALL_NOT_FOUND: { meaning: '`GET /calls/:callId/state` for an id that is neither a live call nor a scratch conversation of the tool routes.', status: 404 },
@@ -122,7 +123,7 @@ const CATALOG = {
 
   // CHIRP upgrade refusals: answered before any 101 (wire.md §1.2).
   TASK_ID_INVALID: { meaning: '`X-Mivas-Task-Id` is not a task id (`^[A-Za-z0-9-]{1,32}$`).', status: 400 },
-  RUN_ID_INVALID: { meaning: '`X-Mivas-Run-Id` does not match `^[A-Za-z0-9_-]{1,64}$`.', status: 400 },
+  RUN_ID_INVALID: { meaning: `\`X-Mivas-Run-Id\` does not match \`^${ID_CHARS}$\`.`, status: 400 },
   CALL_REFUSED: { meaning: "The harness refuses the call before it starts (for example `scripted` without a task it knows); the message is the harness's reason.", status: 400 },
   CALL_ID_LIVE: { meaning: 'The call id is already live, or held by an upgrade still in its handshake.', status: 409 },
   CALL_ID_USED: { meaning: 'The call id was already used: its database, spool set or snapshot exists. A call id names one conversation, once.', status: 409 },
@@ -204,11 +205,6 @@ export type CliErrorCode = CodesWith<'exit'>;
 /** True when the string is a declared code. */
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CATALOG, value);
-}
-
-/** The declared spec of a code. */
-export function errorSpec(code: ErrorCode): ErrorSpec {
-  return ERROR_CATALOG[code];
 }
 
 /** An HTTP refusal: the catalog's status for the code, and a message for this occurrence. */

@@ -1,10 +1,9 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import Database from 'better-sqlite3';
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { ConfigError } from '../core/index.ts';
+import { ConfigError, ID_CHARS } from '../core/index.ts';
 import { callerFileSchema, callerPartKey, finalStateSchema, SNAPSHOT_PARTS, snapshotKey, summarySchema, timelineFileSchema, type CallerFile, type FinalState, type SnapshotPart, type Summary, type TimelineEvent } from '../snapshot/index.ts';
-import { dumpDatabase } from '../store/index.ts';
+import { dumpDatabaseAt } from '../store/index.ts';
 
 /** Read access to a snapshot root: a local directory or an S3 prefix. */
 export interface SnapshotSource {
@@ -66,7 +65,7 @@ async function loadCallerPart(source: SnapshotSource, pack: string, callId: stri
   }
 }
 
-const KEY = /^([a-z][a-z0-9-]*)\/([A-Za-z0-9_-]{1,64})\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
+const KEY = new RegExp(`^([a-z][a-z0-9-]*)/(${ID_CHARS})\\.(summary\\.json|timeline\\.json|final\\.json|db|wav|caller\\.json)$`);
 
 function capOf(key: string, limits: SourceLimits): number {
   return key.endsWith('.json') ? limits.maxJsonBytes : limits.maxFileBytes;
@@ -226,13 +225,8 @@ function parseJsonPart<T>(bytes: Buffer | undefined, part: SnapshotPart, parse: 
 
 function dumpDbBytes(bytes: Buffer): FinalState | null {
   try {
-    const db = new Database(bytes, { readonly: true });
-    try {
-      const parsed = finalStateSchema.safeParse(dumpDatabase(db));
-      return parsed.success ? parsed.data : null;
-    } finally {
-      db.close();
-    }
+    const parsed = finalStateSchema.safeParse(dumpDatabaseAt(bytes));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }

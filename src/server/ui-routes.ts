@@ -2,8 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
-import { httpProblem, sha256Parts } from '../core/index.ts';
-import { loadPack, type Pack } from '../packs/index.ts';
+import { httpProblem, ID_CHARS, sha256Parts } from '../core/index.ts';
 import {
   buildReportModel,
   loadConversationEvidence,
@@ -26,10 +25,10 @@ import { ScoreThread } from './score-thread.ts';
 
 /** Same policy as the pages' meta tag: nothing leaves the origin. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const AUDIO_FILE = /^([A-Za-z0-9_-]{1,64})\.wav$/;
+const AUDIO_FILE = new RegExp(`^(${ID_CHARS})\\.wav$`);
 const PACK_ID = /^[a-z][a-z0-9-]*$/;
 /** A run set in a URL: run ids joined by `+` (at most 12). */
-const RUN_SET = /^[A-Za-z0-9_-]{1,64}(\+[A-Za-z0-9_-]{1,64}){0,11}$/;
+const RUN_SET = new RegExp(`^${ID_CHARS}(\\+${ID_CHARS}){0,11}$`);
 /** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
 const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
 type Profile = keyof typeof PROFILES;
