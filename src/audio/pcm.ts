@@ -10,6 +10,11 @@ export function bytesToMs(byteLength: number, rateHz = CHIRP_RATE_HZ): number {
   return (byteLength / 2 / rateHz) * 1000;
 }
 
+/** Byte length of the given milliseconds of mono PCM16 (always even). */
+export function msToBytes(ms: number, rateHz = CHIRP_RATE_HZ): number {
+  return Math.round((ms * rateHz) / 1000) * 2;
+}
+
 /**
  * PCM16 little-endian bytes as an Int16Array: a view when the bytes are 2-aligned, else a copy.
  * (Typed arrays are host-endian; every platform Node ships for is little-endian.)
