@@ -294,20 +294,30 @@ export function mislabel(s: LoadedSnapshot): string | null {
 }
 
 /**
- * Loads every conversation under a source (optionally one pack), a few reads at a time, sorted by
- * pack and id. A mislabelled set (its summary names another call or pack) is left out and reported.
+ * Reads every conversation under a source (optionally one pack) in pack and id order, a few reads
+ * at a time, and hands each to `visit` (with whether a caller part was listed) before reading
+ * further, so only a batch is ever held. A mislabelled set (its summary names another call or pack) is left out and reported.
  */
-export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
+export async function forEachSnapshot(source: SnapshotSource, onlyPack: string | undefined, onSkip: SkipReporter | undefined, visit: (snapshot: LoadedSnapshot, hasCallerPart: boolean) => void | Promise<void>): Promise<void> {
   // A caller part alone (the server never wrote the call) is not a conversation.
   const groups = [...groupKeys(await source.list()).values()].filter((g) => (!onlyPack || g.pack === onlyPack) && g.parts.size > 0);
-  const out: LoadedSnapshot[] = [];
+  groups.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
   for (let i = 0; i < groups.length; i += 8) {
     const batch = groups.slice(i, i + 8);
-    for (const loaded of await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)))) {
-      const wrong = mislabel(loaded);
-      if (wrong) onSkip?.(`${loaded.pack}/${loaded.callId}.*`, `a mislabelled set: ${wrong}`);
-      else out.push(loaded);
+    const loaded = await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)));
+    for (const [j, set] of loaded.entries()) {
+      const wrong = mislabel(set);
+      if (wrong) onSkip?.(`${set.pack}/${set.callId}.*`, `a mislabelled set: ${wrong}`);
+      else await visit(set, batch[j]?.caller === true);
     }
   }
-  return out.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
+}
+
+/** Loads every conversation under a source (optionally one pack), sorted by pack and id (`forEachSnapshot`, all held). */
+export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
+  const out: LoadedSnapshot[] = [];
+  await forEachSnapshot(source, onlyPack, onSkip, (s) => {
+    out.push(s);
+  });
+  return out;
 }
