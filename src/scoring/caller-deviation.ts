@@ -72,9 +72,21 @@ export interface DeviationInput {
   readonly caller: CallerFile | null;
 }
 
+/** A task's caller script and the facts its script makes known, worked out once per task (a run scores each task many times). */
+const scriptsByTask = new WeakMap<Task, { readonly script: CallerScript; readonly known: ReadonlySet<string> }>();
+
+function taskScript(task: Task): { readonly script: CallerScript; readonly known: ReadonlySet<string> } {
+  const known = scriptsByTask.get(task);
+  if (known) return known;
+  const script = callerScriptOf(task);
+  const compiled = { script, known: knownFactsOf(scriptTexts(script)) };
+  scriptsByTask.set(task, compiled);
+  return compiled;
+}
+
 /** Every deviation of one call, in the order hung_up_early, invented_fact, repeated_past_exit. */
 export function detectCallerDeviations(input: DeviationInput): CallerDeviation[] {
-  const script = callerScriptOf(input.task);
+  const { script, known: scriptFacts } = taskScript(input.task);
   const call = selectCallEvents(input.events);
   const lines = input.caller ? linesFromFile(script, input.caller) : linesFromTimeline(script, call);
   const callerLines = lines.filter((l) => l.side === 'caller');
@@ -89,7 +101,7 @@ export function detectCallerDeviations(input: DeviationInput): CallerDeviation[]
   }
 
   // 2. Stated a date or number that is in neither its traits, its intent, its pins nor anything the agent said before.
-  const known = knownFactsOf(scriptTexts(script));
+  const known = new Set(scriptFacts);
   for (const line of lines) {
     if (line.side === 'agent') {
       for (const f of knownFactsOf([line.text])) known.add(f);

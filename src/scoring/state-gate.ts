@@ -57,6 +57,8 @@ function rawKey(rules: TableRules, row: PreparedRow): Record<string, unknown> | 
 }
 
 function differingFields(a: PreparedRow, b: PreparedRow): string[] {
+  // Equal canonical rows differ nowhere (most rows a call never touched).
+  if (a.order === b.order) return [];
   const columns = [...new Set([...Object.keys(a.norm), ...Object.keys(b.norm)])].sort();
   return columns.filter((c) => !(c in a.norm) || !(c in b.norm) || !sameValue(a.norm[c], b.norm[c]));
 }
@@ -70,6 +72,8 @@ function pairGroup(expected: readonly PreparedRow[], actual: readonly PreparedRo
   const swap = expected.length > actual.length;
   const small = swap ? actual : expected;
   const large = swap ? expected : actual;
+  if (small.length === 0) return [];
+  if (large.length === 1) return [[0, 0]];
   const cost = small.map((s) => large.map((l) => differingFields(s, l).length));
   const pairs: [number, number][] = [];
   if (large.length > 12) {
@@ -152,9 +156,53 @@ function groupRows(rules: TableRules, rows: readonly PreparedRow[]): Map<string,
   return groups;
 }
 
-function compareTable(rules: TableRules, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): { pass: boolean; diff: StateDiffEntry[] } {
-  const expected = groupRows(rules, expectedRows.map((r) => prepareRow(rules, r)));
-  const actual = groupRows(rules, actualRows.map((r) => prepareRow(rules, r)));
+/** Rows prepared under one table's rules, remembered by their JSON text (the seed rows every call carries are prepared once a run). */
+interface CompiledTable {
+  readonly rules: TableRules;
+  readonly rows: Map<string, PreparedRow>;
+  /** Each task's expected rows, prepared and grouped once. */
+  readonly expected: WeakMap<readonly Readonly<Record<string, unknown>>[], Map<string, PreparedRow[]>>;
+}
+
+/** At most this many prepared rows are remembered per table's rules; past it the memory starts over. */
+const PREPARED_ROWS_CAP = 20_000;
+const NO_ROWS: readonly Readonly<Record<string, unknown>>[] = [];
+const compiledPolicies = new WeakMap<ComparePolicy, Map<string, CompiledTable>>();
+
+function compiledTable(policy: ComparePolicy, table: string): CompiledTable {
+  const tables = compiledPolicies.get(policy) ?? new Map<string, CompiledTable>();
+  compiledPolicies.set(policy, tables);
+  const known = tables.get(table);
+  if (known) return known;
+  const tablePolicy = policy.tables[table] ?? { scored: true };
+  const rules: TableRules = { table, mode: tablePolicy.mode ?? 'exact', key: tablePolicy.key, ignored: ignoredColumns(policy, table), policy: tablePolicy, strings: policy.defaults.strings };
+  const compiled = { rules, rows: new Map<string, PreparedRow>(), expected: new WeakMap() };
+  tables.set(table, compiled);
+  return compiled;
+}
+
+function preparedRow(compiled: CompiledTable, row: Readonly<Record<string, unknown>>): PreparedRow {
+  const text = JSON.stringify(row);
+  const known = compiled.rows.get(text);
+  if (known) return known;
+  if (compiled.rows.size >= PREPARED_ROWS_CAP) compiled.rows.clear();
+  const prepared = prepareRow(compiled.rules, row);
+  compiled.rows.set(text, prepared);
+  return prepared;
+}
+
+function expectedGroups(compiled: CompiledTable, rows: readonly Readonly<Record<string, unknown>>[]): Map<string, PreparedRow[]> {
+  const known = compiled.expected.get(rows);
+  if (known) return known;
+  const groups = groupRows(compiled.rules, rows.map((r) => prepareRow(compiled.rules, r)));
+  compiled.expected.set(rows, groups);
+  return groups;
+}
+
+function compareTable(compiled: CompiledTable, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): { pass: boolean; diff: StateDiffEntry[] } {
+  const { rules } = compiled;
+  const expected = expectedGroups(compiled, expectedRows);
+  const actual = groupRows(rules, actualRows.map((r) => preparedRow(compiled, r)));
   const extrasAllowed = rules.mode === 'subset' && (expectedRows.length > 0 || rules.policy.extra_when_empty === true);
   const diff: StateDiffEntry[] = [];
   for (const key of [...new Set([...expected.keys(), ...actual.keys()])].sort()) {
@@ -177,15 +225,17 @@ function compareTable(rules: TableRules, expectedRows: readonly Readonly<Record<
 /**
  * Gate 1 (scoring.md §4): compares the final state with exp_db_state under the comparison policy.
  * A scored table absent from the dump is never read as empty: the gate reports it instead.
+ * Each policy's table rules and each task's expected rows are compiled once (kept while the
+ * policy and the task's rows live), and a row seen before under the same rules is not prepared
+ * again, so a run pays for the rows its calls changed.
  */
 export function judgeState(expectedState: StateTables, actualState: StateTables, policy: ComparePolicy): StateGateOutcome {
   const tables = scoredTables(policy);
   const absent = tables.filter((t) => !Object.hasOwn(actualState, t));
   if (absent.length) return { kind: 'missing_tables', tables: absent };
   const results = tables.map((table) => {
-    const tablePolicy = policy.tables[table] ?? { scored: true };
-    const rules: TableRules = { table, mode: tablePolicy.mode ?? 'exact', key: tablePolicy.key, ignored: ignoredColumns(policy, table), policy: tablePolicy, strings: policy.defaults.strings };
-    return { table, mode: rules.mode, ...compareTable(rules, expectedState[table] ?? [], actualState[table] ?? []) };
+    const compiled = compiledTable(policy, table);
+    return { table, mode: compiled.rules.mode, ...compareTable(compiled, expectedState[table] ?? NO_ROWS, actualState[table] ?? NO_ROWS) };
   });
   const diff = results.flatMap((r) => r.diff);
   const count = (kind: StateDiffEntry['kind']): number => diff.filter((d) => d.kind === kind).length;
