@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../core/index.ts';
 import { ignoredColumns, scoredTables, type ComparePolicy, type NormaliserName, type TablePolicy } from '../packs/index.ts';
 import { normalise, sameValue } from './normalisers.ts';
@@ -160,12 +161,20 @@ function groupRows(rules: TableRules, rows: readonly PreparedRow[]): Map<string,
 interface CompiledTable {
   readonly rules: TableRules;
   readonly rows: Map<string, PreparedRow>;
-  /** Each task's expected rows, prepared and grouped once. */
-  readonly expected: WeakMap<readonly Readonly<Record<string, unknown>>[], Map<string, PreparedRow[]>>;
+  /** Each task's expected rows, prepared and grouped once, with the outcomes already found against them (by the actual rows' digest). */
+  readonly expected: WeakMap<readonly Readonly<Record<string, unknown>>[], ExpectedTable>;
 }
 
-/** At most this many prepared rows are remembered per table's rules; past it the memory starts over. */
+interface ExpectedTable {
+  readonly groups: Map<string, PreparedRow[]>;
+  readonly outcomes: Map<string, TableOutcome>;
+}
+
+type TableOutcome = { readonly pass: boolean; readonly diff: StateDiffEntry[] };
+
+/** At most this many prepared rows are remembered per table's rules, and outcomes per task's table; past it the memory starts over. */
 const PREPARED_ROWS_CAP = 20_000;
+const OUTCOMES_CAP = 64;
 const NO_ROWS: readonly Readonly<Record<string, unknown>>[] = [];
 const compiledPolicies = new WeakMap<ComparePolicy, Map<string, CompiledTable>>();
 
@@ -191,19 +200,34 @@ function preparedRow(compiled: CompiledTable, row: Readonly<Record<string, unkno
   return prepared;
 }
 
-function expectedGroups(compiled: CompiledTable, rows: readonly Readonly<Record<string, unknown>>[]): Map<string, PreparedRow[]> {
+function expectedTable(compiled: CompiledTable, rows: readonly Readonly<Record<string, unknown>>[]): ExpectedTable {
   const known = compiled.expected.get(rows);
   if (known) return known;
-  const groups = groupRows(compiled.rules, rows.map((r) => prepareRow(compiled.rules, r)));
-  compiled.expected.set(rows, groups);
-  return groups;
+  const table = { groups: groupRows(compiled.rules, rows.map((r) => prepareRow(compiled.rules, r))), outcomes: new Map<string, TableOutcome>() };
+  compiled.expected.set(rows, table);
+  return table;
 }
 
-function compareTable(compiled: CompiledTable, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): { pass: boolean; diff: StateDiffEntry[] } {
+/**
+ * One table's outcome. The same actual rows (by the digest of their JSON text) against the same
+ * expected rows always give the same outcome, so a table a call left as it found it is compared
+ * once a run, not once a call.
+ */
+function compareTable(compiled: CompiledTable, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): TableOutcome {
+  const expected = expectedTable(compiled, expectedRows);
+  const digest = hash('sha256', JSON.stringify(actualRows), 'base64');
+  const known = expected.outcomes.get(digest);
+  if (known) return known;
+  if (expected.outcomes.size >= OUTCOMES_CAP) expected.outcomes.clear();
+  const outcome = diffTable(compiled, expected.groups, expectedRows.length, actualRows);
+  expected.outcomes.set(digest, outcome);
+  return outcome;
+}
+
+function diffTable(compiled: CompiledTable, expected: Map<string, PreparedRow[]>, expectedCount: number, actualRows: readonly Readonly<Record<string, unknown>>[]): TableOutcome {
   const { rules } = compiled;
-  const expected = expectedGroups(compiled, expectedRows);
   const actual = groupRows(rules, actualRows.map((r) => preparedRow(compiled, r)));
-  const extrasAllowed = rules.mode === 'subset' && (expectedRows.length > 0 || rules.policy.extra_when_empty === true);
+  const extrasAllowed = rules.mode === 'subset' && (expectedCount > 0 || rules.policy.extra_when_empty === true);
   const diff: StateDiffEntry[] = [];
   for (const key of [...new Set([...expected.keys(), ...actual.keys()])].sort()) {
     const exp = expected.get(key) ?? [];
