@@ -9,7 +9,8 @@ import { replayWorkspace } from './scoring-replay.ts';
 /**
  * A fixed corpus of snapshot sets from every pack, written as `mivas run` lays them out
  * (`<dir>/<pack>/<call_id>.<part>`): every task's reference route replayed through the engine,
- * `trials` times, with one trial in three left broken (its last action dropped), and a few sets
+ * `trials` times, with one trial in three left broken (its last action dropped) and the second
+ * trial of every task in a second run (`run_bytes_b`, so runs can be scored apart), and a few sets
  * of every other kind the scorer reads (the final state only in the `.db`, no agent speech, a
  * summary that names another call, a missing timeline). Call ids are unique across packs, as
  * real ones are. Deterministic: the same arguments write
@@ -61,7 +62,8 @@ export async function writeScoreCorpus(dir: string, options: { trials: number; p
         const actions = routeActions(planRoute(pack, task).steps);
         for (let trial = 0; trial < options.trials; trial++) {
           const callId = `${pack.id}_${String(index).padStart(3, '0')}_t${trial}`;
-          const replayed = ws.replay(trialRoute(actions, trial), { callId, taskId, runId: 'run_bytes' }, { started_at: startedAt(trial, index) });
+          const runId = trial === 1 ? 'run_bytes_b' : 'run_bytes';
+          const replayed = ws.replay(trialRoute(actions, trial), { callId, taskId, runId }, { started_at: startedAt(trial, index) });
           writeSnapshotFiles(dir, pack.id, callId, replayed);
           sets++;
         }
