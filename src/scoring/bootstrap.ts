@@ -37,11 +37,12 @@ export const BOOTSTRAP_PRNG = 'mulberry32';
  * percentile interval has no width; the Wilson score interval over the tasks replaces it, counting
  * each task once (trials of a task may be fully correlated, so no more is known).
  */
-function interval(samples: number[], tasks: number): Interval {
+function interval(samples: readonly number[], tasks: number): Interval {
   if (!samples.length) return null;
-  samples.sort((a, b) => a - b);
-  const lo = quantileSorted(samples, 0.025);
-  const hi = quantileSorted(samples, 0.975);
+  // A typed array sorts numerically without a comparator call per step; the values are finite and never -0, so the order is the same.
+  const sorted = Float64Array.from(samples).sort();
+  const lo = quantileSorted(sorted, 0.025);
+  const hi = quantileSorted(sorted, 0.975);
   if (lo === null || hi === null) return null;
   return collapsed([lo, hi]) ? wilsonInterval(lo, tasks) : [lo, hi];
 }

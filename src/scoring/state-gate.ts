@@ -176,18 +176,32 @@ type TableOutcome = { readonly pass: boolean; readonly diff: StateDiffEntry[] };
 const PREPARED_ROWS_CAP = 20_000;
 const OUTCOMES_CAP = 64;
 const NO_ROWS: readonly Readonly<Record<string, unknown>>[] = [];
-const compiledPolicies = new WeakMap<ComparePolicy, Map<string, CompiledTable>>();
+/** A policy compiled: its scored tables in order, each with its rules and memos. */
+interface CompiledPolicy {
+  readonly scored: readonly string[];
+  readonly tables: ReadonlyMap<string, CompiledTable>;
+}
 
-function compiledTable(policy: ComparePolicy, table: string): CompiledTable {
-  const tables = compiledPolicies.get(policy) ?? new Map<string, CompiledTable>();
-  compiledPolicies.set(policy, tables);
-  const known = tables.get(table);
+const compiledPolicies = new WeakMap<ComparePolicy, CompiledPolicy>();
+
+function compiledPolicy(policy: ComparePolicy): CompiledPolicy {
+  const known = compiledPolicies.get(policy);
   if (known) return known;
+  const scored = scoredTables(policy);
+  const compiled = { scored, tables: new Map(scored.map((table) => [table, compileTable(policy, table)])) };
+  compiledPolicies.set(policy, compiled);
+  return compiled;
+}
+
+function compileTable(policy: ComparePolicy, table: string): CompiledTable {
   const tablePolicy = policy.tables[table] ?? { scored: true };
   const rules: TableRules = { table, mode: tablePolicy.mode ?? 'exact', key: tablePolicy.key, ignored: ignoredColumns(policy, table), policy: tablePolicy, strings: policy.defaults.strings };
-  const compiled = { rules, rows: new Map<string, PreparedRow>(), expected: new WeakMap() };
-  tables.set(table, compiled);
-  return compiled;
+  return { rules, rows: new Map<string, PreparedRow>(), expected: new WeakMap() };
+}
+
+/** The policy's scored tables, in order (`scoredTables`, worked out once per policy). */
+export function scoredTablesOf(policy: ComparePolicy): readonly string[] {
+  return compiledPolicy(policy).scored;
 }
 
 function preparedRow(compiled: CompiledTable, row: Readonly<Record<string, unknown>>): PreparedRow {
@@ -254,12 +268,12 @@ function diffTable(compiled: CompiledTable, expected: Map<string, PreparedRow[]>
  * again, so a run pays for the rows its calls changed.
  */
 export function judgeState(expectedState: StateTables, actualState: StateTables, policy: ComparePolicy): StateGateOutcome {
-  const tables = scoredTables(policy);
-  const absent = tables.filter((t) => !Object.hasOwn(actualState, t));
+  const compiled = compiledPolicy(policy);
+  const absent = compiled.scored.filter((t) => !Object.hasOwn(actualState, t));
   if (absent.length) return { kind: 'missing_tables', tables: absent };
-  const results = tables.map((table) => {
-    const compiled = compiledTable(policy, table);
-    return { table, mode: compiled.rules.mode, ...compareTable(compiled, expectedState[table] ?? NO_ROWS, actualState[table] ?? NO_ROWS) };
+  const results = compiled.scored.map((table) => {
+    const rules = compiled.tables.get(table) ?? compileTable(policy, table);
+    return { table, mode: rules.rules.mode, ...compareTable(rules, expectedState[table] ?? NO_ROWS, actualState[table] ?? NO_ROWS) };
   });
   const diff = results.flatMap((r) => r.diff);
   const count = (kind: StateDiffEntry['kind']): number => diff.filter((d) => d.kind === kind).length;

@@ -1,4 +1,4 @@
-import { effectivePolicy, scoredTables, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
+import { effectivePolicy, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
 import type { Summary, TimelineEvent, VoidReason } from '../snapshot/index.ts';
 import { diagnosticsOf } from './diagnostics.ts';
 import { costOf, evidenceOf, qualityOf } from './evidence.ts';
@@ -6,7 +6,7 @@ import { judgeHandoff, rewardOf } from './handoff-gate.ts';
 import { isPending, resolveTaskId, type MappingEntry } from './mapping.ts';
 import type { ToolShape } from './matchers.ts';
 import type { LoadedSnapshot } from './sources.ts';
-import { judgeState } from './state-gate.ts';
+import { judgeState, scoredTablesOf } from './state-gate.ts';
 import { describeToolFailures, judgeTools } from './tool-gate.ts';
 import type { ConversationVerdict, HandoffGateResult, StateDiffEntry, StateGateResult, Status, ToolGateResult, UnmappedReason } from './types.ts';
 import { detectVoids } from './voids.ts';
@@ -112,7 +112,7 @@ function judge(input: ConversationInput, ctx: ScoringContext, pack: Pack | undef
   if (drift && !ctx.allowPackDrift) return { status: 'UNMAPPED', unmapped: 'pack_version_mismatch' };
   const policy = taskPolicy(pack, task);
   const problems = snap ? [...snap.problems] : ['missing:snapshot'];
-  if (snap?.final) problems.push(...scoredTables(policy).filter((t) => !Object.hasOwn(snap.final ?? {}, t)).map((t) => `table_absent:${t}`));
+  if (snap?.final) problems.push(...scoredTablesOf(policy).filter((t) => !Object.hasOwn(snap.final ?? {}, t)).map((t) => `table_absent:${t}`));
   const found = detectVoids({ snapshotProblems: problems, summary: snap?.summary ?? null, events: snap?.events ?? null, platformStatus: input.entry?.platform_status ?? null, minCallMs: ctx.minCallMs, task, caller: snap?.caller ?? null });
   if (found.reason || !snap) return { status: 'VOID', voidReason: found.reason ?? 'snapshot_missing', voidDetail: found.detail, drift };
   const gates = runGates(pack, task, policy, packShapes(pack), snap);
