@@ -84,7 +84,7 @@ function verdict(taskId: string, trial: number, rand: () => number): Conversatio
     tools: { pass, score: pass ? 1 : 0.8, matched: [{ expected: 1, seq: 10 }], missing: pass ? [] : [{ index: 2, name: 'book_visit', never_called: false, candidates: [{ seq: 16, agent: 'scheduling', used_by: null, failures: [{ argument: 'opening_id', reason: 'mismatch', expected: 'opn_cobble_hill_1013_1400', actual: 'opn_park_ave_1013_1400', rule: 'text' }] }] }], forbidden: [], scope_violations: [], extra: [], scope_refusals: [], expected_calls: [{ name: 'verify_identity', parameters: { full_name: 'Dana Whitcombe' } }, { name: 'book_visit', parameters: { opening_id: 'opn_cobble_hill_1013_1400' } }], actual_calls: calls },
     handoff: { pass: true, verdict: 'optimal', expected_path: ['transfer_to_scheduling'], actual_path: ['transfer_to_scheduling'], agent_sequence: ['reception', 'scheduling'], transfer_refusals: [], first_unmatched: null },
     quality: { smoke_pass: true, smoke_failed: [], first_agent_audio_ms: 900 + rand() * 400, dead_air_max_s: 3, outbound_dropouts: 0, clipping_events: 0, latency_p50_ms: 600 + rand() * 300, latency_p95_ms: 1400 },
-    cost: { input_tokens: 12000, output_tokens: 3000, cost_usd_est: 0.12 + rand() * 0.05, price_table_version: '2026-10' },
+    cost: { input_tokens: 12000, output_tokens: 3000, cost_usd_est: 0.12 + rand() * 0.05, cost_note: null, price_table_version: '2026-10' },
     evidence: { trace_id: null, trace: 'reception>scheduling; scheduling:find_openings ok', transcript: 'agent: hello', snapshot_uri: `${PACK}/${id}`, audio_uri: `${PACK}/${id}.wav` },
     diagnostics: diagnosticsOf(null, null, undefined, undefined),
   };

@@ -53,6 +53,7 @@ export const envSchema = z.object({
   MIVAS_ALLOW_PUBLIC_NOAUTH: bool.default(false),
   MIVAS_TOOLS_TOKEN: optionalText,
   MIVAS_TOOLS_IDLE_S: seconds.default(600),
+  MIVAS_PLATFORM_TOKEN: optionalText,
   MIVAS_DATA_DIR: z.string().default('./data'),
   MIVAS_SCORES_DIR: optionalText,
   MIVAS_SNAPSHOT_DIR: optionalText,
@@ -211,6 +212,14 @@ export const envSchema = z.object({
   MIVAS_QWEN_AUDIO_MODEL: z.string().min(1).default('qwen-audio-3.1-realtime-plus'),
   MIVAS_QWEN_AUDIO_VOICE: z.string().min(1).default('longanqian_v3.1'),
   MIVAS_QWEN_AUDIO_BASE_URL: wsUrl.default('wss://dashscope-intl.aliyuncs.com/api-ws/v1'),
+  MIVAS_RELAY_TWILIO_URL: optionalText.pipe(wsUrl.optional()),
+  MIVAS_RELAY_TWILIO_AUTH_TOKEN: optionalText,
+  MIVAS_RELAY_TWILIO_ACCOUNT_SID: optionalText.pipe(z.string().regex(/^AC[0-9a-f]{32}$/, 'expected AC followed by 32 hex digits').optional()),
+  MIVAS_RELAY_HANDOFFS: z.enum(['enforce', 'observe']).default('enforce'),
+  MIVAS_RELAY_DESK_MAP: optionalText,
+  MIVAS_RELAY_CALLBACK_URL: optionalText.pipe(httpUrl.optional()),
+  MIVAS_RELAY_ELEVENLABS_AGENT_ID: optionalText,
+  MIVAS_RELAY_ELEVENLABS_BASE_URL: wsUrl.default('wss://api.elevenlabs.io'),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -257,8 +266,30 @@ export interface ProviderSettings {
   readonly gptLive: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly backendModel: string };
   /** Phonic speech-to-speech (`/v1/sts/ws`). */
   readonly phonic: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string };
+  /** Relays to a team's own agent (docs/platforms.md). */
+  readonly relay: RelaySettings;
   /** Qwen-Audio realtime (DashScope's key and optional workspace, its own model, voice and host). */
   readonly qwenAudio: { readonly apiKey: string | undefined; readonly model: string; readonly voice: string; readonly baseUrl: string; readonly workspace: string | undefined };
+}
+
+/** Settings of the relay harnesses (docs/platforms.md). */
+export interface RelaySettings {
+  /** The team's Media Streams bot (`relay/twilio-ms`), dialed as Twilio would. */
+  readonly twilioUrl: string | undefined;
+  /** The team's Twilio auth token: the upgrade is signed with `X-Twilio-Signature` when set. */
+  readonly twilioAuthToken: string | undefined;
+  /** The account SID the `start` frame names (a zero placeholder when unset). */
+  readonly twilioAccountSid: string | undefined;
+  /** `enforce`: a specialist's tool before its transfer is refused; `observe`: the hop is inferred and recorded as such. */
+  readonly handoffs: 'enforce' | 'observe';
+  /** The team's desk mapping file (platform agent or node → pack desk), or undefined. */
+  readonly deskMapFile: string | undefined;
+  /** The public base URL a relayed platform calls mivas back on; undefined: the host the caller dialed. */
+  readonly callbackUrl: string | undefined;
+  /** The team's public ElevenLabs agent (`relay/elevenlabs`). */
+  readonly elevenLabsAgentId: string | undefined;
+  /** ElevenLabs' WebSocket host; the relay dials `<base>/v1/convai/conversation?agent_id=<id>`. */
+  readonly elevenLabsBaseUrl: string;
 }
 
 /** One OpenAI-compatible endpoint of the cascade: its base URL (…/v1), model and optional key. */
@@ -397,6 +428,8 @@ export interface Config {
   readonly auth: { readonly user: string; readonly pass: string } | null;
   /** Bearer token of the HTTP tool routes; unset turns them off. */
   readonly toolsToken: string | undefined;
+  /** Bearer token of the platform routes (relay bots' tools, the Vapi webhook, the per-call MCP endpoint); unset: they are off. */
+  readonly platformToken: string | undefined;
   /** A scratch conversation of the tool routes idle this long is reaped. */
   readonly toolsIdleMs: number;
   readonly dataDir: string;
@@ -500,6 +533,7 @@ function toConfig(env: Env): ConfigResult {
     migrationsDir: env.MIVAS_MIGRATIONS_DIR,
     auth,
     toolsToken: env.MIVAS_TOOLS_TOKEN,
+    platformToken: env.MIVAS_PLATFORM_TOKEN,
     toolsIdleMs: env.MIVAS_TOOLS_IDLE_S * 1000,
     dataDir: env.MIVAS_DATA_DIR,
     scoresDir: env.MIVAS_SCORES_DIR,
@@ -595,6 +629,7 @@ function providerSettings(env: Env): ProviderSettings {
     nova: { model: env.MIVAS_NOVA_MODEL, region: env.MIVAS_NOVA_REGION, voice: env.MIVAS_NOVA_VOICE, endpoint: env.MIVAS_NOVA_ENDPOINT, endpointing: env.MIVAS_NOVA_ENDPOINTING },
     gptLive: { apiKey: env.OPENAI_API_KEY, model: env.MIVAS_GPT_LIVE_MODEL, voice: env.MIVAS_GPT_LIVE_VOICE, baseUrl: env.MIVAS_GPT_LIVE_BASE_URL, backendModel: env.MIVAS_GPT_LIVE_BACKEND_MODEL },
     phonic: { apiKey: env.PHONIC_API_KEY, model: env.MIVAS_PHONIC_MODEL, voice: env.MIVAS_PHONIC_VOICE, baseUrl: env.MIVAS_PHONIC_BASE_URL },
+    relay: { twilioUrl: env.MIVAS_RELAY_TWILIO_URL, twilioAuthToken: env.MIVAS_RELAY_TWILIO_AUTH_TOKEN, twilioAccountSid: env.MIVAS_RELAY_TWILIO_ACCOUNT_SID, handoffs: env.MIVAS_RELAY_HANDOFFS, deskMapFile: env.MIVAS_RELAY_DESK_MAP, callbackUrl: env.MIVAS_RELAY_CALLBACK_URL, elevenLabsAgentId: env.MIVAS_RELAY_ELEVENLABS_AGENT_ID, elevenLabsBaseUrl: env.MIVAS_RELAY_ELEVENLABS_BASE_URL },
     qwenAudio: { apiKey: env.DASHSCOPE_API_KEY, model: env.MIVAS_QWEN_AUDIO_MODEL, voice: env.MIVAS_QWEN_AUDIO_VOICE, baseUrl: env.MIVAS_QWEN_AUDIO_BASE_URL, workspace: env.MIVAS_QWEN_WORKSPACE },
   };
 }

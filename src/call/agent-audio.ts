@@ -1,8 +1,7 @@
 import { StereoRecorder, type Resampler } from '../audio/index.ts';
 import { encodeServerFrame, OutboundPacer, serverFrame, type ChirpSocket, type Interruption, type PacingStats, type ServerFrameFields, type ServerFrameType } from '../chirp/index.ts';
 import type { Clock, IdSource, Timer } from '../core/index.ts';
-import type { Timeline } from '../snapshot/index.ts';
-import { countClipping } from './smoke.ts';
+import { countClipping, type Timeline } from '../snapshot/index.ts';
 
 /** Resampled audio kept queued ahead of the pacer: its 200 ms lead plus as much again. */
 const REFILL_TARGET_MS = 400;

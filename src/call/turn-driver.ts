@@ -134,7 +134,8 @@ export class TurnDriver {
   private onReady(): void {
     if (this.started) return;
     this.started = true;
-    this.nudge.start();
+    // An agent that greets on its own (a relay) is never nudged.
+    if (!this.session.speaksFirst) this.nudge.start();
   }
 
   private onAudio(itemId: string, pcm: Buffer): void {
@@ -153,7 +154,7 @@ export class TurnDriver {
     if (effect.kind === 'handoff') this.session.applyAgent(this.tools.agentSetup(effect.to));
     this.session.sendToolOutput(call.callId, JSON.stringify(result.output));
     const endsCall = effect.kind === 'end_call' || effect.kind === 'human_transfer';
-    // Only the first session tool starts the ending (the farewell cap, the end reason).
+    // Only the first session tool starts the farewell and its cap; which reason stands is the run's (architecture.md §20).
     if (endsCall && !this.sequencer.isEnding()) this.host.sessionToolFired(effect);
     this.sequencer.toolAnswered(endsCall);
   }
@@ -187,7 +188,7 @@ function ms1<T extends number | null>(v: T): T {
 }
 
 /** The model's argument text as JSON; text that does not parse is passed on raw (the executor refuses it). */
-function parseArguments(text: string): unknown {
+export function parseArguments(text: string): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;

@@ -37,6 +37,8 @@ export interface CallerMind {
    * before `open()`), so a mind that keeps a history can still put it there.
    */
   observe?(agentText: string): void;
+  /** Optional: the caller said `line` over the agent (a duplex act), so a mind that keeps a history can put it there. */
+  saidOver?(line: string): void;
 }
 
 /** The caller's opening line from a task intent (defined with the caller script in packs; exported here for the caller's users). */

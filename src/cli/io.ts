@@ -1,3 +1,4 @@
+import type { SpeechSynth } from '../audio/index.ts';
 import { exitCodeOf, type CliErrorCode } from '../core/index.ts';
 
 /** What a command may touch: output streams and the environment (architecture.md convention 11). */
@@ -8,6 +9,8 @@ export interface CliIO {
   readonly cwd: string;
   /** Standard input, for commands that read a person's lines (`--caller external`, `mivas play`); absent in most tests. */
   readonly stdin?: NodeJS.ReadableStream;
+  /** The local caller's voice for `mivas run` (default: espeak-ng, else tones); tests give the modem so a stand-in agent can read the caller's words. */
+  readonly synth?: SpeechSynth;
   /** Where SIGINT arrives (default: the process); tests give an emitter of their own. */
   readonly signals?: { on(event: 'SIGINT', listener: () => void): unknown; off(event: 'SIGINT', listener: () => void): unknown };
 }

@@ -31,7 +31,7 @@ commands:
   bluejay push-tasks|run|poll|results   digital humans, runs and the result mapping
   packs generate|migrate|pronounce   regenerate tools.json / drizzle migrations; speak the pronunciation table
   tasks lock               fill a pack's exp_db_state by replay
-  tasks list               print a pack's category × difficulty grid and audio counts
+  tasks list               print a pack's category × difficulty grid, audio counts and duplex tasks
   tasks validate           check tasks: shortest route, oracle replay, mutants and equivalents, provenance, necessity
   tasks diff               re-score stored snapshots under an older suite and list the verdicts that flip
   score                    score snapshots: verdicts, pass@1, pass^k, CSV/JSON/HTML

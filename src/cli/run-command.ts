@@ -229,7 +229,9 @@ export const runCommand: Command = async (argv, io) => {
   if (refusal) return failWith(io, 'TOOLS_UNVERIFIED', refusal);
   const ids = randomIds();
   const runId = flags.runId ?? `run_${ids.hex(12)}`;
-  const caller = await callerSettingsFrom(flags.callerValues, config, io);
+  const configured = await callerSettingsFrom(flags.callerValues, config, io);
+  // A voice given by the test rig replaces the configured mouth (the modem, readable by a stand-in agent).
+  const caller = io.synth ? { ...configured, mouth: { kind: 'synth' as const, synth: io.synth, voice: io.synth.engine } } : configured;
   // Counted before the in-process server starts uploading them.
   const spooledAtStart = flags.resume && !flags.url ? spooledSets(resolve(config.dataDir), flags.pack).length : 0;
   const local = flags.url ? null : await startLocalServer(config);
@@ -270,7 +272,7 @@ export const runCommand: Command = async (argv, io) => {
       concurrency: flags.concurrency,
       paced: !flags.fast,
       auth: flags.auth ?? config.auth,
-      synth: await createSpeechSynth(16_000),
+      synth: io.synth ?? (await createSpeechSynth(16_000)),
       stopRequested: interrupt.requested,
       ids,
       callTimeoutMs: Math.max(config.maxCallMs, config.caller.maxCallMs) + 30_000,

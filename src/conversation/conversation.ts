@@ -23,8 +23,12 @@ export interface DispatchRequest {
   readonly toolCallId: string | null;
   readonly name: string;
   readonly rawArguments: unknown;
-  /** `http` when an external harness made the call through the tool routes (recorded as such). */
-  readonly origin?: 'http';
+  /**
+   * Who made the call when not the model over its own session: `http` an external harness through
+   * the tool routes, `platform` a platform under test that executed it on its side (a relay),
+   * `inferred` a hop mivas deduced in observe mode (recorded as such).
+   */
+  readonly origin?: 'http' | 'platform' | 'inferred';
 }
 
 /** How a conversation is opened. */

@@ -76,6 +76,13 @@ const CATALOG = {
   },
   HTTP_TOOLS_OFF: { meaning: 'The HTTP tool routes are off because `MIVAS_TOOLS_TOKEN` is unset.', status: 404 },
   TOOLS_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_TOOLS_TOKEN`) on a tool route.', status: 401 },
+  PLATFORM_ROUTES_OFF: { meaning: 'The platform routes (`/platform/...`: relay bots\' tools, the Vapi webhook, the per-call MCP endpoint) are off because `MIVAS_PLATFORM_TOKEN` is unset.', status: 404 },
+  PLATFORM_UNAUTHORIZED: { meaning: 'Wrong or missing bearer token (`MIVAS_PLATFORM_TOKEN`) on a platform route.', status: 401 },
+  CALL_NOT_BOUND: {
+    meaning: 'A platform route names a call no one dialed: no live call has that id (or, for a webhook, no relay bound that platform call id before its audio started). Nothing is opened and no database is created (docs/platforms.md).',
+    status: 404,
+  },
+  PLATFORM_BODY_INVALID: { meaning: 'A platform webhook body that is not the platform\'s message shape (for Vapi: `message.type` `tool-calls` with `call.id` and `toolCallList`).', status: 400 },
   HARNESS_SESSIONS_FULL: { meaning: 'The HTTP tool routes hold their most scratch conversations (1024); idle ones are reaped after `MIVAS_TOOLS_IDLE_S`. `Retry-After` says when to try again.', status: 503 },
   BODY_NOT_OBJECT: { meaning: 'A request body that is not a JSON object: not JSON, empty, an array or a scalar.', status: 422 },
   BODY_TOO_LARGE: { meaning: 'A request body over 1 MiB, the limit of HTTP bodies and CHIRP messages alike.', status: 413 },
@@ -92,11 +99,11 @@ const CATALOG = {
   // RL environment routes (docs/rl.md): NeMo Gym, OpenEnv and speech rollouts over episodes.
   RL_UNAUTHORIZED: { meaning: 'Wrong or missing `MIVAS_RL_TOKEN` on an RL route (`/rl/...`, the root NeMo Gym routes, the OpenEnv WebSocket upgrade): send it as `Authorization: Bearer`, or under `/rl` in the URL (`/rl/~<token>/...` or `?token=`).', status: 401 },
   EPISODE_NOT_FOUND: {
-    meaning: 'No episode for the session: the request carries no `mivas_episode` cookie (or path id), the id names no episode this process holds, an OpenEnv step came before reset, or an MCP request names an `Mcp-Session-Id` this process does not hold (closed, reaped or never opened). Episodes live in one process: route a session to the replica that seeded it.',
+    meaning: 'No episode for the session: the request carries no `mivas_episode` cookie (or path id), the id names no episode this process holds, an OpenEnv step came before reset, or an MCP request names an `Mcp-Session-Id` this process does not hold (closed, reaped or never opened; on the platform MCP endpoint of a call, a session of another call or of a call that ended). Episodes live in one process: route a session to the replica that seeded it.',
     status: 404,
   },
   EPISODE_ENDED: { meaning: 'The episode has ended (end_call, a human transfer, the caller hung up, the turn cap, or verify): it takes no more actions; verify still answers with its reward.', status: 409 },
-  EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process and every one has been acted on (an episode untouched since its seed is ended to make room); `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead.', status: 503 },
+  EPISODES_FULL: { meaning: '`MIVAS_RL_MAX_EPISODES` episodes are live in this process and every one has been acted on (an episode untouched since its seed is ended to make room); `Retry-After` says when to try again. OpenEnv WebSocket clients get `CAPACITY_REACHED` instead. The per-call platform MCP endpoint answers it past 256 open sessions.', status: 503 },
   OPENENV_SOCKETS_FULL: {
     meaning: 'An upgrade to `/rl/<pack>/openenv/ws` while `MIVAS_RL_MAX_SOCKETS` OpenEnv sockets (lowered to fit the open-file limit) are open; answered with `Retry-After` before any 101, and the connection is closed.',
     status: 503,

@@ -1,12 +1,13 @@
-import type { CallerMind, CallerTurn } from '../caller/index.ts';
-import { Conversation, type ToolSpec } from '../conversation/index.ts';
-import { envelopeRefusal, isPlainObject, MivasError } from '../core/index.ts';
+import { takesFloor, type CallerMind, type CallerTurn } from '../caller/index.ts';
+import { ConversationRun, type Conversation, type ToolSpec } from '../conversation/index.ts';
+import { envelopeRefusal, isPlainObject, ManualClock, MivasError } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { ConversationVerdict } from '../scoring/index.ts';
-import { emptyUsage, Timeline, type EndReason, type SnapshotPart, type Usage } from '../snapshot/index.ts';
+import { emptyUsage, type EndReason, type SnapshotPart, type TokenClass, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { episodeInstructions, greetingOf, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { rewardOf, type EpisodeReward } from './reward.ts';
+import { TextDuplex, type TextCutIn } from './text-duplex.ts';
 import { scoreParts, textSnapshotParts } from './text-snapshot.ts';
 
 /** Raised when an episode cannot do what was asked; the code is the catalog's (EPISODE_ENDED, EPISODE_INVALID). */
@@ -110,7 +111,8 @@ function utteranceMs(text: string): number {
  * with the scorer. Actions on one episode run one at a time, in arrival order.
  */
 export class TextEpisode {
-  private mediaMs = 0;
+  /** The episode's media clock: it moves only as actions and utterances take time. */
+  private readonly clock = new ManualClock();
   private turns = 0;
   private utterances = 0;
   private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
@@ -124,17 +126,18 @@ export class TextEpisode {
   private queue: Promise<unknown> = Promise.resolve();
   private usage: Usage = emptyUsage();
   private readonly startedAtEpochMs: number;
-  private readonly timeline: Timeline;
+  private readonly run: ConversationRun;
   private readonly conversation: Conversation;
 
   private readonly spec: EpisodeSpec;
+  private readonly duplex: TextDuplex;
 
   private constructor(spec: EpisodeSpec) {
     this.spec = spec;
+    this.duplex = new TextDuplex(spec.task);
     this.startedAtEpochMs = spec.epochMs();
-    this.timeline = new Timeline(() => this.mediaMs);
-    this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs, inMemory: true });
-    this.timeline.add({ type: 'call.started', call_id: spec.id, pack: spec.pack.id, harness: this.harness, task_id: spec.task.task_id, run_id: spec.runId ?? null }, 0);
+    this.run = new ConversationRun({ pack: spec.pack, id: spec.id, databases: spec.databases, clock: this.clock, harness: this.harness, taskId: spec.task.task_id, runId: spec.runId ?? null, inMemory: true });
+    this.conversation = this.run.start();
   }
 
   /**
@@ -196,7 +199,7 @@ export class TextEpisode {
   /** Adds the policy's token usage to the snapshot's (a model policy reports it as it goes). */
   addUsage(usage: Partial<Usage>): void {
     const next = { ...this.usage };
-    for (const key of Object.keys(next) as (keyof Usage)[]) next[key] += Math.max(0, Math.round(usage[key] ?? 0));
+    for (const key of Object.keys(next) as TokenClass[]) next[key] += Math.max(0, Math.round(usage[key] ?? 0));
     this.usage = next;
   }
 
@@ -252,19 +255,21 @@ export class TextEpisode {
   private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {
     const text = sayText(action);
     if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
-    this.speak('agent', text);
-    const callerSaid = await this.hear(() => this.spec.caller.reply(text));
+    const cut = this.duplex.take(text);
+    if (!cut) this.speak('agent', text);
+    const callerSaid = cut ? await this.cutIn(text, cut) : await this.hear(() => this.spec.caller.reply(text));
     const hungUp = this.endReason() === 'caller_hangup' || this.closingReason() === 'caller_hangup';
     return { tool_name: SAY_TO_CALLER, output: { ok: true, data: { caller_said: callerSaid, caller_hung_up: hungUp } }, handoff: null };
   }
 
   private dispatch(action: EpisodeAction): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
-    this.mediaMs += 300;
-    const dispatched = this.conversation.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
-    this.mediaMs += 700;
+    this.clock.advance(300);
+    const { result: dispatched, next } = this.run.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
+    this.clock.advance(700);
+    // end_call has no farewell turn in text (nothing is spoken after it); a transfer leaves the agent one last action.
+    if (next.kind === 'farewell' && next.reason === 'agent_end_call') this.end('agent_end_call');
+    if (next.kind === 'farewell' && next.reason === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     const { effect } = dispatched;
-    if (effect.kind === 'end_call') this.end('agent_end_call');
-    if (effect.kind === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
     // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
     const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
@@ -280,8 +285,8 @@ export class TextEpisode {
     this.closing = null;
     if (action.name !== SAY_TO_CALLER && closing.tools) {
       const outcome = this.dispatch(action);
-      // end_call has ended it already; a transfer made in the grace ends it as a transfer.
-      this.end(this.closingReason() ?? closing.reason);
+      // A session tool in the grace came before the hang-up: the run keeps it as the ending.
+      this.end(closing.reason);
       this.closing = null;
       return outcome;
     }
@@ -311,14 +316,39 @@ export class TextEpisode {
     return text;
   }
 
+  /**
+   * A duplex act on an agent utterance: the caller's line starts inside it, where the trigger's
+   * words end, as a voice caller's would (docs/caller.md). A correction or barge-in is the caller's
+   * answer (the policy reads it in `caller_said`, its turn still in progress); after a back-channel
+   * the caller's mind answers the utterance as usual.
+   */
+  private async cutIn(text: string, cut: TextCutIn): Promise<string | null> {
+    const agentId = `a${++this.utterances}`;
+    const callerId = `c${++this.utterances}`;
+    const start = this.clock.nowMs() + 300;
+    const end = start + utteranceMs(text);
+    const callerStart = Math.min(end, start + utteranceMs(text.split(/\s+/).slice(0, cut.afterWords).join(' ')) + cut.act.cutInAfterMs);
+    const callerEnd = callerStart + utteranceMs(cut.act.line);
+    this.run.timeline.add({ type: 'speech.started', side: 'agent', utterance_id: agentId }, start);
+    this.run.timeline.add({ type: 'transcript', side: 'agent', text, utterance_id: agentId }, start);
+    this.run.timeline.add({ type: 'speech.started', side: 'caller', utterance_id: callerId }, callerStart);
+    this.run.timeline.add({ type: 'transcript', side: 'caller', text: cut.act.line, utterance_id: callerId }, callerStart);
+    const ends = [{ side: 'agent' as const, id: agentId, at: end }, { side: 'caller' as const, id: callerId, at: callerEnd }].sort((a, b) => a.at - b.at);
+    for (const e of ends) this.run.timeline.add({ type: 'speech.completed', side: e.side, utterance_id: e.id, interrupted: false }, e.at);
+    this.clock.advance(Math.max(end, callerEnd) - this.clock.nowMs());
+    const mind = this.spec.caller;
+    mind.saidOver?.(cut.act.line);
+    if (!takesFloor(cut.act.kind)) return this.hear(() => mind.reply(text));
+    mind.observe?.(text);
+    return cut.act.line;
+  }
+
   private speak(side: 'caller' | 'agent', text: string): void {
     const id = `${side === 'agent' ? 'a' : 'c'}${++this.utterances}`;
-    const start = this.mediaMs + 300;
+    const start = this.clock.nowMs() + 300;
     const end = start + utteranceMs(text);
-    this.timeline.add({ type: 'speech.started', side, utterance_id: id }, start);
-    this.timeline.add({ type: 'transcript', side, text, utterance_id: id }, start);
-    this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, end);
-    this.mediaMs = end;
+    this.run.utterance({ side, id, text, startMs: start, transcriptMs: start, endMs: end });
+    this.clock.advance(end - this.clock.nowMs());
   }
 
   /** The pending last action's reason (a method, like endReason, so narrowing never hides a change a dispatch made). */
@@ -331,8 +361,11 @@ export class TextEpisode {
     return this.ending?.reason ?? null;
   }
 
-  private end(reason: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
-    this.ending ??= { reason, truncated, detail };
+  /** Asks the run to end; the reason that stands is the first ending (a cut-off is truncated only when its own reason stands). */
+  private end(requested: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
+    if (this.ending) return;
+    const reason = this.run.end(requested);
+    this.ending = reason === requested ? { reason, truncated, detail } : { reason, truncated: null, detail: null };
   }
 
   /** Closes the conversation, writes the snapshot and scores it (once). Runs inside `exclusive`. */
@@ -344,9 +377,9 @@ export class TextEpisode {
   private async freeze(): Promise<EpisodeResult> {
     const { spec } = this;
     const ending = this.ending ?? { reason: 'max_duration' as const, truncated: 'policy_stopped' as const, detail: null };
-    const endMs = this.mediaMs + 500;
-    this.timeline.add({ type: 'call.ended', end_reason: ending.reason, close_code: 1000 }, endMs);
-    const closed = this.conversation.close();
+    const endMs = this.clock.nowMs() + 500;
+    this.run.recordEnd(1000, endMs);
+    const closed = this.run.close();
     const { parts } = textSnapshotParts(
       {
         pack: spec.pack,
@@ -360,7 +393,7 @@ export class TextEpisode {
         endMs,
         endReason: ending.reason,
         endDetail: ending.detail,
-        events: this.timeline.events(),
+        events: this.run.timeline.events(),
         usage: this.usage,
         toolsExpected: spec.task.exp_tool_calls.length > 0,
       },

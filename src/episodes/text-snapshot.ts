@@ -1,8 +1,7 @@
 import { wavHeader } from '../audio/index.ts';
-import { computeSmoke, snapshotParts, type CallRecord } from '../call/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { loadSnapshot, scoreConversation, type ConversationVerdict, type SnapshotSource } from '../scoring/index.ts';
-import { findFirstAgentAudioMs, snapshotKey, type EndReason, type SnapshotPart, type Summary, type TimelineEvent, type Usage } from '../snapshot/index.ts';
+import { computeSmoke, findFirstAgentAudioMs, snapshotKey, snapshotParts, type CallRecord, type EndReason, type SnapshotPart, type Summary, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { DatabaseDump } from '../store/index.ts';
 
 /**

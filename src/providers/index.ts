@@ -13,3 +13,4 @@ export * from './nova/index.ts';
 export * from './gpt-live/index.ts';
 export * from './phonic/index.ts';
 export * from './qwen-audio/index.ts';
+export * from './relay/index.ts';

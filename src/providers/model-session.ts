@@ -12,6 +12,19 @@ export interface FunctionCall {
   readonly arguments: string;
 }
 
+/**
+ * A call the platform under test already made on its own side (a relay: a transfer the platform
+ * executed, reported after the fact): recorded on the timeline with its origin and applied to the
+ * conversation, with nothing sent back. `inferred` marks a hop mivas deduced (observe mode), not
+ * one the platform reported.
+ */
+export interface PlatformCall {
+  readonly name: string;
+  /** The arguments as JSON text, as the platform reported them. */
+  readonly arguments: string;
+  readonly origin: 'platform' | 'inferred';
+}
+
 /** A provider-side failure, typed by who is at fault and whether the call can go on. */
 export interface ProviderFailure {
   readonly code: string;
@@ -68,6 +81,10 @@ export type ModelSessionEvents = {
   rateLimits: [limits: readonly RateLimitReading[]];
   /** A caller turn's latency split (harnesses that measure one: cascaded). */
   turnLatency: [latency: TurnLatency];
+  /** A call the platform already made (relays): recorded and applied, never answered. */
+  platformCall: [call: PlatformCall];
+  /** The agent's side hung up (a relay's bot closed its socket): the call ends as the agent's ending once its audio has played. */
+  agentHangup: [];
 };
 
 /**
@@ -83,6 +100,10 @@ export interface ModelSession {
   /** Rate of the PCM16 mono audio the session emits. */
   readonly outputRateHz: number;
   readonly events: TypedEmitter<ModelSessionEvents>;
+  /** True when the agent greets on its own (a relay to a team's agent): the call never nudges it. */
+  readonly speaksFirst?: boolean;
+  /** The id the platform under test knows this call by (a relay), fixed before audio starts; platform webhooks name the call with it. */
+  readonly platformCallId?: string;
   /** Opens the connection and configures the session for the entry agent. */
   connect(agent: AgentSetup, signal: AbortSignal): Promise<void>;
   sendAudio(pcm: Buffer): void;
@@ -105,6 +126,8 @@ export interface CallInfo {
   readonly callId: string;
   readonly pack: Pack;
   readonly taskId: string | null;
+  /** The base URL of this call's platform routes, for a relay to hand its platform (docs/platforms.md). */
+  readonly callbackUrl?: string;
 }
 
 /** Builds model sessions for one harness; validates a call before its upgrade is accepted. */

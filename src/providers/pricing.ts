@@ -81,5 +81,19 @@ export function estimateCostWith(table: PriceTable, model: string | null, usage:
   return { costUsd: roundUsd(usd), priceTableVersion: table.version };
 }
 
+/**
+ * Why a model's calls show no cost, as `unpriced: <why>`: its row says it is unpriced, or the table
+ * has no row for it. Null when the table prices it, or when no model was used.
+ */
+export function unpricedNoteWith(table: PriceTable, model: string | null): string | null {
+  if (model === null) return null;
+  const price = table.models[normaliseModelId(model)];
+  if (!price) return `unpriced: no row for ${model} in prices.json`;
+  return 'unpriced' in price ? `unpriced: ${price.unpriced}` : null;
+}
+
+/** `unpricedNoteWith` on the shipped price table. */
+export const unpricedNote = (model: string | null): string | null => unpricedNoteWith(PRICE_TABLE, model);
+
 /** Estimates a call's cost from the shipped price table (the app's CostEstimator). */
 export const estimateCost: CostEstimator = (model, usage, durationMs) => estimateCostWith(PRICE_TABLE, model, usage, durationMs);

@@ -11,6 +11,7 @@ import { novaSonicHarness } from './nova/index.ts';
 import { GPT_LIVE_UNCONFIRMED, gptLiveHarness } from './gpt-live/index.ts';
 import { PHONIC_UNCONFIRMED, phonicHarness } from './phonic/index.ts';
 import { QWEN_AUDIO_UNCONFIRMED, qwenAudioRealtimeHarness } from './qwen-audio/index.ts';
+import { elevenLabsRelayHarness, twilioRelayHarness } from './relay/index.ts';
 
 /** What harness factories may need. */
 export interface HarnessDeps {
@@ -22,7 +23,7 @@ export interface HarnessDeps {
 }
 
 /** Names of the harnesses this build knows. */
-export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic', 'openai/gpt-live', 'phonic/sts', 'qwen/audio-realtime'] as const;
+export const HARNESS_NAMES = ['scripted', 'noop', 'openai/realtime', 'azure/realtime', 'xai/grok-voice', 'qwen/omni-realtime', 'cascaded', 'google/gemini-live', 'aws/nova-sonic', 'openai/gpt-live', 'phonic/sts', 'qwen/audio-realtime', 'relay/twilio-ms', 'relay/elevenlabs'] as const;
 
 /** Per harness, the details of its provider's wire that no reference confirmed (`mivas preflight` prints them; docs/providers.md). */
 export const UNCONFIRMED_DETAILS: Readonly<Record<string, readonly string[]>> = {
@@ -62,6 +63,10 @@ export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFa
       return phonicHarness(deps.providers, deps.clock);
     case 'qwen/audio-realtime':
       return qwenAudioRealtimeHarness(deps.providers);
+    case 'relay/twilio-ms':
+      return twilioRelayHarness(deps.providers, deps.clock);
+    case 'relay/elevenlabs':
+      return elevenLabsRelayHarness(deps.providers, deps.clock);
     default:
       throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
   }

@@ -1,5 +1,6 @@
 import type { TypedEmitter } from '../core/index.ts';
 import { bytesToMs } from '../audio/index.ts';
+import type { Usage } from '../snapshot/index.ts';
 import type { ModelSessionEvents } from './model-session.ts';
 import { ResponseSlot, type OpenResponse } from './response-slot.ts';
 import { StreamHistory } from './stream-history.ts';
@@ -49,6 +50,11 @@ export class SpokenTurns {
     }
     this.continuesAlone = false;
     return this.response.start(++this.counter);
+  }
+
+  /** Usage reported by the provider, carried by the open turn's (or the next turn's) responseDone. */
+  addUsage(usage: Usage): void {
+    this.response.addUsage(usage);
   }
 
   /** Closes the open turn, cancelled if the caller cut it, with the agent's transcript. */

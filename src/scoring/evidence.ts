@@ -53,6 +53,7 @@ export function costOf(summary: Summary | null): CostFigures {
     input_tokens: summary?.usage.input_tokens ?? null,
     output_tokens: summary?.usage.output_tokens ?? null,
     cost_usd_est: summary?.cost_usd_est ?? null,
+    cost_note: summary?.cost_note ?? null,
     price_table_version: summary?.price_table_version ?? null,
   };
 }

@@ -9,6 +9,7 @@ export * from './mapping.ts';
 export * from './sources.ts';
 export * from './evidence.ts';
 export * from './diagnostics.ts';
+export * from './duplex-diagnostics.ts';
 export * from './verdict.ts';
 export * from './estimators.ts';
 export * from './bootstrap.ts';

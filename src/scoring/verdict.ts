@@ -166,7 +166,7 @@ export function scoreConversation(input: ConversationInput, ctx: ScoringContext)
     quality: qualityOf(summary, snap?.events ?? null),
     cost: costOf(summary),
     evidence: evidenceOf(summary, snap?.events ?? null, { snapshot: snap?.snapshotUri ?? null, audio: snap?.audioUri ?? null }),
-    diagnostics: diagnosticsOf(snap?.events ?? null, snap?.caller, task, pack),
+    diagnostics: diagnosticsOf(snap?.events ?? null, snap?.caller, task, pack, snap?.final ?? null),
   };
 }
 

@@ -9,6 +9,7 @@ import { closeOperations } from './observability.ts';
 import { sendProblem } from './problem.ts';
 import { rlRoutes, takeRlUrlToken } from './rl-routes.ts';
 import { toolRoutes } from './tool-routes.ts';
+import { platformRoutes } from './platform-routes.ts';
 import { uiRoutes } from './ui-routes.ts';
 
 /** Largest CHIRP message and HTTP body accepted (wire.md §1.10). */
@@ -162,6 +163,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // The tool routes answer an external harness, not callers: their own bearer token, off by default.
   await app.register(async (tools) => toolRoutes(tools, ctx));
+  // A platform under test calls back here (docs/platforms.md): live calls only, their own bearer token, off by default.
+  await app.register(async (platform) => platformRoutes(platform, ctx));
   // The RL environment routes (docs/rl.md): off unless MIVAS_RL=1, behind their own bearer token.
   await app.register(async (rl) => rlRoutes(rl, ctx));
   await app.register(async (secured) => {

@@ -146,6 +146,12 @@ function answerProbe(ctx: AppContext, socket: WebSocket): void {
   socket.close(1000, 'probe ok');
 }
 
+/** Where a relayed platform calls this call's tools back: MIVAS_RELAY_CALLBACK_URL, else the host the caller dialed (docs/platforms.md). */
+function platformCallbackUrl(ctx: AppContext, request: FastifyRequest, callId: string): string {
+  const base = ctx.config.providers.relay.callbackUrl ?? `http://${request.headers.host ?? '127.0.0.1'}`;
+  return `${base}/platform/calls/${callId}`;
+}
+
 function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, request: FastifyRequest): void {
   // A speech rollout (docs/rl.md) names its own policy endpoint for its call id.
   const harness = ctx.callHarnesses.get(facts.callId) ?? ctx.harness;
@@ -162,7 +168,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
   const log = observer.traceId ? base.child({ traceId: observer.traceId }) : base;
   let model;
   try {
-    model = harness.create({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+    model = harness.create({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId, callbackUrl: platformCallbackUrl(ctx, request, facts.callId) });
   } catch (err) {
     log.error({ err }, 'harness could not create a session');
     reservation?.release();
@@ -170,7 +176,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, recordingsDir: ctx.recordingsDir, harness: harness.name, estimateCost: ctx.estimateCost, observer },
+    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, recordingsDir: ctx.recordingsDir, harness: harness.name, estimateCost: ctx.estimateCost, observer, platformHandoffs: ctx.config.providers.relay.handoffs },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
     countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,

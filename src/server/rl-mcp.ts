@@ -30,10 +30,16 @@ function queryResetData(query: unknown): Record<string, unknown> {
 }
 
 /** A JSON-RPC error answered over plain HTTP (before any transport owns the request), with the catalogued code in `data`. */
-function refuse(reply: FastifyReply, code: HttpErrorCode, message: string, rpcCode: number = JSON_RPC.serverError): FastifyReply {
+export function refuse(reply: FastifyReply, code: HttpErrorCode, message: string, rpcCode: number = JSON_RPC.serverError): FastifyReply {
   const status = httpProblem(code, message).status;
   if (code === 'EPISODES_FULL') reply.header('Retry-After', String(RETRY_AFTER_S));
   return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message, data: { code } } });
+}
+
+/** Hands a request to an MCP transport: from here the SDK writes the response. */
+export async function passToTransport(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.hijack();
+  await transport.handleRequest(request.raw, reply.raw, request.body);
 }
 
 /**
@@ -78,7 +84,7 @@ export class McpSessions {
       const session = this.sessions.get(sessionId);
       if (!session || session.episode.pack.id !== packId) return refuse(reply, 'EPISODE_NOT_FOUND', `no MCP session ${sessionId.slice(0, 40)} on this pack: initialize a new one`, -32001);
       session.lastUsedMs = this.ctx.clock.nowMs();
-      return this.pass(session.transport, request, reply);
+      return passToTransport(session.transport, request, reply);
     }
     if (!isInitializeRequest(request.body)) return refuse(reply, 'MCP_SESSION_REQUIRED', 'send initialize first, then the Mcp-Session-Id it returns on every request', JSON_RPC.serverError);
     let opened: Awaited<ReturnType<McpSessions['open']>>;
@@ -88,15 +94,9 @@ export class McpSessions {
       if (!(err instanceof MivasError)) throw err;
       return refuse(reply, err.code as HttpErrorCode, err.message);
     }
-    await this.pass(opened.transport, request, reply);
+    await passToTransport(opened.transport, request, reply);
     // An initialize the transport refused (an Accept or Content-Type it does not serve) handed out no session: nothing can reach the episode.
     if (!opened.transport.sessionId) await this.drop(opened.episodeId, 'client_closed');
-  }
-
-  /** Hands the request to the transport: from here the SDK writes the response. */
-  private async pass(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
   }
 
   /** Opens the episode an initialize asks for (query fields) and the session serving it. */

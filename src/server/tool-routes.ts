@@ -9,7 +9,7 @@ function digest(text: string): Buffer {
 }
 
 /** Constant-time check of `Authorization: Bearer <token>`. */
-function bearerMatches(header: string | undefined, token: string): boolean {
+export function bearerMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return timingSafeEqual(digest(m?.[1] ?? ''), digest(token)) && m !== null;
 }

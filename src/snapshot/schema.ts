@@ -47,8 +47,8 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
       name: z.string(),
       agent: z.string(),
       tool_call_id: z.string().nullable(),
-      /** Set to `http` when an external harness made the call through the HTTP tool routes; absent for the model's own calls. */
-      origin: z.literal('http').optional(),
+      /** Who made the call when not the model itself: `http` an external harness through the tool routes, `platform` a platform under test on its own side (relays), `inferred` a hop deduced in observe mode; absent for the model's own calls. */
+      origin: z.enum(['http', 'platform', 'inferred']).optional(),
       arguments: z.unknown(),
       canonical_arguments: z.record(z.string(), z.unknown()).nullable(),
       output: recordedOutput,
@@ -60,6 +60,8 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
     .strict(),
   z.object({ ...base, type: z.literal('handoff'), from: z.string(), to: z.string() }).strict(),
   z.object({ ...base, type: z.literal('nudge'), attempt: z.number().int().positive() }).strict(),
+  /** The agent's side hung up on its own (a relay's bot closed its socket). */
+  z.object({ ...base, type: z.literal('agent.hangup') }).strict(),
   z.object({ ...base, type: z.literal('barge_in'), utterance_id: z.string(), played_ms: z.number().nonnegative() }).strict(),
   z.object({ ...base, type: z.literal('audio.underrun'), utterance_id: z.string(), gap_ms: z.number().nonnegative() }).strict(),
   z.object({ ...base, type: z.literal('audio.clock_reset'), utterance_id: z.string(), behind_ms: z.number().nonnegative() }).strict(),
@@ -105,9 +107,13 @@ export const usageSchema = z
     cached_audio_tokens: z.number().int().nonnegative(),
     output_text_tokens: z.number().int().nonnegative(),
     output_audio_tokens: z.number().int().nonnegative(),
+    /** Session audio seconds the provider reported (GPT-Live's `session.usage.updated`), summed over the call's sessions; absent where none is reported. */
+    audio_seconds: z.number().nonnegative().optional(),
   })
   .strict();
 export type Usage = z.infer<typeof usageSchema>;
+/** The token classes of a usage record (every field but the optional `audio_seconds`). */
+export type TokenClass = Exclude<keyof Usage, 'audio_seconds'>;
 
 /** The six-check smoke rubric (scoring.md §10); a check that does not apply is null. */
 export const smokeSchema = z
@@ -162,6 +168,8 @@ export const summarySchema = z
     smoke: smokeSchema,
     usage: usageSchema,
     cost_usd_est: z.number().nonnegative().nullable(),
+    /** Present when the price table was consulted and priced nothing: `unpriced: <why>` (docs/providers.md, Prices). */
+    cost_note: z.string().optional(),
     price_table_version: z.string().nullable(),
     truncated: z.boolean(),
     /** Present when `truncated`: what the timeline's bounds left out. */
@@ -217,9 +225,10 @@ export function emptyUsage(): Usage {
   };
 }
 
-/** Sums two usage records class by class. */
+/** Sums two usage records class by class; reported audio seconds are summed when either has them. */
 export function addUsage(a: Usage, b: Usage): Usage {
-  const out = { ...a };
-  for (const key of Object.keys(out) as (keyof Usage)[]) out[key] = a[key] + b[key];
-  return out;
+  const out = emptyUsage();
+  for (const key of Object.keys(out) as TokenClass[]) out[key] = a[key] + b[key];
+  if (a.audio_seconds === undefined && b.audio_seconds === undefined) return out;
+  return { ...out, audio_seconds: (a.audio_seconds ?? 0) + (b.audio_seconds ?? 0) };
 }

@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { advisoryVoidReason, type CallRecord } from '../call/index.ts';
+import { advisoryVoidReason, type CallRecord, type TimelineEvent } from '../snapshot/index.ts';
 import { callFacts, eventFacts, usageClasses } from './call-facts.ts';
-import type { TimelineEvent } from '../snapshot/index.ts';
 
 /** Why an upgrade was refused (wire.md §5.3 `mivas_upgrade_rejections_total{reason}`). */
 export type UpgradeRejection = 'auth' | 'bad_id' | 'duplicate' | 'capacity' | 'draining' | 'refused';

@@ -7,7 +7,7 @@ import { GeminiLiveStandIn } from '../support/gemini-live-server.ts';
 import { NovaBedrockStandIn } from '../support/nova-bedrock-server.ts';
 import { tone } from '../support/realtime-server.ts';
 import { RoutePlayer, routeTasks } from '../support/route-player.ts';
-import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed } from '../support/route-scoring.ts';
+import { dialTask, expectCosted, expectSeedsHoldEarlierResults, scoreCalls, type Seed } from '../support/route-scoring.ts';
 import { startTestServer } from '../support/server.ts';
 
 /**
@@ -22,11 +22,6 @@ import { startTestServer } from '../support/server.ts';
 const PACK = 'healthcare';
 const GREETING = 'Hello, thank you for calling. How can I help you today?';
 const GOODBYE = 'Thank you for calling. Goodbye.';
-
-/** Every call's conversations.csv cost cell: a price from prices.json, so a positive number. */
-function expectCosted(rows: Record<string, { cost: unknown }>): void {
-  for (const [id, row] of Object.entries(rows)) expect(row.cost, id).toBeGreaterThan(0);
-}
 
 describe('healthcare reference routes through the new harnesses, each call priced (issue 19 acceptance 2, 4; issue 28)', () => {
   it('cascaded: three tasks PASS', async () => {

@@ -4,7 +4,7 @@ import { OPENING_CUE } from '../../src/providers/index.ts';
 import { PhonicStandIn } from '../support/phonic-server.ts';
 import { tone } from '../support/realtime-server.ts';
 import { RoutePlayer } from '../support/route-player.ts';
-import { dialTask, expectSeedsHoldEarlierResults, scoreCalls, type Seed, startRouteServer } from '../support/route-scoring.ts';
+import { dialTask, expectCosted, expectSeedsHoldEarlierResults, scoreCalls, type Seed, startRouteServer } from '../support/route-scoring.ts';
 
 /**
  * `phonic/sts` against the strict stand-in (test/support/phonic-server.ts, payload types of
@@ -62,7 +62,8 @@ describe('phonic/sts through the strict stand-in', () => {
         ids.push(callId);
       }
       const verdicts = await scoreCalls(server, PACK, ids);
-      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: null })));
+      expect(Object.values(verdicts)).toEqual(ids.map(() => ({ status: 'PASS', reward: 1, cost: expect.any(Number) })));
+      expectCosted(verdicts);
       expectSeedsHoldEarlierResults(seeds);
       expect(standIn.violations()).toEqual([]);
     } finally {

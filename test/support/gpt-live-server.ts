@@ -1,3 +1,4 @@
+import type { SessionUsageUpdatedEvent } from 'openai/resources/live/live';
 import { z } from 'zod';
 import { isAudible } from './realtime-server.ts';
 import { LoopbackStandIn, StrictJsonConnection } from './strict-json-socket.ts';
@@ -92,6 +93,11 @@ export class GptLiveConnection extends StrictJsonConnection<LiveClientEvent> {
   speak(pcm: Buffer, transcript: string, chunkBytes = 9_600): void {
     for (let i = 0; i < pcm.length; i += chunkBytes) this.send({ type: 'session.output_audio.delta', delta: pcm.subarray(i, i + chunkBytes).toString('base64') });
     this.send({ type: 'session.output_transcript.delta', delta: transcript, ...this.stamp() });
+  }
+
+  /** GPT-Live's running usage: the session's cumulative audio seconds so far (the SDK's `SessionUsageUpdatedEvent`). */
+  reportUsage(seconds: number): void {
+    this.send({ type: 'session.usage.updated', event_id: this.nextEventId(), usage: { seconds } } satisfies SessionUsageUpdatedEvent);
   }
 
   /** What the model's transcription heard the caller say. */

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { createSpeechSynth, type SpeechSynth } from '../../src/audio/index.ts';
 import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import type { Task } from '../../src/packs/index.ts';
-import { csvCells, directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
+import { csvCells, directorySource, loadSnapshots, scoreRun, type ScoreReport } from '../../src/scoring/index.ts';
 import { routeTasks } from './route-player.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
@@ -15,11 +15,16 @@ export interface Seed {
   readonly outputsBefore: readonly string[];
 }
 
-/** The verdict of each call, scored from the snapshots the server wrote for `pack`, and its conversations.csv cost cell. */
-export async function scoreCalls(server: TestServer, pack: string, callIds: readonly string[]): Promise<Record<string, { status: string; reward: number | null; cost: unknown }>> {
+/** The score report of every snapshot the server wrote for `pack`. */
+export async function scoreSnapshots(server: TestServer, pack: string): Promise<ScoreReport> {
   await server.ctx.outbox.flush();
   const snapshots = await loadSnapshots(directorySource(join(server.dataDir, 'snapshots')), pack);
-  const scored = scoreRun(snapshots, new Map([[pack, server.ctx.pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack, stamp: null, flags: {} });
+  return scoreRun(snapshots, new Map([[pack, server.ctx.pack]]), new Map(), { k: 1, seed: 1, resamples: 10, minCallMs: 0, allowPackDrift: false, pack, stamp: null, flags: {} });
+}
+
+/** The verdict of each call, scored from the snapshots the server wrote for `pack`, and its conversations.csv cost cell. */
+export async function scoreCalls(server: TestServer, pack: string, callIds: readonly string[]): Promise<Record<string, { status: string; reward: number | null; cost: unknown }>> {
+  const scored = await scoreSnapshots(server, pack);
   return Object.fromEntries(
     callIds.map((id) => {
       const v = scored.conversations.find((c) => c.conversation_id === id);
@@ -31,6 +36,11 @@ export async function scoreCalls(server: TestServer, pack: string, callIds: read
 /** The task's caller: its opening line, unpaced, for at most 30 s. */
 export function dialTask(server: TestServer, synth: SpeechSynth, task: Task, callId: string, runId: string): ReturnType<typeof dialOpeningLine> {
   return dialOpeningLine({ url: server.wsUrl, callId, taskId: task.task_id, runId, auth: null, openingLine: openingLineOf(task.intent), synth, paced: false, timeoutMs: 30_000 });
+}
+
+/** Every call's conversations.csv cost cell: a price from prices.json, so a positive number. */
+export function expectCosted(rows: Record<string, { cost: unknown }>): void {
+  for (const [id, row] of Object.entries(rows)) expect(row.cost, id).toBeGreaterThan(0);
 }
 
 /** Every seed holds every tool result returned before it, and at least one seed came after a result. */

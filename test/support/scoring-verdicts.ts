@@ -31,7 +31,7 @@ export function verdict(fields: { id: string; task: string; status: Status; pack
     tools: null,
     handoff: null,
     quality: { smoke_pass: true, smoke_failed: [], first_agent_audio_ms: 500, dead_air_max_s: 1, outbound_dropouts: 0, clipping_events: 0, latency_p50_ms: 700, latency_p95_ms: 900 },
-    cost: { input_tokens: 0, output_tokens: 0, cost_usd_est: 0.01, price_table_version: null },
+    cost: { input_tokens: 0, output_tokens: 0, cost_usd_est: 0.01, cost_note: null, price_table_version: null },
     evidence: { trace_id: null, trace: '', transcript: '', snapshot_uri: null, audio_uri: null },
     diagnostics: diagnosticsOf(null, null, undefined, undefined),
   };

@@ -5,16 +5,19 @@ import type { SpeechSynth } from '../../src/audio/index.ts';
  * its UTF-8 bytes, framed by start and end tones. It survives what real speech goes through in a
  * call (the server's 16↔24 kHz resampling, 20 ms framing, pacing), so a transcription stand-in
  * can decode the agent's words and a realtime stand-in the caller's, and the tests can check
- * what each side actually said, not just that audio moved. All tones lie in the telephone band.
+ * what each side actually said, not just that audio moved. All tones lie in the telephone band
+ * (300–3,400 Hz) with room to spare, so the modem also survives an 8 kHz mu-law leg (the Twilio
+ * Media Streams relay): its framing tones sit below the nibbles, far from the band edge where an
+ * 8 kHz resampler's low-pass cuts.
  */
 
 const SYMBOL_S = 0.025;
 const AMPLITUDE = 9_000;
 const RAMP_S = 0.003;
-const START_HZ = 3_300;
-const END_HZ = 3_600;
-/** Nibble k is a tone at 600 + 160·k Hz. */
-const nibbleHz = (k: number): number => 600 + 160 * k;
+const START_HZ = 400;
+const END_HZ = 560;
+/** Nibble k is a tone at 720 + 160·k Hz (720–3,120 Hz). */
+const nibbleHz = (k: number): number => 720 + 160 * k;
 const ALL_HZ = [...Array.from({ length: 16 }, (_, k) => nibbleHz(k)), START_HZ, END_HZ];
 
 function symbolSamples(rateHz: number): number {
@@ -112,4 +115,13 @@ export function decodeModem(pcm: Buffer, rateHz: number): string {
 /** A SpeechSynth that speaks modem at `rateHz` (the server's agent voice, or a caller's mouth in tests). */
 export function modemSynth(rateHz = 16_000): SpeechSynth {
   return { engine: 'modem', synthesize: (text) => Promise.resolve(encodeModem(text, rateHz)) };
+}
+
+/**
+ * Modem speech one sentence at a time: each sentence its own message, back to back in one
+ * utterance, so a transcriber of the utterance so far reads every sentence already finished (the
+ * partial transcripts a duplex caller overhears, docs/caller.md).
+ */
+export function sentenceModemSynth(rateHz = 16_000): SpeechSynth {
+  return { engine: 'modem', synthesize: (text) => Promise.resolve(Buffer.concat(text.split(/(?<=[.?!])\s+/).map((sentence) => encodeModem(sentence, rateHz)))) };
 }

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { TypedEmitter } from '../../core/index.ts';
+import { emptyUsage } from '../../snapshot/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
@@ -26,6 +27,8 @@ export interface GptLiveOptions {
 /** One `/v1/live/sessions` WebSocket: one specialist's session. */
 class LiveSocket {
   readonly ready: Promise<void>;
+  /** The session's audio seconds as last reported (`session.usage.updated` is cumulative per session). */
+  reportedSeconds = 0;
   closedByUs = false;
   private readonly ws: WebSocket;
 
@@ -259,6 +262,8 @@ export class GptLiveSession implements ModelSession {
         if (call && this.turns.toolCall(call.call_id, call.name, call.arguments, this.agent?.name ?? '')) this.clearGap();
         return;
       }
+      case 'session.usage.updated':
+        return this.reportSeconds(socket, e.usage.seconds);
       case 'session.closed':
         if (!this.handoff) this.events.emit('failure', { code: 'provider_disconnected', message: `GPT-Live closed the session: ${e.reason}`, fatal: true });
         return;
@@ -268,6 +273,14 @@ export class GptLiveSession implements ModelSession {
       default:
         return;
     }
+  }
+
+  /** The growth of a session's reported audio seconds goes into the usage of the turn it falls in (or the next one). */
+  private reportSeconds(socket: LiveSocket, seconds: number): void {
+    const added = seconds - socket.reportedSeconds;
+    if (added <= 0) return;
+    socket.reportedSeconds = seconds;
+    this.turns.addUsage({ ...emptyUsage(), audio_seconds: added });
   }
 
   private endTurn(): void {

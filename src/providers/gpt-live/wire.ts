@@ -101,6 +101,7 @@ export const liveEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('session.delegation.created'), delegation: z.looseObject({ id: z.string(), target: z.string() }) }),
   z.looseObject({ type: z.literal('response.event'), event: z.looseObject({ type: z.string(), item: z.unknown().optional() }), delegation_id: z.string().nullish() }),
   z.looseObject({ type: z.literal('session.closed'), reason: z.string() }),
+  z.looseObject({ type: z.literal('session.usage.updated'), usage: z.looseObject({ seconds: z.number().nonnegative() }) }),
   z.looseObject({ type: z.literal('error'), error: z.looseObject({ code: z.string(), message: z.string() }) }),
 ]);
 export type LiveEvent = z.infer<typeof liveEventSchema> | OtherEvent;

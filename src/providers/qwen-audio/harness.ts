@@ -9,6 +9,7 @@ export const QWEN_AUDIO_UNCONFIRMED = [
   'the event names the server uses (GA `response.output_audio.*` or beta `response.audio.*`): the realtime adapter reads both',
   'that a bare `response.create` after a seeded user text item makes the model greet (as on Qwen-Omni)',
   'the `X-DashScope-WorkSpace` header (sent only when MIVAS_QWEN_WORKSPACE is set): the Qwen-Audio pages use workspace hosts instead',
+  'the fields of `response.done` usage, which the cost is priced from (read as on every realtime dialect)',
 ] as const;
 
 /** The dialect from settings; a missing key is a ConfigError (exit 3 at boot). */

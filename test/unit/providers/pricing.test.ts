@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../../src/audio/index.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { ManualClock } from '../../../src/core/index.ts';
-import { createHarnessFactory, estimateCost, estimateCostWith, HARNESS_NAMES, normaliseModelId, PRICE_TABLE, priceTableSchema, type CallInfo } from '../../../src/providers/index.ts';
+import { createHarnessFactory, estimateCost, estimateCostWith, HARNESS_NAMES, normaliseModelId, PRICE_TABLE, priceTableSchema, type CallInfo, unpricedNoteWith } from '../../../src/providers/index.ts';
 import { emptyUsage, type Usage } from '../../../src/snapshot/index.ts';
 
 const USAGE: Usage = {
@@ -59,6 +59,14 @@ describe('the price table and estimateCost (wire.md §2.9)', () => {
     const table = priceTableSchema.parse({ version: 't1', models: { m: { unpriced: 'no published price', source: 's', checked: '2026-12-01' } } });
     expect(estimateCostWith(table, 'm', USAGE, 60_000)).toEqual({ costUsd: null, priceTableVersion: 't1' });
   });
+
+  it('says why a model is unpriced: its row\'s reason, or no row at all; nothing for a priced model or none', () => {
+    const table = priceTableSchema.parse({ version: 't1', models: { m: { unpriced: 'no published price', source: 's', checked: '2026-12-01' }, p: { per_minute: 1, source: 's', checked: '2026-12-01' } } });
+    expect(unpricedNoteWith(table, 'M-2026-01-01')).toBe('unpriced: no published price');
+    expect(unpricedNoteWith(table, 'custom-deployment')).toBe('unpriced: no row for custom-deployment in prices.json');
+    expect(unpricedNoteWith(table, 'p')).toBeNull();
+    expect(unpricedNoteWith(table, null)).toBeNull();
+  });
 });
 
 /** What each registered harness's calls are priced by with the default settings (a cascade by its chat model, which has no default). */
@@ -86,7 +94,8 @@ describe('a price row for every registered harness', () => {
     const call = { callId: 'c', pack: null, taskId: null } as unknown as CallInfo;
     const billed = new Map<string, readonly string[]>();
     // The keyless harnesses (scripted, noop) run no model and bill nothing: estimateCost(null) is null.
-    for (const name of HARNESS_NAMES.filter((n) => n !== 'scripted' && n !== 'noop')) {
+    // A relay's model is the team's own agent, billed by its platform (docs/platforms.md): no row either.
+    for (const name of HARNESS_NAMES.filter((n) => n !== 'scripted' && n !== 'noop' && !n.startsWith('relay/'))) {
       const session = createHarnessFactory(name, { synth, clock: new ManualClock(), noopWaitMs: 1_000, providers }).create(call);
       const components = name === 'cascaded' ? [providers.cascaded.stt.model, providers.cascaded.tts.model].filter((m): m is string => m !== undefined) : [];
       billed.set(name, [...(session.model === null ? [] : [session.model]), ...components]);

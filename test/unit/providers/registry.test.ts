@@ -91,6 +91,8 @@ describe('createHarnessFactory', () => {
     ['qwen/omni-realtime', {}, 'DASHSCOPE_API_KEY'],
     ['cascaded', {}, 'MIVAS_CASCADE_STT_BASE_URL'],
     ['google/gemini-live', {}, 'GEMINI_API_KEY'],
+    ['relay/twilio-ms', {}, 'MIVAS_RELAY_TWILIO_URL'],
+    ['relay/elevenlabs', {}, 'MIVAS_RELAY_ELEVENLABS_AGENT_ID'],
     ['cascaded', { MIVAS_CASCADE_STT_BASE_URL: 'http://s/v1', MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1', MIVAS_CASCADE_LLM_BASE_URL: 'http://l/v1' }, 'MIVAS_CASCADE_LLM_MODEL'],
   ])('%s without %s fails with a ConfigError naming the variable', async (harness, env, variable) => {
     const attempt = factory(harness, env);
@@ -111,6 +113,8 @@ describe('createHarnessFactory', () => {
       MIVAS_CASCADE_TTS_BASE_URL: 'http://t/v1',
       GEMINI_API_KEY: 'g',
       PHONIC_API_KEY: 'p',
+      MIVAS_RELAY_TWILIO_URL: 'wss://bot.example/media-stream',
+      MIVAS_RELAY_ELEVENLABS_AGENT_ID: 'agent_test',
     };
     for (const name of HARNESS_NAMES) expect((await factory(name, env)).name).toBe(name);
     await expect(factory('gemini/live', env)).rejects.toThrow(/unknown harness/);

@@ -94,8 +94,8 @@ describe('mivas check and preflight for the new runtimes', () => {
     for (const detail of PHONIC_UNCONFIRMED) expect(line).toContain(detail);
   });
 
-  it('leaves a Phonic call unpriced: its row says no price is published', () => {
-    expect(estimateCost('merritt', emptyUsage(), 60_000)).toEqual({ costUsd: null, priceTableVersion: expect.any(String) });
+  it('prices a Phonic call by its minutes at the published pay-as-you-go rate ($0.14 per conversation minute)', () => {
+    expect(estimateCost('merritt', emptyUsage(), 90_000).costUsd).toBeCloseTo(0.21, 9);
   });
 
   it('lists Qwen-Audio\'s control tools nested, names DASHSCOPE_API_KEY when absent, and names its unconfirmed details in preflight', async () => {

@@ -1,0 +1,181 @@
+import WebSocket from 'ws';
+import { TypedEmitter, type Clock } from '../../core/index.ts';
+import type { AgentSetup, CallInfo, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { packToolName, type DeskMap } from './desk-map.ts';
+import { ELEVENLABS_FORMAT, ELEVENLABS_RATE_HZ, initiation, parseElevenLabsEvent, type ElevenLabsClientMessage, type ElevenLabsEvent } from './elevenlabs-wire.ts';
+import { RelayUtterances } from './relay-utterances.ts';
+
+/** How long the upgrade and the conversation's metadata may take. */
+const OPEN_TIMEOUT_MS = 15_000;
+/** The largest frame accepted from ElevenLabs. */
+const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/** What the relay is configured with (docs/platforms.md, "ElevenLabs Agents"). */
+export interface ElevenLabsRelayOptions {
+  /** `<base>/v1/convai/conversation?agent_id=<id>` (a public agent). */
+  readonly url: string;
+  /** The team's platform agent or node names → pack desks. */
+  readonly desks: DeskMap;
+}
+
+/**
+ * `relay/elevenlabs`: a team's ElevenLabs agent over its conversation WebSocket. The first frame
+ * carries mivas's call id as a dynamic variable; the caller's audio goes as `user_audio_chunk`
+ * (PCM 16 kHz, the format the team sets on its agent), the agent's `audio` comes back, `ping` is
+ * answered `pong`. The agent's client tools arrive as `client_tool_call` and are the agent's own
+ * calls: dispatched by the call's conversation and answered `client_tool_result`. A transfer the
+ * platform executed itself (`agent_tool_response` of a `transfer_to_<node>` tool) is mirrored as
+ * a platform call, its node mapped through the desk map, recorded and applied with nothing sent
+ * back. `interruption` is the agent's barge-in; the socket closing is the agent hanging up.
+ */
+export class ElevenLabsRelaySession implements ModelSession {
+  readonly events = new TypedEmitter<ModelSessionEvents>();
+  readonly provider = 'elevenlabs';
+  readonly model = null;
+  readonly inputRateHz = ELEVENLABS_RATE_HZ;
+  readonly outputRateHz = ELEVENLABS_RATE_HZ;
+  readonly speaksFirst = true;
+  private ws: WebSocket | null = null;
+  private closed = false;
+  private ready = false;
+  private readonly utterances: RelayUtterances;
+
+  private readonly options: ElevenLabsRelayOptions;
+  private readonly call: CallInfo;
+
+  constructor(options: ElevenLabsRelayOptions, call: CallInfo, clock: Clock) {
+    this.options = options;
+    this.call = call;
+    this.utterances = new RelayUtterances(this.events, clock, 'el_item');
+  }
+
+  async connect(_agent: AgentSetup, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw new Error('the call ended before the agent was dialed');
+    signal.addEventListener('abort', () => void this.close(), { once: true });
+    try {
+      await this.open();
+    } catch (err) {
+      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
+      throw err;
+    }
+    if (this.closed) return;
+    this.ready = true;
+    this.events.emit('ready');
+  }
+
+  sendAudio(pcm: Buffer): void {
+    if (this.ready && pcm.length) this.send({ user_audio_chunk: pcm.toString('base64') });
+  }
+
+  /** The platform owns its agents: a handoff changes nothing on this socket. */
+  applyAgent(): void {}
+
+  sendToolOutput(callId: string, output: string): void {
+    let failed = false;
+    try {
+      failed = (JSON.parse(output) as { ok?: unknown }).ok === false;
+    } catch {
+      /* a handoff's `{assistant}` or text: not an error */
+    }
+    this.send({ type: 'client_tool_result', tool_call_id: callId, result: output, is_error: failed });
+  }
+
+  /** The agent decides when it speaks. */
+  requestResponse(): void {}
+
+  cancelResponse(): void {}
+
+  truncate(): void {}
+
+  /** ElevenLabs runs its own turn detection. */
+  callerSpeech(): void {}
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.utterances.end();
+    const ws = this.ws;
+    this.ws = null;
+    if (ws?.readyState === WebSocket.OPEN) ws.close(1000, 'done');
+    else ws?.terminate();
+  }
+
+  private send(message: ElevenLabsClientMessage): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  /** Dials, sends the initiation frame, and resolves on the conversation's metadata (PCM 16 kHz both ways). */
+  private open(): Promise<void> {
+    const ws = new WebSocket(this.options.url, { perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
+    this.ws = ws;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (err: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = setTimeout(() => settle(new Error('ElevenLabs sent no conversation metadata in time')), OPEN_TIMEOUT_MS);
+      ws.once('open', () => this.send(initiation(this.call.callId)));
+      ws.on('message', (data: Buffer) => {
+        const event = parseElevenLabsEvent(data.toString('utf8'));
+        if (event?.type === 'conversation_initiation_metadata') settle(formatProblem(event));
+        else if (event) this.onEvent(event);
+      });
+      ws.once('unexpected-response', (_req, res) => {
+        settle(new Error(`ElevenLabs refused the conversation: HTTP ${res.statusCode ?? 0}`));
+        res.resume();
+        ws.terminate();
+      });
+      ws.on('error', (err) => settle(err));
+      ws.on('close', () => {
+        settle(new Error('ElevenLabs closed the conversation before it started'));
+        this.onClosed();
+      });
+    });
+  }
+
+  private onEvent(e: ElevenLabsEvent): void {
+    if (this.closed) return;
+    switch (e.type) {
+      case 'audio':
+        return this.utterances.audio(Buffer.from(e.audio_event.audio_base_64, 'base64'));
+      case 'ping':
+        return this.send({ type: 'pong', event_id: e.ping_event.event_id });
+      case 'client_tool_call': {
+        const c = e.client_tool_call;
+        return void this.events.emit('functionCall', { callId: c.tool_call_id, name: packToolName(this.options.desks, c.tool_name), arguments: JSON.stringify(c.parameters) });
+      }
+      case 'agent_tool_response': {
+        const r = e.agent_tool_response;
+        const name = packToolName(this.options.desks, r.tool_name);
+        // Only a transfer the platform made is mirrored; its other system tools (an ending included) are not the pack's calls.
+        if (r.tool_type === 'system' && r.is_called && !r.is_error && name.startsWith('transfer_to_')) this.events.emit('platformCall', { name, arguments: '{}', origin: 'platform' });
+        return;
+      }
+      case 'interruption':
+        this.utterances.end();
+        return void this.events.emit('callerSpeechStarted');
+      default:
+        return;
+    }
+  }
+
+  /** ElevenLabs closed the conversation: the agent's ending, once what it said has played. */
+  private onClosed(): void {
+    if (this.closed || !this.ready) return;
+    this.utterances.end();
+    this.ws = null;
+    this.closed = true;
+    this.events.emit('agentHangup');
+  }
+}
+
+/** Why the conversation's audio formats do not suit the relay, or null. */
+function formatProblem(e: Extract<ElevenLabsEvent, { type: 'conversation_initiation_metadata' }>): Error | null {
+  const { agent_output_audio_format: out, user_input_audio_format: input } = e.conversation_initiation_metadata_event;
+  if (out === ELEVENLABS_FORMAT && input === ELEVENLABS_FORMAT) return null;
+  return new Error(`the agent's audio formats are ${input} in and ${out} out; set both to ${ELEVENLABS_FORMAT} on the agent (docs/platforms.md)`);
+}
