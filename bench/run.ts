@@ -45,7 +45,11 @@ function p99Rows(results: Figures): P99Row[] {
     if (r.snapshotAssembly) rows.push({ key: `db ${r.pack} snapshot assembly`, p99: r.snapshotAssembly.p99 });
   }
   for (const r of (results.episodes ?? []) as Partial<EpisodeRow>[]) if (r.step) rows.push({ key: `episodes ${r.pack} c${r.concurrent} step`, p99: r.step.p99 });
-  for (const r of (results.episodeDesk ?? []) as Partial<DeskRow>[]) if (r.step) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step`, p99: r.step.p99 });
+  for (const r of (results.episodeDesk ?? []) as Partial<DeskRow>[]) {
+    if (r.step) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step`, p99: r.step.p99 });
+    if (r.stepService) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step service`, p99: r.stepService.p99 });
+    if (r.stepServiceCpu) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step service cpu`, p99: r.stepServiceCpu.p99 });
+  }
   const live = results.live as Partial<LiveResult> | undefined;
   for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
@@ -157,11 +161,32 @@ function printEpisodes(rows: readonly EpisodeRow[]): void {
 }
 
 function printDesk(rows: readonly DeskRow[]): void {
-  console.log('\nText episodes on the episode desk in-process (no HTTP; scripted replay; ms; steps/s per core = steps / CPU seconds of this process)');
+  console.log('\nText episodes on the episode desk in-process (no HTTP; scripted replay; ms; steps/s per core = steps / CPU seconds of this process;');
+  console.log('step = call to resolution; service = call to return, the step\'s own work (wall, and cpu: this process\'s CPU time in it); queue = return to resolution, waiting behind the other episodes\' steps)');
   console.log(
     renderTable(
-      ['pack', 'concurrent', 'episodes', 'passed', 'steps', 'wall s', 'steps/s per core', 'episodes/s', 'step p50', 'step p99', 'step max', 'seed p99', 'finish p99'],
-      rows.map((r) => [r.pack, String(r.concurrent), String(r.episodes), String(r.passed), String(r.steps), String(r.wallS), String(r.stepsPerCoreS), String(r.episodesPerS), String(r.step.p50), String(r.step.p99), String(r.step.max), String(r.seed.p99), String(r.verify.p99)]),
+      ['pack', 'concurrent', 'episodes', 'passed', 'steps', 'wall s', 'steps/s per core', 'episodes/s', 'step p50', 'step p99', 'service p50', 'service p99', 'service max', 'service cpu p50', 'service cpu p99', 'queue p50', 'queue p99', 'seed p99', 'finish p99'],
+      rows.map((r) => [
+        r.pack,
+        String(r.concurrent),
+        String(r.episodes),
+        String(r.passed),
+        String(r.steps),
+        String(r.wallS),
+        String(r.stepsPerCoreS),
+        String(r.episodesPerS),
+        String(r.step.p50),
+        String(r.step.p99),
+        String(r.stepService.p50),
+        String(r.stepService.p99),
+        String(r.stepService.max),
+        String(r.stepServiceCpu.p50),
+        String(r.stepServiceCpu.p99),
+        String(r.stepQueue.p50),
+        String(r.stepQueue.p99),
+        String(r.seed.p99),
+        String(r.verify.p99),
+      ]),
     ),
   );
 }

@@ -33,6 +33,11 @@ export interface CallerMind {
   /** The agent said `agentText` (one utterance); the caller's reply. */
   reply(agentText: string): Promise<CallerTurn>;
   /**
+   * Optional: the reply to `agentText` when the mind has it without waiting (the scripted caller),
+   * so a text episode's step never yields the event loop for it. Same answer as `reply`.
+   */
+  replyNow?(agentText: string): CallerTurn;
+  /**
    * Optional: the agent said `agentText` and the caller does not answer it (the greeting heard
    * before `open()`), so a mind that keeps a history can still put it there.
    */
@@ -59,6 +64,10 @@ export class ScriptedMind implements CallerMind {
   }
 
   async reply(): Promise<CallerTurn> {
+    return this.replyNow();
+  }
+
+  replyNow(): CallerTurn {
     return { text: null, hangUp: null };
   }
 }

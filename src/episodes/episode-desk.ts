@@ -201,15 +201,17 @@ export class EpisodeDesk {
     return this.live.has(id) || this.done.has(id);
   }
 
-  /** Runs an action on a live episode: EPISODE_NOT_FOUND for an unknown id, EPISODE_ENDED for a finished one. */
-  async step(id: string, action: EpisodeAction): Promise<StepResult> {
+  /**
+   * Runs an action on a live episode: EPISODE_NOT_FOUND for an unknown id, EPISODE_ENDED for a
+   * finished one. An action that needs no waiting (the scripted caller) has run, and an episode it
+   * ended has left the live set, by the time this returns.
+   */
+  step(id: string, action: EpisodeAction): Promise<StepResult> {
     const episode = this.get(id);
-    if (!episode) throw this.missing(id);
-    try {
-      return await episode.step(action);
-    } finally {
-      this.settle(episode);
-    }
+    if (!episode) return Promise.reject(this.missing(id));
+    const run = episode.step(action);
+    this.settle(episode);
+    return run.finally(() => this.settle(episode));
   }
 
   /** Finishes an episode (truncated by `cause` if still live) and returns its result; a finished one answers as it finished. */

@@ -66,10 +66,17 @@ export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'close
   return findVoids({ snapshotProblems: [], summary, events: record.events, platformStatus: null, minCallMs: 0 }).reason;
 }
 
-/** Every call compares against the same template, so its canonical rows are computed once per dump. */
-const templateRowSets = new WeakMap<Rows, Map<string, Set<string>>>();
+/** A template table's rows, their canonical forms in the same order, and the set of those forms. */
+interface TemplateRows {
+  readonly rows: readonly Record<string, unknown>[];
+  readonly canonical: readonly string[];
+  readonly set: ReadonlySet<string>;
+}
 
-function templateRows(template: Rows, table: string): Set<string> {
+/** Every call compares against the same template, so its canonical rows are computed once per dump. */
+const templateRowSets = new WeakMap<Rows, Map<string, TemplateRows>>();
+
+function templateRows(template: Rows, table: string): TemplateRows {
   let tables = templateRowSets.get(template);
   if (!tables) {
     tables = new Map();
@@ -77,20 +84,38 @@ function templateRows(template: Rows, table: string): Set<string> {
   }
   let rows = tables.get(table);
   if (!rows) {
-    rows = new Set((template[table] ?? []).map(canonicalJson));
+    const canonical = (template[table] ?? []).map(canonicalJson);
+    rows = { rows: template[table] ?? [], canonical, set: new Set(canonical) };
     tables.set(table, rows);
   }
   return rows;
 }
 
-/** Rows that differ from the template: inserted, changed or deleted (a count for the per-call summary). */
+/** True when two rows hold the same columns in the same order with identical values, so their canonical forms are equal. */
+function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  return keys.every((key, i) => key === others[i] && a[key] === b[key]);
+}
+
+/**
+ * Rows that differ from the template: inserted, changed or deleted (a count for the per-call
+ * summary). A final row identical to the template's row at the same place (most rows: both are in
+ * primary-key order) takes that row's canonical form instead of computing it again.
+ */
 export function countRowsWritten(template: Rows, final: Rows): number {
   let changed = 0;
   for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
     const before = templateRows(template, table);
-    const after = new Set((final[table] ?? []).map(canonicalJson));
-    for (const row of after) if (!before.has(row)) changed++;
-    for (const row of before) if (!after.has(row)) changed++;
+    const after = new Set(
+      (final[table] ?? []).map((row, i) => {
+        const twin = before.rows[i];
+        return twin && sameRow(twin, row) ? (before.canonical[i] as string) : canonicalJson(row);
+      }),
+    );
+    for (const row of after) if (!before.set.has(row)) changed++;
+    for (const row of before.set) if (!after.has(row)) changed++;
   }
   return changed;
 }
