@@ -19,7 +19,7 @@ import { benchDesk, type DeskRow } from './desk-bench.ts';
 import { benchEpisodes, type EpisodeRow } from './episode-bench.ts';
 import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';
 import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
-import { benchScoring, type ScoringResult } from './scoring-bench.ts';
+import { benchScoring, SCORING_GOALS, type ScoringResult } from './scoring-bench.ts';
 import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
@@ -64,13 +64,29 @@ function committedResults(): Figures | null {
   }
 }
 
+/** Throughputs where less is worse: scoring per core, and the tool rows' requests per second. */
+function throughputRows(results: Figures): P99Row[] {
+  const rows: P99Row[] = [];
+  const scoring = results.scoring as Partial<ScoringResult> | undefined;
+  if (scoring?.conversationsPerCoreS) rows.push({ key: 'scoring conv/s per core', p99: scoring.conversationsPerCoreS });
+  for (const c of scoring?.cli ?? []) rows.push({ key: `mivas score ${c.conversations} conv/s per core`, p99: c.conversationsPerCoreS });
+  for (const r of (results.tools ?? []) as ToolRow[]) rows.push({ key: `tools ${r.mode} ${r.tool} c${r.connections} ids${r.callIds} req/s`, p99: r.throughputPerS });
+  return rows;
+}
+
 function regressions(previous: Figures | null, current: Figures): string[][] {
   if (!previous) return [];
   const before = new Map(p99Rows(previous).map((r) => [r.key, r.p99]));
-  return p99Rows(current).flatMap((r) => {
+  const slower = p99Rows(current).flatMap((r) => {
     const old = before.get(r.key);
     return old !== undefined && old > 0 && r.p99 > old * REGRESSION ? [['REGRESSION', r.key, String(old), String(r.p99), `+${Math.round((r.p99 / old - 1) * 100)}%`]] : [];
   });
+  const rates = new Map(throughputRows(previous).map((r) => [r.key, r.p99]));
+  const fewer = throughputRows(current).flatMap((r) => {
+    const old = rates.get(r.key);
+    return old !== undefined && old > 0 && r.p99 * REGRESSION < old ? [['REGRESSION', r.key, String(old), String(r.p99), `${Math.round((r.p99 / old - 1) * 100)}%`]] : [];
+  });
+  return [...slower, ...fewer];
 }
 
 function printLive(live: LiveResult): void {
@@ -110,13 +126,17 @@ function printDatabases(rows: readonly DbRow[]): void {
 }
 
 function printScoring(r: ScoringResult): void {
-  console.log('\nScoring');
+  console.log(`\nScoring (${r.pack}, ${r.tasks} tasks; load average ${r.loadavg?.join(' → ') ?? '?'}; CPU = user + system of this process; goal: at least ${SCORING_GOALS.conversationsPerCoreS} conversations/s per core, mivas score under ${SCORING_GOALS.peakRssMb} MB and flat)`);
   console.log(
     renderTable(
-      ['pack', 'tasks', 'snapshots', 'bootstrap', 'score s', 'conversations/s', 'verdicts'],
-      [[r.pack, String(r.tasks), String(r.snapshots), String(r.bootstrapResamples), (r.scoreMs / 1000).toFixed(2), String(r.conversationsPerS), JSON.stringify(r.verdicts)]],
+      ['pack', 'tasks', 'snapshots', 'bootstrap', 'wall s', 'conversations/s', 'CPU ms/conv', 'report CPU ms', 'conv/s per core', 'goal met', 'verdicts'],
+      [[r.pack, String(r.tasks), String(r.snapshots), String(r.bootstrapResamples), (r.scoreMs / 1000).toFixed(2), String(r.conversationsPerS), String(r.cpuPerConversationMs), String(r.reportCpuMs), String(r.conversationsPerCoreS), r.conversationsPerCoreS >= SCORING_GOALS.conversationsPerCoreS ? 'yes' : 'no', JSON.stringify(r.verdicts)]],
     ),
   );
+  const cli = r.cli ?? [];
+  console.log(renderTable(['mivas score over files', 'CPU s', 'CPU ms/conv', 'conv/s per core', 'peak RSS MB', 'RSS goal met'], cli.map((c) => [String(c.conversations), String(c.cpuS), String(c.cpuPerConversationMs), String(c.conversationsPerCoreS), String(c.peakRssMb), c.peakRssMb < SCORING_GOALS.peakRssMb ? 'yes' : 'no'])));
+  const [small, large] = [cli[0], cli.at(-1)];
+  if (small && large && large !== small) console.log(`RSS growth: ${(((large.peakRssMb - small.peakRssMb) * 1024) / (large.conversations - small.conversations)).toFixed(1)} KiB per conversation from ${small.conversations} to ${large.conversations}`);
 }
 
 function printReport(r: ReportBenchResult): void {
@@ -208,7 +228,7 @@ async function main(): Promise<void> {
     printDatabases(results.databases as DbRow[]);
   }
   if (only.has('scoring')) {
-    results.scoring = await benchScoring({ count: quick ? 1_000 : 5_000, resamples: quick ? 1_000 : 10_000 });
+    results.scoring = await benchScoring({ count: quick ? 1_000 : 5_000, resamples: quick ? 1_000 : 10_000, cliSizes: quick ? [300, 1_000] : [1_000, 5_000] });
     printScoring(results.scoring as ScoringResult);
   }
   if (only.has('report')) {
@@ -229,9 +249,9 @@ async function main(): Promise<void> {
   const flagged = comparable ? regressions(baseline, results) : [];
   if (!comparable && baseline) console.log(`\np99 regressions not compared: ${against} comes from a ${baseline.quick ? 'quick' : 'full'} run and this was a ${quick ? 'quick' : 'full'} one`);
   else if (flagged.length) {
-    console.log(`\np99 regressions beyond 20% against ${against} (a report, not a failure)`);
-    console.log(renderTable(['flag', 'row', 'before p99', 'now p99', 'change'], flagged));
-  } else console.log(`\nno p99 regression beyond 20% against ${against}`);
+    console.log(`\np99 and throughput regressions beyond 20% against ${against} (a report, not a failure)`);
+    console.log(renderTable(['flag', 'row', 'before', 'now', 'change'], flagged));
+  } else console.log(`\nno p99 or throughput regression beyond 20% against ${against}`);
   writeFileSync(RESULTS, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
   console.log(`wrote ${RESULTS} in ${results.elapsed_s} s (load average ${JSON.stringify((results.machine as Figures).loadavg_at_start)} → ${JSON.stringify((results.machine as Figures).loadavg_at_end)})`);
 }

@@ -232,9 +232,25 @@ function dumpDbBytes(bytes: Buffer): FinalState | null {
   }
 }
 
+/** A JSON object as a record (JSON.parse makes only plain objects), or false. */
+function isJsonRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '__proto__');
+}
+
+/**
+ * `finalStateSchema` on parsed JSON, without copying every row: the same shape check (tables of
+ * arrays of row objects) answered in place. A `__proto__` key, which zod's copy drops, goes through
+ * the schema itself so the result is the same.
+ */
+export function parseFinalState(value: unknown): { success: true; data: FinalState } | { success: false } {
+  const shaped = isJsonRecord(value) && Object.values(value).every((rows) => Array.isArray(rows) && rows.every(isJsonRecord));
+  if (shaped) return { success: true, data: value as FinalState };
+  return finalStateSchema.safeParse(value);
+}
+
 async function loadFinal(source: SnapshotSource, pack: string, callId: string, problems: string[]): Promise<{ final: FinalState | null; from: 'json' | 'db' | null }> {
   const jsonProblems: string[] = [];
-  const final = parseJsonPart(await source.read(snapshotKey(pack, callId, 'final.json')), 'final.json', (v) => finalStateSchema.safeParse(v), jsonProblems);
+  const final = parseJsonPart(await source.read(snapshotKey(pack, callId, 'final.json')), 'final.json', parseFinalState, jsonProblems);
   if (final) return { final, from: 'json' };
   const db = await source.read(snapshotKey(pack, callId, 'db'));
   const dumped = db ? dumpDbBytes(db) : null;
@@ -288,20 +304,30 @@ export function mislabel(s: LoadedSnapshot): string | null {
 }
 
 /**
- * Loads every conversation under a source (optionally one pack), a few reads at a time, sorted by
- * pack and id. A mislabelled set (its summary names another call or pack) is left out and reported.
+ * Reads every conversation under a source (optionally one pack) in pack and id order, a few reads
+ * at a time, and hands each to `visit` (with whether a caller part was listed) before reading
+ * further, so only a batch is ever held. A mislabelled set (its summary names another call or pack) is left out and reported.
  */
-export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
+export async function forEachSnapshot(source: SnapshotSource, onlyPack: string | undefined, onSkip: SkipReporter | undefined, visit: (snapshot: LoadedSnapshot, hasCallerPart: boolean) => void | Promise<void>): Promise<void> {
   // A caller part alone (the server never wrote the call) is not a conversation.
   const groups = [...groupKeys(await source.list()).values()].filter((g) => (!onlyPack || g.pack === onlyPack) && g.parts.size > 0);
-  const out: LoadedSnapshot[] = [];
+  groups.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
   for (let i = 0; i < groups.length; i += 8) {
     const batch = groups.slice(i, i + 8);
-    for (const loaded of await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)))) {
-      const wrong = mislabel(loaded);
-      if (wrong) onSkip?.(`${loaded.pack}/${loaded.callId}.*`, `a mislabelled set: ${wrong}`);
-      else out.push(loaded);
+    const loaded = await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)));
+    for (const [j, set] of loaded.entries()) {
+      const wrong = mislabel(set);
+      if (wrong) onSkip?.(`${set.pack}/${set.callId}.*`, `a mislabelled set: ${wrong}`);
+      else await visit(set, batch[j]?.caller === true);
     }
   }
-  return out.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
+}
+
+/** Loads every conversation under a source (optionally one pack), sorted by pack and id (`forEachSnapshot`, all held). */
+export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
+  const out: LoadedSnapshot[] = [];
+  await forEachSnapshot(source, onlyPack, onSkip, (s) => {
+    out.push(s);
+  });
+  return out;
 }
