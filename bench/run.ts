@@ -6,6 +6,7 @@
  *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
  *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
  *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes
+ *   npm run bench -- --only live --calls 25,50,100 --seconds 8    chosen N and window for the live section
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -156,8 +157,29 @@ function parseSections(only: string | undefined): Set<Section> {
   return new Set(wanted as Section[]);
 }
 
+/** `--calls 25,50,100`: the live section's N, each a positive integer; undefined when not given. */
+function liveCalls(text: string | undefined): number[] | undefined {
+  if (text === undefined) return undefined;
+  const calls = text.split(',').map((s) => Number(s.trim()));
+  if (!calls.length || calls.some((n) => !Number.isInteger(n) || n < 1 || n > 1_000)) {
+    console.error(`--calls takes comma-separated call counts from 1 to 1000 (got ${text})`);
+    process.exit(3);
+  }
+  return calls;
+}
+
+/** `--seconds 8`: the live section's window per N, 1 to 120 s. */
+function liveSeconds(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 120) {
+    console.error(`--seconds takes a window from 1 to 120 (got ${text})`);
+    process.exit(3);
+  }
+  return seconds;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, calls: { type: 'string' }, seconds: { type: 'string' } } });
   const only = parseSections(values.only);
   const quick = values.quick ?? false;
   const previous = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Figures) : null;
@@ -170,7 +192,7 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
   };
   if (only.has('live')) {
-    const live = await benchLive({ calls: quick ? [10, 50] : [10, 25, 50, 100, 200, 400], durationMs: quick ? 6_000 : 20_000 });
+    const live = await benchLive({ calls: liveCalls(values.calls) ?? (quick ? [10, 50] : [10, 25, 50, 100, 200, 400]), durationMs: values.seconds ? liveSeconds(values.seconds) * 1000 : quick ? 6_000 : 20_000 });
     results.live = live;
     printLive(live);
   }
