@@ -74,8 +74,8 @@ function printLive(live: LiveResult): void {
   console.log(`\nLive calls (${live.pack}, ${live.durationS} s per N; jitter = |frame interval − 20 ms| at the callers, ms)`);
   console.log(
     renderTable(
-      ['N', 'up', 'jitter p50', 'p99', 'max', '>5 ms %', 'srv >5 ms %', 'late p99', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
-      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.jitterOver5Pct ?? '-'), String(r.serverOver5Pct ?? '-'), String(r.lateness?.p99 ?? '-'), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
+      ['N', 'up', 'jitter p50', 'p99', 'max', '>5 ms %', 'srv >5 ms %', 'late p99', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'scavenges/call-s', 'full GCs/call-s', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
+      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.jitterOver5Pct ?? '-'), String(r.serverOver5Pct ?? '-'), String(r.lateness?.p99 ?? '-'), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.scavengesPerCallS ?? '-'), String(r.fullCollectionsPerCallS ?? '-'), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
     ),
   );
   // A saturated row's CPU per call is low only because its calls are starved, so it does not count.
