@@ -43,7 +43,7 @@ delay.enable();
 const collections = { scavenges: 0, full: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = (entry.detail as { kind?: number } | null)?.kind;
+    const kind = (entry as PerformanceEntry & { readonly detail?: { readonly kind?: number } }).detail?.kind;
     if (kind === constants.NODE_PERFORMANCE_GC_MINOR) collections.scavenges++;
     else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.full++;
   }
