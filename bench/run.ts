@@ -6,6 +6,7 @@
  *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
  *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
  *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes
+ *   npm run bench -- --only live --calls 25,50,100 --seconds 8    chosen N and window for the live section
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -93,8 +94,8 @@ function printLive(live: LiveResult): void {
   console.log(`\nLive calls (${live.pack}, ${live.durationS} s per N; jitter = |frame interval − 20 ms| at the callers, ms)`);
   console.log(
     renderTable(
-      ['N', 'up', 'jitter p50', 'p99', 'max', '>5 ms %', 'srv >5 ms %', 'late p99', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
-      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.jitterOver5Pct ?? '-'), String(r.serverOver5Pct ?? '-'), String(r.lateness?.p99 ?? '-'), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
+      ['N', 'up', 'jitter p50', 'p99', 'max', '>5 ms %', 'srv >5 ms %', 'late p99', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'scavenges/call-s', 'full GCs/call-s', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
+      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.jitterOver5Pct ?? '-'), String(r.serverOver5Pct ?? '-'), String(r.lateness?.p99 ?? '-'), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.scavengesPerCallS ?? '-'), String(r.fullCollectionsPerCallS ?? '-'), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
     ),
   );
   // A saturated row's CPU per call is low only because its calls are starved, so it does not count.
@@ -201,8 +202,29 @@ function parseSections(only: string | undefined): Set<Section> {
   return new Set(wanted as Section[]);
 }
 
+/** `--calls 25,50,100`: the live section's N, each a positive integer; undefined when not given. */
+function liveCalls(text: string | undefined): number[] | undefined {
+  if (text === undefined) return undefined;
+  const calls = text.split(',').map((s) => Number(s.trim()));
+  if (!calls.length || calls.some((n) => !Number.isInteger(n) || n < 1 || n > 1_000)) {
+    console.error(`--calls takes comma-separated call counts from 1 to 1000 (got ${text})`);
+    process.exit(3);
+  }
+  return calls;
+}
+
+/** `--seconds 8`: the live section's window per N, 1 to 120 s. */
+function liveSeconds(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 120) {
+    console.error(`--seconds takes a window from 1 to 120 (got ${text})`);
+    process.exit(3);
+  }
+  return seconds;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, calls: { type: 'string' }, seconds: { type: 'string' } } });
   const only = parseSections(values.only);
   const quick = values.quick ?? false;
   const previous = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Figures) : null;
@@ -215,7 +237,7 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
   };
   if (only.has('live')) {
-    const live = await benchLive({ calls: quick ? [10, 50] : [10, 25, 50, 100, 200, 400], durationMs: quick ? 6_000 : 20_000 });
+    const live = await benchLive({ calls: liveCalls(values.calls) ?? (quick ? [10, 50] : [10, 25, 50, 100, 200, 400]), durationMs: values.seconds ? liveSeconds(values.seconds) * 1000 : quick ? 6_000 : 20_000 });
     results.live = live;
     printLive(live);
   }
