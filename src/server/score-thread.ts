@@ -1,43 +1,75 @@
 import { Worker } from 'node:worker_threads';
-import type { ScoreReport } from '../scoring/index.ts';
-import type { ScoreJob } from './score-job.ts';
+import type { AudioAnswer, PageAnswer, SiteSpec } from './ui-site.ts';
 
-type Pending = { resolve: (report: ScoreReport) => void; reject: (err: Error) => void };
+/** Requests the UI thread holds at once (running or queued); past it `/ui` answers 503 UI_BUSY. */
+export const UI_QUEUE_MAX = 32;
+
+/** What the UI thread is asked: a page of a site, or the recording behind a site's `<id>.wav`. */
+export type UiRequest = { readonly kind: 'page'; readonly spec: SiteSpec; readonly name: string } | { readonly kind: 'audio'; readonly spec: SiteSpec; readonly file: string };
+
+/** What it says back: the answer to a request, or that a run is being scored (for the log). */
+export type UiMessage = { readonly id: number; readonly answer?: PageAnswer | AudioAnswer; readonly error?: string } | { readonly scoring: { readonly runId: string; readonly conversations: number } };
+
+type Pending = { resolve: (answer: PageAnswer | AudioAnswer) => void; reject: (err: Error) => void };
+
+/** The UI thread holds UI_QUEUE_MAX requests already. */
+export class UiBusyError extends Error {
+  constructor() {
+    super(`the results UI has ${UI_QUEUE_MAX} requests waiting`);
+  }
+}
 
 /**
- * A worker thread that scores runs for the results UI, started on first use and kept; a run
- * scored on demand takes seconds of CPU, which would otherwise stall every call's pacer and
- * `/health`. Jobs run one after another; a thread that dies fails its jobs and is started again.
+ * The worker thread of the results UI (`score-worker.ts`), started on first use and kept: it
+ * scores runs on demand, builds each site's model and renders its pages, which would otherwise
+ * take seconds of the event loop and stall every call's pacer and `/health`. At most
+ * UI_QUEUE_MAX requests wait at once; a thread that dies fails its requests and is started again.
  */
 export class ScoreThread {
   private worker: Worker | null = null;
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
+  private readonly onScoring: (runId: string, conversations: number) => void;
 
-  score(job: ScoreJob): Promise<ScoreReport> {
-    const worker = this.worker ?? this.start();
-    const id = this.nextId++;
-    return new Promise<ScoreReport>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, job });
-    });
+  /** `onScoring` is told each time the thread starts scoring a run on demand. */
+  constructor(onScoring: (runId: string, conversations: number) => void) {
+    this.onScoring = onScoring;
   }
 
-  /** Stops the thread (server close); jobs still running fail. */
+  page(spec: SiteSpec, name: string): Promise<PageAnswer> {
+    return this.ask({ kind: 'page', spec, name }) as Promise<PageAnswer>;
+  }
+
+  audio(spec: SiteSpec, file: string): Promise<AudioAnswer> {
+    return this.ask({ kind: 'audio', spec, file }) as Promise<AudioAnswer>;
+  }
+
+  /** Stops the thread (server close); requests still running fail. */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
     if (worker) await worker.terminate();
   }
 
+  private ask(request: UiRequest): Promise<PageAnswer | AudioAnswer> {
+    if (this.pending.size >= UI_QUEUE_MAX) return Promise.reject(new UiBusyError());
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, request });
+    });
+  }
+
   private start(): Worker {
     const worker = new Worker(new URL('./score-worker.ts', import.meta.url));
     worker.unref();
-    worker.on('message', (message: { id: number; report?: ScoreReport; error?: string }) => {
+    worker.on('message', (message: UiMessage) => {
+      if ('scoring' in message) return this.onScoring(message.scoring.runId, message.scoring.conversations);
       const waiting = this.pending.get(message.id);
       this.pending.delete(message.id);
-      if (message.report) waiting?.resolve(message.report);
-      else waiting?.reject(new Error(message.error ?? 'scoring failed'));
+      if (message.answer) waiting?.resolve(message.answer);
+      else waiting?.reject(new Error(message.error ?? 'the results UI thread failed'));
     });
     const fail = (err: Error): void => {
       if (this.worker === worker) this.worker = null;
@@ -45,7 +77,7 @@ export class ScoreThread {
       this.pending.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the scoring thread exited (${code})`)));
+    worker.on('exit', (code) => fail(new Error(`the results UI thread exited (${code})`)));
     this.worker = worker;
     return worker;
   }

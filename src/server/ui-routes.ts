@@ -3,37 +3,28 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
 import { httpProblem, sha256Parts } from '../core/index.ts';
-import { loadPack, type Pack } from '../packs/index.ts';
-import {
-  buildReportModel,
-  loadConversationEvidence,
-  parseBlueprint,
-  parsePageName,
-  parseScoreFile,
-  readPackFacts,
-  renderSitePage,
-  renderStoreRunsPage,
-  SAFE_ID,
-  type ReportModel,
-  type RunListing,
-} from '../report/index.ts';
+import type { RunListing } from '../report/index.ts';
 import { groupKeys, NO_RUN_ID, SCORER_VERSION, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
 import { snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
 import { ON_DEMAND, storeSource, type ScoreJob } from './score-job.ts';
-import { ScoreThread } from './score-thread.ts';
+import { ScoreThread, UiBusyError } from './score-thread.ts';
+import { runFileOf, type SiteRun, type SiteSpec } from './ui-site.ts';
 
+/** The report module (pages, score files): loaded on the first `/ui` request, not at boot. */
+const report = () => import('../report/index.ts');
 /** Same policy as the pages' meta tag: nothing leaves the origin. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const AUDIO_FILE = /^([A-Za-z0-9_-]{1,64})\.wav$/;
-const PACK_ID = /^[a-z][a-z0-9-]*$/;
 /** A run set in a URL: run ids joined by `+` (at most 12). */
 const RUN_SET = /^[A-Za-z0-9_-]{1,64}(\+[A-Za-z0-9_-]{1,64}){0,11}$/;
 /** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
 const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
 type Profile = keyof typeof PROFILES;
-const MODEL_CACHE = 8;
+/** The run id of the stored scores' site, whose scores.json is shown whole. */
+const STORED_RUN = '*';
+/** Seconds a request refused because the UI thread is full is told to wait. */
+const RETRY_AFTER_S = 5;
 
 /** The newest folder under `<dataDir>/scores` that holds a scores.json (by its modification time). */
 export function latestScoresDir(dataDir: string): string | null {
@@ -63,55 +54,14 @@ export function scoresFilesUnder(dir: string): string[] {
   return out;
 }
 
-interface LoadedModel {
-  readonly file: string;
-  readonly mtimeMs: number;
-  readonly model: ReportModel;
-}
-
-/** Node access to the packs folder for the pages' task facts and blueprints. */
-function packFacts(config: Config, packIds: Iterable<string>): ReturnType<typeof readPackFacts> {
-  const dir = resolve(config.packsDir);
-  return readPackFacts(
-    packIds,
-    {
-      read: (pack, path) => (existsSync(join(dir, pack, path)) ? readFileSync(join(dir, pack, path)) : null),
-      taskFiles: (pack) => (existsSync(join(dir, pack, 'tasks')) ? readdirSync(join(dir, pack, 'tasks')).sort() : []),
-    },
-    (bytes) => parseBlueprint(bytes),
-  );
-}
-
-function runFileOf(scoresFile: string): Map<string, RunMeta> {
-  const file = join(resolve(scoresFile, '..'), 'run.json');
-  if (!existsSync(file)) return new Map();
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { runs?: RunMeta[] };
-    return new Map((parsed.runs ?? []).filter((r) => typeof r?.run_id === 'string' && typeof r.label === 'string' && typeof r.caller?.kind === 'string').map((r) => [r.run_id, r]));
-  } catch {
-    return new Map();
-  }
-}
-
-function siteModel(config: Config, reports: readonly ScoreReport[], runMeta: ReadonlyMap<string, RunMeta>, origin: string): ReportModel {
-  const { blueprints, taskInfo } = packFacts(config, reports.flatMap((r) => r.conversations.map((c) => c.pack)));
-  return buildReportModel({ reports, runMeta, blueprints, taskInfo, origin });
-}
-
-/** Loads (and keeps, until the file changes) the model of the configured or newest scores. */
-function modelLoader(ctx: AppContext): () => { model: ReportModel } | { problem: string } {
-  let cached: LoadedModel | null = null;
-  return () => {
-    const dir = ctx.config.scoresDir ? resolve(ctx.config.scoresDir) : latestScoresDir(ctx.config.dataDir);
-    const file = dir ? join(dir, 'scores.json') : null;
-    if (!file || !existsSync(file)) return { problem: `No scores found${dir ? ` in ${dir}` : ` under ${resolve(ctx.config.dataDir, 'scores')}`}. Run mivas run, or mivas score --out, and set MIVAS_SCORES_DIR; or open runs.html for the runs in the snapshot store.` };
-    const mtimeMs = statSync(file).mtimeMs;
-    if (cached?.file === file && cached.mtimeMs === mtimeMs) return { model: cached.model };
-    const parsed = parseScoreFile(readFileSync(file, 'utf8'));
-    if (!parsed.ok) return { problem: parsed.problem };
-    cached = { file, mtimeMs, model: siteModel(ctx.config, [parsed.report], runFileOf(file), `stored scores: ${dir}`) };
-    return { model: cached.model };
-  };
+/** The site of the configured or newest stored scores (`MIVAS_SCORES_DIR`), keyed by the file and its modification. */
+function storedSite(config: Config): { spec: SiteSpec } | { problem: string } {
+  const dir = config.scoresDir ? resolve(config.scoresDir) : latestScoresDir(config.dataDir);
+  const file = dir ? join(dir, 'scores.json') : null;
+  if (!file || !existsSync(file)) return { problem: `No scores found${dir ? ` in ${dir}` : ` under ${resolve(config.dataDir, 'scores')}`}. Run mivas run, or mivas score --out, and set MIVAS_SCORES_DIR; or open runs.html for the runs in the snapshot store.` };
+  const { mtimeMs, size } = statSync(file);
+  const key = sha256Parts(['stored', file, String(mtimeMs), String(size)]);
+  return { spec: { key, runs: [{ runId: STORED_RUN, key, scores: { scoresFile: file, conversations: null } }], snapshots: config.snapshots, packsDir: config.packsDir, origin: `stored scores: ${dir}` } };
 }
 
 interface StoredCall {
@@ -191,13 +141,15 @@ class StoreRuns {
   }
 
   /** Stored scorings under MIVAS_SCORES_DIR and `<data>/scores`, re-read when a file changes. */
-  storedScores(): StoredScores[] {
+  async storedScores(): Promise<StoredScores[]> {
     const roots = [...new Set([this.config.scoresDir ? resolve(this.config.scoresDir) : null, resolve(this.config.dataDir, 'scores')].filter((d): d is string => d !== null))];
     const files = [...new Set(roots.flatMap(scoresFilesUnder))];
+    const { parseScoreFile } = files.length ? await report() : { parseScoreFile: null };
     return files.flatMap((file) => {
       const mtimeMs = statSync(file).mtimeMs;
       const known = this.scores.get(file);
       if (known?.mtimeMs === mtimeMs) return [known];
+      if (!parseScoreFile) return [];
       const parsed = parseScoreFile(readFileSync(file, 'utf8'));
       if (!parsed.ok) return [];
       const entry = { file, mtimeMs, report: parsed.report, runs: runFileOf(file) };
@@ -206,24 +158,25 @@ class StoreRuns {
     });
   }
 
-  /** A stored scoring that holds every conversation of the run (the run's verdicts only), or null. */
-  storedFor(runId: string, calls: readonly StoredCall[]): { report: ScoreReport; meta: RunMeta | null; file: string } | null {
+  /** A stored scoring that holds every conversation of the run, or null. */
+  async storedFor(runId: string, calls: readonly StoredCall[]): Promise<{ meta: RunMeta | null; file: string; mtimeMs: number } | null> {
     const ids = new Set(calls.map((c) => c.callId));
-    for (const s of this.storedScores()) {
+    for (const s of await this.storedScores()) {
       const mine = s.report.conversations.filter((v) => ids.has(v.conversation_id));
-      if (mine.length === ids.size && ids.size > 0) return { report: { ...s.report, conversations: mine }, meta: s.runs.get(runId) ?? null, file: s.file };
+      if (mine.length === ids.size && ids.size > 0) return { meta: s.runs.get(runId) ?? null, file: s.file, mtimeMs: s.mtimeMs };
     }
     return null;
   }
 
   async listing(): Promise<RunListing[]> {
-    const byRun = await this.calls();
-    return [...byRun.entries()]
-      .map(([runId, calls]) => {
-        const stored = this.storedFor(runId, calls);
+    const byRun = [...(await this.calls()).entries()];
+    const stored = await Promise.all(byRun.map(([runId, calls]) => this.storedFor(runId, calls)));
+    return byRun
+      .map(([runId, calls], i) => {
+        const scored = stored[i];
         const distinct = (xs: (string | null)[]): string[] => [...new Set(xs.filter((x): x is string => x !== null))].sort();
         const packs = distinct(calls.map((c) => c.pack)).map((id) => ({ id, pack_version: distinct(calls.filter((c) => c.pack === id).map((c) => c.packVersion)).join('+') || null }));
-        return { run_id: runId, label: stored?.meta?.label ?? null, packs, harnesses: distinct(calls.map((c) => c.harness)), models: distinct(calls.map((c) => c.model)), conversations: calls.length, started_at: distinct(calls.map((c) => c.startedAt))[0] ?? null, scores: stored ? ('stored' as const) : ('on demand' as const) };
+        return { run_id: runId, label: scored?.meta?.label ?? null, packs, harnesses: distinct(calls.map((c) => c.harness)), models: distinct(calls.map((c) => c.model)), conversations: calls.length, started_at: distinct(calls.map((c) => c.startedAt))[0] ?? null, scores: scored ? ('stored' as const) : ('on demand' as const) };
       })
       .sort((a, b) => ((b.started_at ?? '') < (a.started_at ?? '') ? -1 : (b.started_at ?? '') > (a.started_at ?? '') ? 1 : a.run_id < b.run_id ? -1 : 1));
   }
@@ -236,64 +189,34 @@ class StoreRuns {
   }
 }
 
-/** What a run's on-demand scores are cached by: the profile, the run, and the hashes of its summaries (in id order). */
+/**
+ * What a run's on-demand scores are cached by: the profile, the run, and for each conversation (in
+ * id order) the hash of its summary and the names of its parts. A summary is written last and
+ * never changes, so a set's content changes only with its summary or its parts.
+ */
 function contentKey(profile: Profile, runId: string, calls: readonly StoredCall[]): string {
-  return sha256Parts([profile, runId, ...[...calls].sort((a, b) => (`${a.pack}/${a.callId}` < `${b.pack}/${b.callId}` ? -1 : 1)).map((c) => `${c.pack}/${c.callId}:${c.summaryHash}`)]);
-}
-
-/** Keeps at most `max` entries, dropping the oldest. */
-function bounded<V>(cache: Map<string, V>, max: number): void {
-  while (cache.size > max) cache.delete(cache.keys().next().value as string);
+  return sha256Parts([profile, runId, ...[...calls].sort((a, b) => (`${a.pack}/${a.callId}` < `${b.pack}/${b.callId}` ? -1 : 1)).map((c) => `${c.pack}/${c.callId}:${c.summaryHash}:${[...c.parts].sort().join(',')}`)]);
 }
 
 /**
- * The model of a run set from the store: stored scores where they cover a run, else scored on
- * demand in the scoring thread. Each run's scores are cached by its content (`contentKey`), so a
+ * The site of a run set from the store: stored scores where they cover a run, else scored on
+ * demand in the UI thread. Each run's scores are cached there by its content (`contentKey`), so a
  * run set asked in another order reuses them, and a changed or added summary scores the run again.
  */
-function runSetLoader(ctx: AppContext, store: StoreRuns, thread: ScoreThread): (profile: Profile, runIds: readonly string[]) => Promise<{ model: ReportModel } | { problem: string }> {
-  const reports = new Map<string, Promise<ScoreReport>>();
-  const models = new Map<string, Promise<ReportModel>>();
-  const reportOf = (key: string, job: () => ScoreJob): Promise<ScoreReport> => {
-    let pending = reports.get(key);
-    if (!pending) {
-      const scored = job();
-      ctx.log.info({ runId: scored.runId, conversations: scored.calls.length }, 'scoring a run on demand for the results UI');
-      pending = thread.score(scored);
-      reports.set(key, pending);
-      pending.catch(() => reports.delete(key));
-      bounded(reports, MODEL_CACHE * 4);
-    }
-    return pending;
-  };
-  return async (profile, runIds) => {
-    const byRun = await store.calls();
-    const missing = runIds.filter((id) => !byRun.has(id));
-    if (missing.length) return { problem: `No conversations of run ${missing.join(', ')} in ${store.root}.` };
-    const plan = runIds.map((id) => {
-      const calls = byRun.get(id) ?? [];
-      const stored = store.storedFor(id, calls);
-      return { id, calls, stored, key: stored ? `stored:${stored.file}` : contentKey(profile, id, calls) };
-    });
-    const modelKey = sha256Parts([profile, ...plan.map((p) => `${p.id}=${p.key}`)]);
-    let pending = models.get(modelKey);
-    if (!pending) {
-      pending = (async () => {
-        const runReports = await Promise.all(plan.map((p) => (p.stored ? p.stored.report : reportOf(p.key, () => store.jobFor(p.id, p.calls, profile)))));
-        const runMeta = new Map<string, RunMeta>(plan.flatMap((p) => (p.stored?.meta ? [[p.id, p.stored.meta] as const] : [])));
-        const origin = plan.map((p) => `${p.id}: ${p.stored ? `stored scores ${p.stored.file}` : `scored on demand (scorer ${SCORER_VERSION}, ${profile === 'fast' ? '--fast' : 'default'} profile, B=${ON_DEMAND.resamples})`}`).join(' · ');
-        return siteModel(ctx.config, runReports, runMeta, `snapshot store ${store.root} · ${origin}`);
-      })();
-      models.set(modelKey, pending);
-      pending.catch(() => models.delete(modelKey));
-      bounded(models, MODEL_CACHE);
-    }
-    try {
-      return { model: await pending };
-    } catch (err) {
-      return { problem: `Could not score ${runIds.join(', ')}: ${err instanceof Error ? err.message : String(err)}` };
-    }
-  };
+async function runSetSite(config: Config, store: StoreRuns, profile: Profile, runIds: readonly string[]): Promise<{ spec: SiteSpec } | { problem: string }> {
+  const byRun = await store.calls();
+  const missing = runIds.filter((id) => !byRun.has(id));
+  if (missing.length) return { problem: `No conversations of run ${missing.join(', ')} in ${store.root}.` };
+  const runs = await Promise.all(
+    runIds.map(async (runId): Promise<SiteRun & { origin: string }> => {
+      const calls = byRun.get(runId) ?? [];
+      const stored = await store.storedFor(runId, calls);
+      if (stored) return { runId, key: sha256Parts(['stored', stored.file, String(stored.mtimeMs), runId]), scores: { scoresFile: stored.file, conversations: calls.map((c) => c.callId) }, origin: `stored scores ${stored.file}` };
+      return { runId, key: contentKey(profile, runId, calls), scores: { job: store.jobFor(runId, calls, profile) }, origin: `scored on demand (scorer ${SCORER_VERSION}, ${profile === 'fast' ? '--fast' : 'default'} profile, B=${ON_DEMAND.resamples})` };
+    }),
+  );
+  const origin = runs.map((r) => `${r.runId}: ${r.origin}`).join(' · ');
+  return { spec: { key: sha256Parts([profile, ...runs.map((r) => `${r.runId}=${r.key}`)]), runs: runs.map(({ runId, key, scores }) => ({ runId, key, scores })), snapshots: config.snapshots, packsDir: config.packsDir, origin: `snapshot store ${store.root} · ${origin}` } };
 }
 
 function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -314,11 +237,27 @@ export function byteRange(header: string | undefined, size: number): { start: nu
   return start <= end && start < size ? { start, end } : null;
 }
 
-async function sendAudio(read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, model: ReportModel, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
-  const id = AUDIO_FILE.exec(file)?.[1];
-  const v = id && SAFE_ID.test(id) ? model.conversations.get(id) : undefined;
-  // The key is built from the scored conversation's own pack and id: never a path from the request.
-  const found = v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? await read(snapshotKey(v.pack, v.conversation_id, 'wav')) : null;
+/** A request the UI thread refused because it is full: 503 with Retry-After (the connection closes, as every refusal's does). */
+function sendBusy(reply: FastifyReply, err: UiBusyError): FastifyReply {
+  return sendProblem(reply.header('Retry-After', String(RETRY_AFTER_S)), httpProblem('UI_BUSY', err.message));
+}
+
+/** How a site that could not be built reads: the stored scores' own problem, or which runs of a run set could not be scored. */
+function failure(spec: SiteSpec, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return spec.runs[0]?.runId === STORED_RUN ? message : `Could not score ${spec.runs.map((r) => r.runId).join(', ')}: ${message}`;
+}
+
+async function sendAudio(thread: ScoreThread, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, spec: SiteSpec, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
+  let answer: Awaited<ReturnType<ScoreThread['audio']>>;
+  try {
+    answer = await thread.audio(spec, file);
+  } catch (err) {
+    if (err instanceof UiBusyError) return sendBusy(reply, err);
+    return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', failure(spec, err)));
+  }
+  // The key is built by the UI thread from the scored conversation's own pack and id: never a path from the request.
+  const found = 'key' in answer && answer.key ? await read(answer.key) : null;
   if (!found) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no recording for that conversation'));
   const bytes = Buffer.from(found.buffer, found.byteOffset, found.byteLength);
   reply.header('content-type', 'audio/wav').header('accept-ranges', 'bytes').header('cache-control', 'no-store');
@@ -327,16 +266,14 @@ async function sendAudio(read: (key: string) => Promise<Buffer | Uint8Array | nu
   return reply.code(206).header('content-range', `bytes ${part.start}-${part.end}/${bytes.length}`).send(bytes.subarray(part.start, part.end + 1));
 }
 
-async function sendPage(reply: FastifyReply, model: ReportModel, name: string, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>): Promise<FastifyReply> {
-  const page = parsePageName(name);
-  if (!page) return notFound(reply, 'No such page.');
-  const evidence = async (id: string) => {
-    const v = model.conversations.get(id);
-    if (!v) throw new Error('conversation vanished from the model');
-    return loadConversationEvidence(read, v, model.blueprints.get(v.pack) ?? null);
-  };
-  const body = await renderSitePage(model, page, evidence);
-  return body === null ? notFound(reply, 'No such task or conversation in these scores.') : sendHtml(reply, 200, body);
+async function sendPage(thread: ScoreThread, spec: SiteSpec, name: string, reply: FastifyReply): Promise<FastifyReply> {
+  try {
+    const answer = await thread.page(spec, name);
+    return 'html' in answer ? sendHtml(reply, 200, answer.html) : notFound(reply, answer.notFound);
+  } catch (err) {
+    if (err instanceof UiBusyError) return sendBusy(reply, err);
+    return notFound(reply, failure(spec, err));
+  }
 }
 
 /**
@@ -344,16 +281,16 @@ async function sendPage(reply: FastifyReply, model: ReportModel, name: string, r
  * the same files `mivas report` writes, so every link is relative and works in both places.
  * `/ui/<page>` shows the stored scores (`MIVAS_SCORES_DIR` or the newest); `/ui/runs.html` lists
  * the runs of the snapshot store; `/ui/r/<profile>/<run+run…>/<page>` is the site of chosen runs,
- * from their stored scores or scored on demand.
+ * from their stored scores or scored on demand. Models and pages are built in the UI thread
+ * (`score-thread.ts`), never on the event loop; only the store's listing is read here.
  */
 export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const load = modelLoader(ctx);
   const store = new StoreRuns(storeSource(ctx.config.snapshots, (key, reason) => ctx.log.warn({ key, reason }, 'the results UI skipped a file of the snapshot store')), ctx.config);
-  const thread = new ScoreThread();
+  const thread = new ScoreThread((runId, conversations) => ctx.log.info({ runId, conversations }, 'scoring a run on demand for the results UI'));
   app.addHook('onClose', async () => thread.close());
-  const runSet = runSetLoader(ctx, store, thread);
   const storeRead = (key: string) => store.source.read(key);
   const storePage = async (reply: FastifyReply, base: string): Promise<FastifyReply> => {
+    const { renderStoreRunsPage } = await report();
     try {
       return sendHtml(reply, 200, renderStoreRunsPage(store.root, await store.listing(), base));
     } catch (err) {
@@ -363,31 +300,31 @@ export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
   app.get('/ui', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get('/ui/', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => {
-    const loaded = load();
-    if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
-    return sendAudio((key) => ctx.sink.get(key), loaded.model, request.params.file, request.headers.range, reply);
+    const site = storedSite(ctx.config);
+    if ('problem' in site) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', site.problem));
+    return sendAudio(thread, (key) => ctx.sink.get(key), site.spec, request.params.file, request.headers.range, reply);
   });
   app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => {
     if (request.params.page === 'runs.html') return storePage(reply, 'r/default/');
-    const loaded = load();
-    if ('problem' in loaded) return notFound(reply, loaded.problem);
-    return sendPage(reply, loaded.model, request.params.page, (key) => ctx.sink.get(key));
+    const site = storedSite(ctx.config);
+    if ('problem' in site) return notFound(reply, site.problem);
+    return sendPage(thread, site.spec, request.params.page, reply);
   });
   const runSetOf = (profile: string, runs: string): { profile: Profile; ids: string[] } | null => (profile in PROFILES && RUN_SET.test(runs) ? { profile: profile as Profile, ids: [...new Set(runs.split('+'))] } : null);
   app.get<{ Params: { profile: string; runs: string } }>('/ui/r/:profile/:runs', async (request, reply) => reply.redirect(`/ui/r/${encodeURIComponent(request.params.profile)}/${encodeURIComponent(request.params.runs)}/index.html`));
   app.get<{ Params: { profile: string; runs: string; file: string } }>('/ui/r/:profile/:runs/audio/:file', async (request, reply) => {
     const set = runSetOf(request.params.profile, request.params.runs);
     if (!set) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no such run set'));
-    const loaded = await runSet(set.profile, set.ids);
-    if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
-    return sendAudio(storeRead, loaded.model, request.params.file, request.headers.range, reply);
+    const site = await runSetSite(ctx.config, store, set.profile, set.ids);
+    if ('problem' in site) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', site.problem));
+    return sendAudio(thread, storeRead, site.spec, request.params.file, request.headers.range, reply);
   });
   app.get<{ Params: { profile: string; runs: string; page: string } }>('/ui/r/:profile/:runs/:page', async (request, reply) => {
     const set = runSetOf(request.params.profile, request.params.runs);
     if (!set) return notFound(reply, 'No such run set: /ui/r/<default|fast>/<run_id>[+<run_id>…]/<page>.');
     if (request.params.page === 'runs.html') return storePage(reply, '../../default/');
-    const loaded = await runSet(set.profile, set.ids);
-    if ('problem' in loaded) return notFound(reply, loaded.problem);
-    return sendPage(reply, loaded.model, request.params.page, storeRead);
+    const site = await runSetSite(ctx.config, store, set.profile, set.ids);
+    if ('problem' in site) return notFound(reply, site.problem);
+    return sendPage(thread, site.spec, request.params.page, reply);
   });
 }

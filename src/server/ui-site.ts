@@ -1,0 +1,154 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { SnapshotTarget } from '../config.ts';
+import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, readPackFacts, renderSitePage, SAFE_ID, type ReportModel } from '../report/index.ts';
+import type { RunMeta, ScoreReport } from '../scoring/index.ts';
+import { snapshotKey } from '../snapshot/index.ts';
+import { scoreStoredRun, storeSource, type ScoreJob } from './score-job.ts';
+
+/**
+ * Where one run's verdicts come from: a stored scores.json (all of it, or only the run's
+ * conversations), or scoring its snapshots on demand.
+ */
+export type RunScores = { readonly scoresFile: string; readonly conversations: readonly string[] | null } | { readonly job: ScoreJob };
+
+/** One run of a results site, with the content key its scores are cached by. */
+export interface SiteRun {
+  readonly runId: string;
+  readonly key: string;
+  readonly scores: RunScores;
+}
+
+/**
+ * A results site as plain data (it crosses to the UI thread): its runs, where their evidence is
+ * read and the packs' facts. `key` names its content: two specs with one key build one model.
+ */
+export interface SiteSpec {
+  readonly key: string;
+  readonly runs: readonly SiteRun[];
+  readonly snapshots: SnapshotTarget;
+  readonly packsDir: string;
+  readonly origin: string;
+}
+
+/** What the UI thread answers for a page: its HTML, or the message of a 404 page. */
+export type PageAnswer = { readonly html: string } | { readonly notFound: string };
+
+/** The snapshot key of a conversation's recording (`<id>.wav` of the site), or null: built from the scored conversation, never from the request. */
+export type AudioAnswer = { readonly key: string | null } | { readonly problem: string };
+
+/** A run's verdicts and the run.json entries that go with them: every run the file names when it is shown whole, else the run's own. */
+interface RunVerdicts {
+  readonly report: ScoreReport;
+  readonly meta: ReadonlyMap<string, RunMeta>;
+}
+
+const PACK_ID = /^[a-z][a-z0-9-]*$/;
+const AUDIO_FILE = /^([A-Za-z0-9_-]{1,64})\.wav$/;
+const MODELS = 8;
+const REPORTS = 32;
+
+/** The runs named in the run.json beside a scores.json (labels and callers), by run id. */
+export function runFileOf(scoresFile: string): Map<string, RunMeta> {
+  const file = join(resolve(scoresFile, '..'), 'run.json');
+  if (!existsSync(file)) return new Map();
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { runs?: RunMeta[] };
+    return new Map((parsed.runs ?? []).filter((r) => typeof r?.run_id === 'string' && typeof r.label === 'string' && typeof r.caller?.kind === 'string').map((r) => [r.run_id, r]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Node access to the packs folder for the pages' task facts and blueprints. */
+function packFacts(packsDir: string, packIds: Iterable<string>): ReturnType<typeof readPackFacts> {
+  const dir = resolve(packsDir);
+  return readPackFacts(
+    packIds,
+    {
+      read: (pack, path) => (existsSync(join(dir, pack, path)) ? readFileSync(join(dir, pack, path)) : null),
+      taskFiles: (pack) => (existsSync(join(dir, pack, 'tasks')) ? readdirSync(join(dir, pack, 'tasks')).sort() : []),
+    },
+    (bytes) => parseBlueprint(bytes),
+  );
+}
+
+/** Keeps at most `max` entries, dropping the oldest. */
+function bounded<V>(cache: Map<string, V>, max: number): void {
+  while (cache.size > max) cache.delete(cache.keys().next().value as string);
+}
+
+/** Remembers a pending value under a key (dropped again if it fails), at most `max` of them. */
+function remember<V>(cache: Map<string, Promise<V>>, key: string, max: number, make: () => Promise<V>): Promise<V> {
+  let pending = cache.get(key);
+  if (!pending) {
+    pending = make();
+    cache.set(key, pending);
+    pending.catch(() => cache.delete(key));
+    bounded(cache, max);
+  }
+  return pending;
+}
+
+/**
+ * The results sites of the UI thread: each run's scores cached by its content key, each site's
+ * model by the site's key, and its pages rendered from the model on request.
+ */
+export class UiSites {
+  private readonly reports = new Map<string, Promise<RunVerdicts>>();
+  private readonly models = new Map<string, Promise<ReportModel>>();
+  private readonly onScoring: (runId: string, conversations: number) => void;
+
+  /** `onScoring` is told each time a run is scored on demand. */
+  constructor(onScoring: (runId: string, conversations: number) => void) {
+    this.onScoring = onScoring;
+  }
+
+  async page(spec: SiteSpec, name: string): Promise<PageAnswer> {
+    const page = parsePageName(name);
+    if (!page) return { notFound: 'No such page.' };
+    const model = await this.model(spec);
+    const source = storeSource(spec.snapshots);
+    const evidence = async (id: string) => {
+      const v = model.conversations.get(id);
+      if (!v) throw new Error('conversation vanished from the model');
+      return loadConversationEvidence((key) => source.read(key), v, model.blueprints.get(v.pack) ?? null);
+    };
+    const html = await renderSitePage(model, page, evidence);
+    return html === null ? { notFound: 'No such task or conversation in these scores.' } : { html };
+  }
+
+  async audio(spec: SiteSpec, file: string): Promise<AudioAnswer> {
+    const model = await this.model(spec);
+    const id = AUDIO_FILE.exec(file)?.[1];
+    const v = id && SAFE_ID.test(id) ? model.conversations.get(id) : undefined;
+    return { key: v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? snapshotKey(v.pack, v.conversation_id, 'wav') : null };
+  }
+
+  private model(spec: SiteSpec): Promise<ReportModel> {
+    return remember(this.models, spec.key, MODELS, async () => {
+      const runs = await Promise.all(spec.runs.map((run) => this.scores(run)));
+      const reports = runs.map((r) => r.report);
+      const runMeta = new Map<string, RunMeta>(runs.flatMap((r) => [...r.meta]));
+      const { blueprints, taskInfo } = packFacts(spec.packsDir, reports.flatMap((r) => r.conversations.map((c) => c.pack)));
+      return buildReportModel({ reports, runMeta, blueprints, taskInfo, origin: spec.origin });
+    });
+  }
+
+  private scores(run: SiteRun): Promise<RunVerdicts> {
+    const scores = run.scores;
+    return remember(this.reports, run.key, REPORTS, async () => {
+      if ('job' in scores) {
+        this.onScoring(run.runId, scores.job.calls.length);
+        return { report: await scoreStoredRun(scores.job), meta: new Map() };
+      }
+      const parsed = parseScoreFile(readFileSync(scores.scoresFile, 'utf8'));
+      if (!parsed.ok) throw new Error(parsed.problem);
+      const all = runFileOf(scores.scoresFile);
+      if (!scores.conversations) return { report: parsed.report, meta: all };
+      const ids = new Set(scores.conversations);
+      const meta = all.get(run.runId);
+      return { report: { ...parsed.report, conversations: parsed.report.conversations.filter((v) => ids.has(v.conversation_id)) }, meta: new Map(meta ? [[run.runId, meta]] : []) };
+    });
+  }
+}
