@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { SnapshotTarget } from '../config.ts';
-import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, readPackFacts, renderSitePage, SAFE_ID, type ReportModel } from '../report/index.ts';
+import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, readPackFacts, renderSitePage, renderStoreRunsPage, SAFE_ID, type ReportModel } from '../report/index.ts';
 import type { RunMeta, ScoreReport } from '../scoring/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
-import { scoreStoredRun, storeSource, type ScoreJob } from './score-job.ts';
+import { scoreStoredRun, type ScoreJob } from './score-job.ts';
+import { runFileOf, runSetSite, STORED_RUN, storedSite, StoreRuns, type Profile, type UiConfig } from './ui-store.ts';
 
 /**
  * Where one run's verdicts come from: a stored scores.json (all of it, or only the run's
@@ -19,23 +19,25 @@ export interface SiteRun {
   readonly scores: RunScores;
 }
 
-/**
- * A results site as plain data (it crosses to the UI thread): its runs, where their evidence is
- * read and the packs' facts. `key` names its content: two specs with one key build one model.
- */
+/** A results site: its runs and the packs' facts. `key` names its content: two specs with one key build one model. */
 export interface SiteSpec {
   readonly key: string;
   readonly runs: readonly SiteRun[];
-  readonly snapshots: SnapshotTarget;
   readonly packsDir: string;
   readonly origin: string;
 }
+
+/** Which site a request names: the stored scores (`/ui/<page>`), or a run set of the store (`/ui/r/<profile>/<runs>/<page>`). */
+export type SiteRef = { readonly stored: true } | { readonly profile: Profile; readonly runIds: readonly string[] };
 
 /** What the UI thread answers for a page: its HTML, or the message of a 404 page. */
 export type PageAnswer = { readonly html: string } | { readonly notFound: string };
 
 /** The snapshot key of a conversation's recording (`<id>.wav` of the site), or null: built from the scored conversation, never from the request. */
 export type AudioAnswer = { readonly key: string | null } | { readonly problem: string };
+
+/** What the UI thread tells the server's log. */
+export type UiEvent = { readonly scoring: { readonly runId: string; readonly conversations: number } } | { readonly skipped: { readonly key: string; readonly reason: string } };
 
 /** A run's verdicts and the run.json entries that go with them: every run the file names when it is shown whole, else the run's own. */
 interface RunVerdicts {
@@ -48,18 +50,6 @@ const AUDIO_FILE = /^([A-Za-z0-9_-]{1,64})\.wav$/;
 const MODELS = 8;
 const REPORTS = 32;
 
-/** The runs named in the run.json beside a scores.json (labels and callers), by run id. */
-export function runFileOf(scoresFile: string): Map<string, RunMeta> {
-  const file = join(resolve(scoresFile, '..'), 'run.json');
-  if (!existsSync(file)) return new Map();
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { runs?: RunMeta[] };
-    return new Map((parsed.runs ?? []).filter((r) => typeof r?.run_id === 'string' && typeof r.label === 'string' && typeof r.caller?.kind === 'string').map((r) => [r.run_id, r]));
-  } catch {
-    return new Map();
-  }
-}
-
 /** Node access to the packs folder for the pages' task facts and blueprints. */
 function packFacts(packsDir: string, packIds: Iterable<string>): ReturnType<typeof readPackFacts> {
   const dir = resolve(packsDir);
@@ -71,6 +61,12 @@ function packFacts(packsDir: string, packIds: Iterable<string>): ReturnType<type
     },
     (bytes) => parseBlueprint(bytes),
   );
+}
+
+/** How a site that could not be built reads: the stored scores' own problem, or which runs of a run set could not be scored. */
+function failure(spec: SiteSpec, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return spec.runs[0]?.runId === STORED_RUN ? message : `Could not score ${spec.runs.map((r) => r.runId).join(', ')}: ${message}`;
 }
 
 /** Keeps at most `max` entries, dropping the oldest. */
@@ -97,18 +93,39 @@ function remember<V>(cache: Map<string, Promise<V>>, key: string, max: number, m
 export class UiSites {
   private readonly reports = new Map<string, Promise<RunVerdicts>>();
   private readonly models = new Map<string, Promise<ReportModel>>();
-  private readonly onScoring: (runId: string, conversations: number) => void;
+  private readonly config: UiConfig;
+  private readonly tell: (event: UiEvent) => void;
+  private readonly store: StoreRuns;
 
-  /** `onScoring` is told each time a run is scored on demand. */
-  constructor(onScoring: (runId: string, conversations: number) => void) {
-    this.onScoring = onScoring;
+  /** `tell` hears each run scored on demand and each file of the store skipped. */
+  constructor(config: UiConfig, tell: (event: UiEvent) => void) {
+    this.config = config;
+    this.tell = tell;
+    this.store = new StoreRuns(config, (key, reason) => tell({ skipped: { key, reason } }));
   }
 
-  async page(spec: SiteSpec, name: string): Promise<PageAnswer> {
+  /** The store's runs page (`runs.html`), its links relative to `base`. */
+  async runsPage(base: string): Promise<string> {
+    try {
+      return renderStoreRunsPage(this.store.root, await this.store.listing(), base);
+    } catch (err) {
+      return renderStoreRunsPage(this.store.root, [], base, `The snapshot store could not be listed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async page(ref: SiteRef, name: string): Promise<PageAnswer> {
     const page = parsePageName(name);
     if (!page) return { notFound: 'No such page.' };
-    const model = await this.model(spec);
-    const source = storeSource(spec.snapshots);
+    const site = await this.site(ref);
+    if ('problem' in site) return { notFound: site.problem };
+    const { spec } = site;
+    let model: ReportModel;
+    try {
+      model = await this.model(spec);
+    } catch (err) {
+      return { notFound: failure(spec, err) };
+    }
+    const source = this.store.source;
     const evidence = async (id: string) => {
       const v = model.conversations.get(id);
       if (!v) throw new Error('conversation vanished from the model');
@@ -118,11 +135,22 @@ export class UiSites {
     return html === null ? { notFound: 'No such task or conversation in these scores.' } : { html };
   }
 
-  async audio(spec: SiteSpec, file: string): Promise<AudioAnswer> {
-    const model = await this.model(spec);
+  async audio(ref: SiteRef, file: string): Promise<AudioAnswer> {
+    const site = await this.site(ref);
+    if ('problem' in site) return site;
+    let model: ReportModel;
+    try {
+      model = await this.model(site.spec);
+    } catch (err) {
+      return { problem: failure(site.spec, err) };
+    }
     const id = AUDIO_FILE.exec(file)?.[1];
     const v = id && SAFE_ID.test(id) ? model.conversations.get(id) : undefined;
     return { key: v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? snapshotKey(v.pack, v.conversation_id, 'wav') : null };
+  }
+
+  private site(ref: SiteRef): Promise<{ spec: SiteSpec } | { problem: string }> {
+    return 'stored' in ref ? Promise.resolve(storedSite(this.config)) : runSetSite(this.config, this.store, ref.profile, ref.runIds);
   }
 
   private model(spec: SiteSpec): Promise<ReportModel> {
@@ -139,7 +167,7 @@ export class UiSites {
     const scores = run.scores;
     return remember(this.reports, run.key, REPORTS, async () => {
       if ('job' in scores) {
-        this.onScoring(run.runId, scores.job.calls.length);
+        this.tell({ scoring: { runId: run.runId, conversations: scores.job.calls.length } });
         return { report: await scoreStoredRun(scores.job), meta: new Map() };
       }
       const parsed = parseScoreFile(readFileSync(scores.scoresFile, 'utf8'));
