@@ -4,7 +4,7 @@ import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
 import { ScoreThread, UiBusyError } from './score-thread.ts';
 import type { SiteRef } from './ui-site.ts';
-import { PROFILES, type Profile } from './ui-store.ts';
+import { PROFILES, type Profile } from './score-job.ts';
 
 /** Same policy as the pages' meta tag: nothing leaves the origin. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

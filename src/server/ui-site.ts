@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, readPackFacts, renderSitePage, renderStoreRunsPage, SAFE_ID, type ReportModel } from '../report/index.ts';
 import type { RunMeta, ScoreReport } from '../scoring/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
-import { scoreStoredRun, type ScoreJob } from './score-job.ts';
-import { runFileOf, runSetSite, STORED_RUN, storedSite, StoreRuns, type Profile, type UiConfig } from './ui-store.ts';
+import { scoreStoredRun, type Profile, type ScoreJob } from './score-job.ts';
+import { runFileOf, runSetSite, STORED_RUN, storedSite, StoreRuns, type UiConfig } from './ui-store.ts';
 
 /**
  * Where one run's verdicts come from: a stored scores.json (all of it, or only the run's

@@ -5,15 +5,12 @@ import { sha256Parts } from '../core/index.ts';
 import { parseScoreFile, type RunListing } from '../report/index.ts';
 import { groupKeys, NO_RUN_ID, SCORER_VERSION, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource } from '../scoring/index.ts';
 import { snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
-import { ON_DEMAND, storeSource, type ScoreJob } from './score-job.ts';
+import { ON_DEMAND, PROFILES, storeSource, type Profile, type ScoreJob } from './score-job.ts';
 import type { SiteRun, SiteSpec } from './ui-site.ts';
 
 /** What the UI thread needs of the configuration (plain data: it crosses to the thread). */
 export type UiConfig = Pick<Config, 'scoresDir' | 'dataDir' | 'snapshots' | 'packsDir' | 'migrationsDir'>;
 
-/** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
-export const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
-export type Profile = keyof typeof PROFILES;
 /** The run id of the stored scores' site, whose scores.json is shown whole. */
 export const STORED_RUN = '*';
 
