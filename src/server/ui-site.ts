@@ -3,29 +3,8 @@ import { join, resolve } from 'node:path';
 import { buildReportModel, loadConversationEvidence, parseBlueprint, parsePageName, parseScoreFile, readPackFacts, renderSitePage, renderStoreRunsPage, SAFE_ID, type ReportModel } from '../report/index.ts';
 import type { RunMeta, ScoreReport } from '../scoring/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
-import { scoreStoredRun, type Profile, type ScoreJob } from './score-job.ts';
-import { runFileOf, runSetSite, STORED_RUN, storedSite, StoreRuns, type UiConfig } from './ui-store.ts';
-
-/**
- * Where one run's verdicts come from: a stored scores.json (all of it, or only the run's
- * conversations), or scoring its snapshots on demand.
- */
-export type RunScores = { readonly scoresFile: string; readonly conversations: readonly string[] | null } | { readonly job: ScoreJob };
-
-/** One run of a results site, with the content key its scores are cached by. */
-export interface SiteRun {
-  readonly runId: string;
-  readonly key: string;
-  readonly scores: RunScores;
-}
-
-/** A results site: its runs and the packs' facts. `key` names its content: two specs with one key build one model. */
-export interface SiteSpec {
-  readonly key: string;
-  readonly runs: readonly SiteRun[];
-  readonly packsDir: string;
-  readonly origin: string;
-}
+import { scoreStoredRun, type Profile } from './score-job.ts';
+import { runFileOf, runSetSite, STORED_RUN, storedSite, StoreRuns, type SiteRun, type SiteSpec, type UiConfig } from './ui-store.ts';
 
 /** Which site a request names: the stored scores (`/ui/<page>`), or a run set of the store (`/ui/r/<profile>/<runs>/<page>`). */
 export type SiteRef = { readonly stored: true } | { readonly profile: Profile; readonly runIds: readonly string[] };

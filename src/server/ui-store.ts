@@ -6,10 +6,30 @@ import { parseScoreFile, type RunListing } from '../report/index.ts';
 import { groupKeys, NO_RUN_ID, SCORER_VERSION, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource } from '../scoring/index.ts';
 import { snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
 import { ON_DEMAND, PROFILES, storeSource, type Profile, type ScoreJob } from './score-job.ts';
-import type { SiteRun, SiteSpec } from './ui-site.ts';
 
 /** What the UI thread needs of the configuration (plain data: it crosses to the thread). */
 export type UiConfig = Pick<Config, 'scoresDir' | 'dataDir' | 'snapshots' | 'packsDir' | 'migrationsDir'>;
+
+/**
+ * Where one run's verdicts come from: a stored scores.json (all of it, or only the run's
+ * conversations), or scoring its snapshots on demand.
+ */
+export type RunScores = { readonly scoresFile: string; readonly conversations: readonly string[] | null } | { readonly job: ScoreJob };
+
+/** One run of a results site, with the content key its scores are cached by. */
+export interface SiteRun {
+  readonly runId: string;
+  readonly key: string;
+  readonly scores: RunScores;
+}
+
+/** A results site: its runs and the packs' facts. `key` names its content: two specs with one key build one model. */
+export interface SiteSpec {
+  readonly key: string;
+  readonly runs: readonly SiteRun[];
+  readonly packsDir: string;
+  readonly origin: string;
+}
 
 /** The run id of the stored scores' site, whose scores.json is shown whole. */
 export const STORED_RUN = '*';
