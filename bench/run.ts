@@ -5,7 +5,7 @@
  *
  *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
  *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
- *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes
+ *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes, boot
  *   npm run bench -- --only live --calls 25,50,100 --seconds 8    chosen N and window for the live section
  */
 import { execFileSync } from 'node:child_process';
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/index.ts';
 import { canPin, ROOT } from './bench-context.ts';
+import { benchBoot, BOOT_RSS_GOAL_MB, CONFIG_EXIT_GOAL_S, type BootResult } from './boot-bench.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
 import { benchDesk, type DeskRow } from './desk-bench.ts';
 import { benchEpisodes, type EpisodeRow } from './episode-bench.ts';
@@ -25,7 +26,7 @@ import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
 const REGRESSION = 1.2;
-const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report', 'episodes'] as const;
+const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report', 'episodes', 'boot'] as const;
 type Section = (typeof SECTIONS)[number];
 
 type Figures = Record<string, unknown>;
@@ -51,6 +52,10 @@ function p99Rows(results: Figures): P99Row[] {
     if (r.stepService) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step service`, p99: r.stepService.p99 });
     if (r.stepServiceCpu) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step service cpu`, p99: r.stepServiceCpu.p99 });
   }
+  // Boot figures are compared by the same rule (lower is better).
+  const boot = results.boot as Partial<BootResult> | undefined;
+  if (boot?.settledRssMb) rows.push({ key: 'boot RSS settled MB', p99: boot.settledRssMb });
+  if (boot?.configExitS) rows.push({ key: 'serve config-error exit s', p99: boot.configExitS });
   const live = results.live as Partial<LiveResult> | undefined;
   for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
@@ -192,6 +197,25 @@ function printDesk(rows: readonly DeskRow[]): void {
   );
 }
 
+function printBoot(r: BootResult): void {
+  const verdict = (ok: boolean): string => (ok ? 'meets the goal' : 'OVER the goal');
+  console.log(`\nBoot (mivas serve --harness scripted with the image's Node flags; load average ${r.loadavg.join(', ')})`);
+  console.log(
+    renderTable(
+      ['figure', 'value', 'goal', ''],
+      [
+        ['RSS when /health first answered', `${r.listeningRssMb} MB`, '', ''],
+        [`RSS settled (after ${r.settledAfterS} s)`, `${r.settledRssMb} MB`, `< ${BOOT_RSS_GOAL_MB} MB`, verdict(r.settledRssMb < BOOT_RSS_GOAL_MB)],
+        ['peak RSS while booting', `${r.peakRssMb ?? '-'} MB`, '', ''],
+        [`serve --harness openai/realtime without a key: exit ${r.configExitCode}, wall`, `${r.configExitS} s`, `< ${CONFIG_EXIT_GOAL_S} s`, verdict(r.configExitS < CONFIG_EXIT_GOAL_S)],
+        ['the same: CPU time (user + system)', `${r.configExitCpuS} s`, '', ''],
+      ],
+    ),
+  );
+  console.log('What each top-level module adds to a fresh process, in the order the server loads them:');
+  console.log(renderTable(['module', 'RSS MB', 'CPU ms'], r.modules.map((m) => [m.module, String(m.rssMb), String(m.cpuMs)])));
+}
+
 function parseSections(only: string | undefined): Set<Section> {
   const wanted = (only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
@@ -262,6 +286,10 @@ async function main(): Promise<void> {
     printEpisodes(results.episodes as EpisodeRow[]);
     results.episodeDesk = await benchDesk({ concurrency: [1, 64], rounds: quick ? 2 : 8 });
     printDesk(results.episodeDesk as DeskRow[]);
+  }
+  if (only.has('boot')) {
+    results.boot = await benchBoot();
+    printBoot(results.boot as BootResult);
   }
   (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   results.elapsed_s = Math.round((performance.now() - started) / 1000);

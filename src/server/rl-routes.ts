@@ -33,7 +33,6 @@ import type { AppContext } from './app-context.ts';
 import { bearerToken, credentialGate, secretMatches } from './auth.ts';
 import type { OpenEnvSockets } from './openenv-sockets.ts';
 import { sendProblem } from './problem.ts';
-import { McpSessions } from './rl-mcp.ts';
 import { rolloutRoutes } from './rl-rollouts.ts';
 
 /** The cookie a NeMo Gym session is tracked by (any client that keeps cookies carries it). */
@@ -348,6 +347,8 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     },
   });
   app.addHook('onRequest', rlGate(ctx.config.rl.token));
+  // The MCP SDK loads only when RL is on (docs/performance.md, "Boot").
+  const { McpSessions } = await import('./rl-mcp.ts');
   const mcp = new McpSessions(ctx, desk);
   app.addHook('preClose', async () => {
     await mcp.close();
