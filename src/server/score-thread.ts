@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, SHARE_ENV } from 'node:worker_threads';
 import type { AudioAnswer, PageAnswer, SiteRef, UiEvent } from './ui-site.ts';
 import type { UiConfig } from './ui-store.ts';
 
@@ -71,7 +71,9 @@ export class ScoreThread {
 
   private start(): Worker {
     const config: UiConfig = { scoresDir: this.config.scoresDir, dataDir: this.config.dataDir, snapshots: this.config.snapshots, packsDir: this.config.packsDir, migrationsDir: this.config.migrationsDir };
-    const worker = new Worker(new URL('./score-worker.ts', import.meta.url), { workerData: config });
+    // The thread reads the server's own environment, live (the S3 client's credential chain): a copy
+    // taken when it starts would miss credentials set after the server booted.
+    const worker = new Worker(new URL('./score-worker.ts', import.meta.url), { workerData: config, env: SHARE_ENV });
     worker.unref();
     worker.on('message', (message: UiMessage) => {
       if ('event' in message) return this.tell(message.event);
