@@ -4,6 +4,7 @@ import type { CallInfo } from '../model-session.ts';
 import { packToolName, type DeskMap } from './desk-map.ts';
 import { ELEVENLABS_FORMAT, ELEVENLABS_RATE_HZ, initiation, parseElevenLabsEvent, type ElevenLabsClientMessage, type ElevenLabsEvent } from './elevenlabs-wire.ts';
 import { RelaySocketSession } from './relay-socket.ts';
+import { refuseOnUpgradeFailure, socketSetup } from '../socket-setup.ts';
 
 /** How long the upgrade and the conversation's metadata may take. */
 const OPEN_TIMEOUT_MS = 15_000;
@@ -61,33 +62,21 @@ export class ElevenLabsRelaySession extends RelaySocketSession<ElevenLabsClientM
   protected open(): Promise<void> {
     const ws = new WebSocket(this.options.url, { perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
     this.ws = ws;
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const settle = (err: Error | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      const timer = setTimeout(() => settle(new Error('ElevenLabs sent no conversation metadata in time')), OPEN_TIMEOUT_MS);
-      ws.once('open', () => this.send(initiation(this.call.callId)));
-      ws.on('message', (data: Buffer) => {
-        const event = parseElevenLabsEvent(data.toString('utf8'));
-        if (event?.type === 'conversation_initiation_metadata') settle(formatProblem(event));
-        else if (event) this.onEvent(event);
-      });
-      ws.once('unexpected-response', (_req, res) => {
-        settle(new Error(`ElevenLabs refused the conversation: HTTP ${res.statusCode ?? 0}`));
-        res.resume();
-        ws.terminate();
-      });
-      ws.on('error', (err) => settle(err));
-      ws.on('close', () => {
-        settle(new Error('ElevenLabs closed the conversation before it started'));
-        if (this.ready) this.peerClosed();
-      });
+    const setup = socketSetup(OPEN_TIMEOUT_MS, 'ElevenLabs sent no conversation metadata in time');
+    const settle = setup.settle;
+    ws.once('open', () => this.send(initiation(this.call.callId)));
+    ws.on('message', (data: Buffer) => {
+      const event = parseElevenLabsEvent(data.toString('utf8'));
+      if (event?.type === 'conversation_initiation_metadata') settle(formatProblem(event));
+      else if (event) this.onEvent(event);
     });
+    refuseOnUpgradeFailure(ws, setup, 'ElevenLabs refused the conversation');
+    ws.on('error', (err) => settle(err));
+    ws.on('close', () => {
+      settle(new Error('ElevenLabs closed the conversation before it started'));
+      if (this.ready) this.peerClosed();
+    });
+    return setup.done;
   }
 
   private onEvent(e: ElevenLabsEvent): void {
