@@ -143,6 +143,13 @@ export const quotePayment = defineTool({
   },
 });
 
+/** The natural payment id (destination and day), with a counter when a second payment shares it. */
+function freePaymentId(ctx: ToolContext, base: string): string {
+  let id = base;
+  for (let n = 2; paymentById(ctx.db).get({ id }); n += 1) id = `${base}_${n}`;
+  return id;
+}
+
 export const confirmPayment = defineTool({
   name: 'confirm_payment',
   description:
@@ -162,7 +169,7 @@ export const confirmPayment = defineTool({
     const from = ownAccount(ctx, member.id, p.from_account_id);
     if (isRefusal(from)) return from;
     if (p.send_on === ctx.clock.today() && p.amount_cents > from.available_cents) return refuse('INSUFFICIENT_FUNDS', { recoverable: true, available: money(from.available_cents) });
-    const id = `pmt_${(p.payee_id ?? p.to_account_id ?? '').slice(4)}_${p.send_on.slice(5).replace('-', '')}`;
+    const id = freePaymentId(ctx, `pmt_${(p.payee_id ?? p.to_account_id ?? '').slice(4)}_${p.send_on.slice(5).replace('-', '')}`);
     insertPayment(ctx.db).run({ id, member_id: member.id, from_account_id: p.from_account_id, kind: p.kind, payee_id: p.payee_id, to_account_id: p.to_account_id, amount_cents: p.amount_cents, send_on: p.send_on, status: now ? 'sent' : 'scheduled', created_at: ctx.clock.now() });
     if (now && p.to_account_id) {
       adjustBalance(ctx, p.from_account_id, member.id, -p.amount_cents);
