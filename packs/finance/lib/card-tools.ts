@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
 import { cardReplacements, pinResets, travelNotices } from '../schema.ts';
 import { dateField, last4Field, readBool, readCode, readDate, readDigits, tokenField } from './fields.ts';
 import { policy, REPLACEMENT_REASONS } from './policy.ts';
-import { amountOut, cardsOf, day, daysBetween, dayOut, isRefusal, money, ownCard, setCardStatus, spokenEnding, steppedUp, verifiedMember } from './records.ts';
+import { amountOut, cardsOf, day, daysBetween, dayOut, isRefusal, money, ownCard, setCardStatus, spokenEnding, steppedUp, verifiedMember, type CardRow } from './records.ts';
 
 /** Cards desk: lock and unlock, replacement with its delivery fee, travel notices and PIN resets. */
 
@@ -14,6 +14,13 @@ const replacementById = rowById(cardReplacements);
 const insertReplacement = rowInsert(cardReplacements);
 const pinResetById = rowById(pinResets);
 const insertPinReset = rowInsert(pinResets);
+
+/** The member's card with these last four digits, unless it is missing or closed. */
+function openCard(ctx: ToolContext, memberId: string, last4: string): CardRow | ToolRefusal {
+  const card = ownCard(ctx, memberId, last4);
+  if (isRefusal(card)) return card;
+  return card.status === 'closed' ? refuse('CARD_CLOSED', { recoverable: false }) : card;
+}
 
 const card4 = last4Field.describe('Last four digits of the card, as the member says them.');
 
@@ -50,9 +57,8 @@ export const updateCardLock = defineTool({
   normalize: (raw) => normalizeFields(raw, { card_last4: readDigits, locked: readBool }),
   run(args, ctx) {
     const member = verifiedMember(ctx);
-    const card = ownCard(ctx, member.id, args.card_last4);
+    const card = openCard(ctx, member.id, args.card_last4);
     if (isRefusal(card)) return card;
-    if (card.status === 'closed') return refuse('CARD_CLOSED', { recoverable: false });
     const status = args.locked ? ('locked' as const) : ('active' as const);
     if (!args.locked && card.status === 'locked' && !steppedUp(ctx)) return refuse('STEP_UP_REQUIRED', { recoverable: true });
     const same = card.status === status;
@@ -82,9 +88,8 @@ export const quoteCardReplacement = defineTool({
   normalize: (raw) => normalizeFields(raw, { card_last4: readDigits, reason: readCode, delivery: readCode }),
   run(args, ctx) {
     const member = verifiedMember(ctx);
-    const card = ownCard(ctx, member.id, args.card_last4);
+    const card = openCard(ctx, member.id, args.card_last4);
     if (isRefusal(card)) return card;
-    if (card.status === 'closed') return refuse('CARD_CLOSED', { recoverable: false });
     const free = args.reason === 'stolen' || args.reason === 'fraud';
     const fee = args.delivery === 'expedited' && !free ? policy.expedited_card_fee_cents : 0;
     const days = args.delivery === 'expedited' ? policy.expedited_card_business_days : policy.standard_card_business_days;
@@ -177,9 +182,8 @@ export const sendPinReset = defineTool({
   normalize: (raw) => normalizeFields(raw, { card_last4: readDigits }),
   run(args, ctx) {
     const member = verifiedMember(ctx);
-    const card = ownCard(ctx, member.id, args.card_last4);
+    const card = openCard(ctx, member.id, args.card_last4);
     if (isRefusal(card)) return card;
-    if (card.status === 'closed') return refuse('CARD_CLOSED', { recoverable: false });
     if (!member.mobile_phone) return refuse('NO_MOBILE_ON_FILE', { recoverable: false });
     if (!steppedUp(ctx)) return refuse('STEP_UP_REQUIRED', { recoverable: true });
     const id = `pin_${card.id.slice(4)}`;
