@@ -2,10 +2,9 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadPack, listPackIds } from '../src/packs/index.ts';
 import { buildDatabase, CallDatabases, dumpDatabase, ensureTemplate } from '../src/store/index.ts';
-import { snapshotParts, type CallRecord } from '../src/call/index.ts';
 import { systemClock } from '../src/core/index.ts';
 import { syntheticSummary, syntheticTimeline, type SyntheticStep } from '../src/scoring/index.ts';
-import { directorySink, emptyUsage, SnapshotOutbox } from '../src/snapshot/index.ts';
+import { directorySink, emptyUsage, snapshotParts, SnapshotOutbox, type CallRecord } from '../src/snapshot/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 import { summarize, type LatencySummary } from './stats.ts';
 

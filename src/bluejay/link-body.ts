@@ -1,5 +1,4 @@
-import { advisoryVoidReason, type CallRecord } from '../call/index.ts';
-import type { TimelineEvent } from '../snapshot/index.ts';
+import { advisoryVoidReason, type CallRecord, type TimelineEvent } from '../snapshot/index.ts';
 import type { LinkEvent, LinkToolCall, TranscriptLine, UpdateSimulationResultBody } from './schema.ts';
 
 /** Ids minted by mivas rather than Bluejay: `call_…` (no header) and `loc_…` (the local caller). */

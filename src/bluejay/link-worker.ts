@@ -1,4 +1,4 @@
-import type { CallRecord } from '../call/index.ts';
+import type { CallRecord } from '../snapshot/index.ts';
 import type { Clock, Log, Timer } from '../core/index.ts';
 import type { BluejayAttempt, BluejayClient } from './client.ts';
 import { buildLinkBody, decideLink, type LinkDecision } from './link-body.ts';

@@ -1,8 +1,7 @@
 import { StereoRecorder, type Resampler } from '../audio/index.ts';
 import { encodeServerFrame, OutboundPacer, serverFrame, type ChirpSocket, type Interruption, type PacingStats, type ServerFrameFields, type ServerFrameType } from '../chirp/index.ts';
 import type { Clock, IdSource, Timer } from '../core/index.ts';
-import type { Timeline } from '../snapshot/index.ts';
-import { countClipping } from './smoke.ts';
+import { countClipping, type Timeline } from '../snapshot/index.ts';
 
 /** Resampled audio kept queued ahead of the pacer: its 200 ms lead plus as much again. */
 const REFILL_TARGET_MS = 400;
@@ -38,6 +37,8 @@ export class AgentAudio {
   private wireOpen = true;
   private playout: { readonly timer: Timer; readonly resolve: () => void } | null = null;
   private disposed = false;
+  /** The per-frame top-up, made once rather than a closure for every 20 ms frame. */
+  private readonly refillAfterFrame = (): void => this.refill();
 
   private readonly deps: AgentAudioDeps;
 
@@ -186,7 +187,7 @@ export class AgentAudio {
       },
       frame: (pcm, _utteranceId, positionMs) => {
         // Never re-enter the pacer from its own effect: top up once this frame's pump is done.
-        queueMicrotask(() => this.refill());
+        queueMicrotask(this.refillAfterFrame);
         socket.sendBinary(pcm);
         this.clipping += countClipping(pcm);
         recorder.write('agent', positionMs - acceptedMs, pcm);

@@ -2,19 +2,17 @@ import { join } from 'node:path';
 import { StereoRecorder, CHIRP_RATE_HZ, createResampler, type FinishedRecording } from '../audio/index.ts';
 import { decodeCallerFrame, type ChirpSocket } from '../chirp/index.ts';
 import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
-import { Conversation, type DispatchEffect, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
+import { ConversationRun, type Conversation, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
-import type { CostEstimator, ModelSession, ProviderFailure, RateLimitReading } from '../providers/index.ts';
-import { addUsage, emptyUsage, Timeline, type EndReason, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
+import { unpricedNote, type CostEstimator, type ModelSession, type ProviderFailure, type RateLimitReading } from '../providers/index.ts';
+import { addUsage, computeSmoke, emptyUsage, snapshotParts, type CallRecord, type EndReason, type Timeline, type Smoke, type SnapshotBody, type SnapshotOutbox, type SnapshotParts, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
-import { snapshotParts, type CallRecord } from './call-snapshot.ts';
 import { AgentAudio } from './agent-audio.ts';
 import { CallerInputBudget } from './caller-input.ts';
 import { CallWatchdogs } from './call-watchdogs.ts';
 import { InboundAudio } from './inbound-audio.ts';
 import { inferredHop, listenToPlatform, type PlatformHandoffMode } from './platform-calls.ts';
-import { computeSmoke } from './smoke.ts';
-import { TurnDriver, type SessionToolEffect, type TurnDriverHost } from './turn-driver.ts';
+import { TurnDriver, type TurnDriverHost } from './turn-driver.ts';
 
 /** Limits and timings a call runs under (from configuration). */
 export interface CallLimits {
@@ -88,6 +86,8 @@ const FLOOD_GRACE_MS = 1_000;
  */
 export class CallSession {
   readonly timeline: Timeline;
+  /** The conversation, its ending rules and its timeline (architecture.md §20). */
+  private readonly run: ConversationRun;
   private readonly acceptedMs: number;
   private readonly startedAtEpochMs: number;
   private readonly recorder: StereoRecorder;
@@ -96,7 +96,7 @@ export class CallSession {
   private readonly agent: AgentAudio;
   private readonly watchdogs: CallWatchdogs;
   private readonly abort = new AbortController();
-  private graph: { conversation: Conversation; driver: TurnDriver } | null = null;
+  private driver: TurnDriver | null = null;
   /** Set once the provider is ready; until then the ready deadline runs (after connect). */
   private providerReady = false;
   private readyDeadline: Timer | null = null;
@@ -105,7 +105,6 @@ export class CallSession {
   /** Why the caller's input ended the call (caller_flood). */
   private floodDetail: string | null = null;
   private usage: Usage = emptyUsage();
-  private endingReason: EndReason | null = null;
   private stopPlatform: () => void = () => undefined;
   private ended: CallOutcome | null = null;
   private readonly done: Promise<CallOutcome>;
@@ -128,10 +127,18 @@ export class CallSession {
     this.session = session;
     this.acceptedMs = ctx.clock.nowMs();
     this.startedAtEpochMs = ctx.clock.epochMs();
-    this.timeline = new Timeline(
-      () => this.mediaMs(),
-      (reason) => this.internalFault(reason),
-    );
+    this.run = new ConversationRun({
+      pack: ctx.pack,
+      id: identity.callId,
+      databases: ctx.databases,
+      clock: ctx.clock,
+      originMs: this.acceptedMs,
+      harness: ctx.harness,
+      taskId: identity.taskId,
+      runId: identity.runId,
+      onInvalidEvent: (reason) => this.internalFault(reason),
+    });
+    this.timeline = this.run.timeline;
     const observer = ctx.observer;
     if (observer?.eventRecorded) this.timeline.onRecorded = (event) => observer.eventRecorded?.(event);
     this.recorder = new StereoRecorder(ctx.recordingsDir ? { path: join(ctx.recordingsDir, `${identity.callId}.wav`) } : null);
@@ -156,25 +163,26 @@ export class CallSession {
 
   /** Milliseconds since the socket was accepted: the media clock of timeline and WAV. */
   mediaMs(): number {
-    return this.ctx.clock.nowMs() - this.acceptedMs;
+    return this.run.mediaMs();
   }
 
   /**
    * A tool call from an external harness over HTTP (architecture.md §16): dispatched by this call's
-   * conversation like the model's own, recorded with origin `http`, its effect applied here.
+   * run like the model's own, recorded with origin `http`, its next step applied here. An HTTP
+   * session tool that starts the ending closes the call once what is queued has played; one that
+   * arrives while the model's farewell is under way changes nothing (the first ending wins).
    * Null once the call has ended or before its conversation exists.
    */
   dispatchFromHarness(request: Omit<DispatchRequest, 'origin'>, origin: NonNullable<DispatchRequest['origin']> = 'http'): DispatchResult | null {
-    if (this.ended || !this.graph) return null;
-    const hop = this.ctx.platformHandoffs === 'observe' && origin !== 'inferred' ? inferredHop(this.graph.conversation, request.name) : null;
+    if (this.ended || !this.driver) return null;
+    const conversation = this.run.conversationOrNull();
+    const hop = conversation && this.ctx.platformHandoffs === 'observe' && origin !== 'inferred' ? inferredHop(conversation, request.name) : null;
     if (hop) this.dispatchFromHarness(hop, 'inferred');
-    const result = this.graph.conversation.dispatch({ ...request, origin });
-    const effect = result.effect;
-    if (effect.kind === 'handoff') this.session.applyAgent(this.graph.conversation.agentSetup(effect.to));
-    if (effect.kind === 'end_call' || effect.kind === 'human_transfer') {
-      this.onSessionTool(effect);
-      const reason = this.endingReason ?? 'agent_end_call';
-      void this.agent.whenPlayed().then(() => this.end(reason, 1000));
+    const { result, next } = this.run.dispatch({ ...request, origin });
+    if (next.kind === 'handoff') this.session.applyAgent(next.setup);
+    if (next.kind === 'farewell') {
+      this.capFarewell();
+      void this.agent.whenPlayed().then(() => this.end(next.reason, 1000));
     }
     return result;
   }
@@ -188,14 +196,12 @@ export class CallSession {
   private agentHungUp(): void {
     if (this.ended) return;
     this.timeline.add({ type: 'agent.hangup' });
-    const reason = this.endingReason ?? 'agent_end_call';
-    this.endingReason = reason;
-    void this.agent.whenPlayed().then(() => this.end(reason, 1000));
+    void this.agent.whenPlayed().then(() => this.end('agent_end_call', 1000));
   }
 
   /** The call's conversation while it is open (for the state route). */
   conversationOrNull(): Conversation | null {
-    return this.graph?.conversation ?? null;
+    return this.run.conversationOrNull();
   }
 
   /** True once the call has ended. */
@@ -205,15 +211,15 @@ export class CallSession {
 
   /** Starts the call: database, graph, audio pipeline, watchdogs, then the model connection. */
   async start(): Promise<void> {
-    const { ctx, identity } = this;
-    this.timeline.add({ type: 'call.started', call_id: identity.callId, pack: ctx.pack.id, harness: ctx.harness, task_id: identity.taskId, run_id: identity.runId });
+    const { ctx } = this;
+    // Subscribing only: no socket event can arrive before call.started is recorded below.
     this.listenToSocket();
     this.watchdogs.start();
     let conversation: Conversation;
     try {
-      conversation = Conversation.open({ pack: ctx.pack, id: identity.callId, databases: ctx.databases, timeline: this.timeline, nowMs: () => ctx.clock.nowMs() });
-      const driver = new TurnDriver(this.session, conversation, this.timeline, this.driverHost(), ctx.clock, { retryDelayMs: ctx.limits.nudgeRetryDelayMs, maxAttempts: ctx.limits.nudgeMaxAttempts });
-      this.graph = { conversation, driver };
+      conversation = this.run.start();
+      const tools = { dispatch: (request: DispatchRequest) => this.run.dispatch(request).result, agentSetup: (agent: string) => conversation.agentSetup(agent) };
+      this.driver = new TurnDriver(this.session, tools, this.timeline, this.driverHost(), ctx.clock, { retryDelayMs: ctx.limits.nudgeRetryDelayMs, maxAttempts: ctx.limits.nudgeMaxAttempts });
       this.inbound.useResampler(createResampler(CHIRP_RATE_HZ, this.session.inputRateHz));
       this.agent.useResampler(createResampler(this.session.outputRateHz, CHIRP_RATE_HZ));
     } catch (err) {
@@ -222,9 +228,9 @@ export class CallSession {
       return this.end('internal_error', 1011);
     }
     if (this.ended) return;
-    this.graph.driver.attach();
+    this.driver.attach();
     this.stopPlatform = listenToPlatform(this.session.events, {
-      isEnding: () => this.ended !== null || this.endingReason !== null,
+      isEnding: () => this.ended !== null || this.run.pendingEnding() !== null,
       dispatch: (request, origin) => this.dispatchFromHarness(request, origin),
       agentHungUp: () => this.agentHungUp(),
     });
@@ -262,12 +268,13 @@ export class CallSession {
    */
   end(requested: EndReason, closeCode: number | null, callerClosed = false): void {
     if (this.ended) return;
-    const reason = this.fault ? 'internal_error' : requested;
+    // The first ending wins (src/conversation/conversation-run.ts); a fault of ours overrides it.
+    const reason = this.run.end(this.fault ? 'internal_error' : requested);
     this.ended = { callId: this.identity.callId, endReason: reason, closeCode };
     this.abort.abort();
     this.watchdogs.stop();
     this.readyDeadline?.cancel();
-    this.graph?.driver.detach();
+    this.driver?.detach();
     this.stopPlatform();
     const writable = !callerClosed && this.socket.isOpen();
     this.agent.closeOpenUtterances(writable);
@@ -279,7 +286,8 @@ export class CallSession {
     this.session.close().catch((err: unknown) => this.ctx.log.warn({ err }, 'provider close failed'));
     const closed = this.closeConversation();
     if (this.fault && this.ended.endReason !== 'internal_error') this.ended = { ...this.ended, endReason: 'internal_error' };
-    this.timeline.add({ type: 'call.ended', end_reason: this.ended.endReason, close_code: closeCode });
+    this.run.end(this.ended.endReason);
+    this.run.recordEnd(closeCode);
     this.inbound.dispose();
     const outcome = this.ended;
     void this.writeSnapshot(outcome, closed).then(() => this.resolveDone(outcome));
@@ -302,10 +310,9 @@ export class CallSession {
 
   /** Dumps and closes the conversation's database; a failure is recorded as the call's fault. */
   private closeConversation(): { final: DatabaseDump; db: Buffer } | null {
-    const conversation = this.graph?.conversation;
-    if (!conversation || conversation.isClosed()) return null;
+    if (!this.run.conversationOrNull()) return null;
     try {
-      return conversation.close();
+      return this.run.close();
     } catch (err) {
       this.ctx.log.error({ err }, 'conversation dump failed');
       this.fault ??= `database dump failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -358,10 +365,10 @@ export class CallSession {
     const utteranceId = 'utteranceId' in event ? (event.utteranceId ?? `c_${this.ctx.ids.hex(12)}`) : '';
     switch (event.type) {
       case 'speech.started':
-        this.timeline.add({ type: 'speech.started', side: 'caller', utterance_id: utteranceId });
+        this.run.speechStarted('caller', utteranceId);
         return this.session.callerSpeech('started');
       case 'speech.completed':
-        this.timeline.add({ type: 'speech.completed', side: 'caller', utterance_id: utteranceId, interrupted: false });
+        this.run.speechCompleted('caller', utteranceId);
         return this.session.callerSpeech('completed');
       case 'mark':
         this.timeline.add({ type: 'mark.echo', name: event.name });
@@ -378,9 +385,9 @@ export class CallSession {
       agentAudio: (itemId, pcm) => this.agent.push(itemId, pcm),
       agentAudioDone: (itemId) => this.agent.finish(itemId),
       interruptPlayback: () => this.agent.interrupt(),
-      sessionToolFired: (effect) => this.onSessionTool(effect),
+      sessionToolFired: () => this.capFarewell(),
       farewellComplete: () => {
-        const reason = this.endingReason ?? 'agent_end_call';
+        const reason = this.run.pendingEnding() ?? 'agent_end_call';
         // Close once the farewell has played at the caller, not when its last frame left (up to 200 ms early).
         void this.agent.whenPlayed().then(() => this.end(reason, 1000));
       },
@@ -391,9 +398,9 @@ export class CallSession {
     };
   }
 
-  private onSessionTool(effect: SessionToolEffect): void {
-    this.endingReason = effect.kind === 'human_transfer' ? 'human_transfer' : 'agent_end_call';
-    this.watchdogs.endAfter(this.ctx.limits.endCallMaxWaitMs, this.endingReason);
+  /** The ending began (the run holds its reason): the farewell may take at most the cap. */
+  private capFarewell(): void {
+    this.watchdogs.endAfter(this.ctx.limits.endCallMaxWaitMs, this.run.pendingEnding() ?? 'agent_end_call');
   }
 
   /** The facts of the call that need no computation: who, when, how it ended. */
@@ -434,6 +441,7 @@ export class CallSession {
         clippingEvents: this.agent.clippingEvents(),
       }),
       costUsd: cost.costUsd,
+      costNote: unpricedNote(this.session.model),
       priceTableVersion: cost.priceTableVersion,
       traceId,
       pacing: this.agent.pacing(),

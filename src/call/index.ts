@@ -1,7 +1,5 @@
 export * from './call-session.ts';
 export * from './call-registry.ts';
-export * from './call-snapshot.ts';
-export * from './smoke.ts';
 export * from './turn-driver.ts';
 export * from './greeting-nudge.ts';
 export * from './first-audio-timer.ts';

@@ -154,7 +154,7 @@ export class TurnDriver {
     if (effect.kind === 'handoff') this.session.applyAgent(this.tools.agentSetup(effect.to));
     this.session.sendToolOutput(call.callId, JSON.stringify(result.output));
     const endsCall = effect.kind === 'end_call' || effect.kind === 'human_transfer';
-    // Only the first session tool starts the ending (the farewell cap, the end reason).
+    // Only the first session tool starts the farewell and its cap; which reason stands is the run's (architecture.md §20).
     if (endsCall && !this.sequencer.isEnding()) this.host.sessionToolFired(effect);
     this.sequencer.toolAnswered(endsCall);
   }

@@ -1,4 +1,4 @@
-import { emptyCallerUsage, type CallerExchangeRecord, type CallerLineSource, type CallerTurnRecord, type CallerUsage } from '../snapshot/index.ts';
+import { emptyCallerUsage, type CallerDuplexRecord, type CallerExchangeRecord, type CallerLineSource, type CallerTurnRecord, type CallerUsage } from '../snapshot/index.ts';
 
 /**
  * What one caller lived, in order: the agent's utterances as its ears heard them, its own lines,
@@ -15,9 +15,9 @@ export class CallerLog {
     return this.push({ side: 'agent', utterance_id: utteranceId, text, source: null, pin: null, interrupted: false, audio_ms: audioMs });
   }
 
-  /** Records a caller line; returns its seq. */
-  caller(utteranceId: string | null, text: string, source: CallerLineSource | null, pin: number | null, audioMs: number): number {
-    return this.push({ side: 'caller', utterance_id: utteranceId, text, source, pin, interrupted: false, audio_ms: audioMs });
+  /** Records a caller line (with `duplex`: said over the agent); returns its seq. */
+  caller(utteranceId: string | null, text: string, source: CallerLineSource | null, pin: number | null, audioMs: number, duplex: CallerDuplexRecord | null = null): number {
+    return this.push({ side: 'caller', utterance_id: utteranceId, text, source, pin, interrupted: false, audio_ms: audioMs, ...(duplex ? { duplex } : {}) });
   }
 
   /** Marks a caller line cut short by the agent (barge-in). */

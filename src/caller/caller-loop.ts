@@ -1,9 +1,11 @@
-import { bytesToMs, FRAME_BYTES, FRAME_MS, type SpeechSynth } from '../audio/index.ts';
+import { bytesToMs, FRAME_BYTES, FRAME_MS, msToBytes, type SpeechSynth } from '../audio/index.ts';
 import type { CallerFrame } from '../chirp/index.ts';
 import type { Clock, IdSource, Timer } from '../core/index.ts';
+import type { CallerDuplexRecord, CallerLineSource } from '../snapshot/index.ts';
 import { CacheMissError } from './caller-cache.ts';
 import type { CallerLog } from './caller-log.ts';
 import type { CallerEndReason, CallerMind, CallerTurn } from './caller-mind.ts';
+import { takesFloor, triggeredAct, type DuplexAct, type DuplexSettings } from './duplex.ts';
 import type { Ears } from './ears.ts';
 
 /** A stateful transform of the caller's outbound audio (an audio condition, `src/audio/line-conditions.ts`); one per call. */
@@ -55,15 +57,33 @@ export interface LoopSettings {
   readonly timeoutMs: number;
   readonly clock: Clock;
   readonly ids: IdSource;
+  /** The task's duplex acts (null or absent: a half-duplex caller); they need ears. */
+  readonly duplex?: DuplexSettings | null;
 }
 
 /**
  * Where the caller's side of the call is. `listening`: waiting for the agent; `answering`: hearing an
  * utterance and asking the mind; `speaking`: a line is going out (or waits for the agent to finish);
- * `closing`: its closing line is said, it hangs up once the agent has been quiet for the grace;
- * `hung_up`: the caller closed; `ended`: the socket closed.
+ * `cutting_in`: a duplex act's line is going out over the agent's utterance; `closing`: its closing
+ * line is said, it hangs up once the agent has been quiet for the grace; `hung_up`: the caller
+ * closed; `ended`: the socket closed.
  */
-export type LoopState = 'connecting' | 'listening' | 'answering' | 'speaking' | 'closing' | 'hung_up' | 'ended';
+export type LoopState = 'connecting' | 'listening' | 'answering' | 'speaking' | 'cutting_in' | 'closing' | 'hung_up' | 'ended';
+
+/** The agent utterance in progress, as the duplex acts overhear it. */
+interface Overhearing {
+  readonly id: string;
+  /** Agent audio received so far. */
+  bytes: number;
+  /** The prefix transcribed last (a multiple of the hearing step). */
+  checkedBytes: number;
+  /** A partial transcript is on its way. */
+  hearing: boolean;
+  /** An act whose trigger held, and the agent audio position at which the caller starts. */
+  armed: { readonly act: DuplexAct; readonly atBytes: number } | null;
+  /** A correction or barge-in was said over this utterance: the caller has answered it already. */
+  tookFloor: boolean;
+}
 
 type TimerName = 'safety' | 'duration' | 'silence' | 'grace' | 'frame';
 
@@ -113,7 +133,11 @@ export class CallerLoop {
 
   private agentSpeaking = false;
   private listening: { id: string; chunks: Buffer[] } | null = null;
-  private readonly heard: { id: string; pcm: Buffer }[] = [];
+  private readonly heard: { id: string; pcm: Buffer; answered: boolean }[] = [];
+  private overhearing: Overhearing | null = null;
+  private pendingActs: readonly DuplexAct[];
+  /** Lines go out one at a time, a cut-in's included. */
+  private lineTail: Promise<void> = Promise.resolve();
   private opened = false;
   private pumping: Promise<void> | null = null;
   private quietWaiters: (() => void)[] = [];
@@ -127,6 +151,7 @@ export class CallerLoop {
     this.effects = effects;
     this.timers = new LoopTimers(settings.clock);
     this.player = new LinePlayer(settings, this.timers, effects, (bytes) => (this.counts.callerAudioBytes += bytes));
+    this.pendingActs = settings.ears ? (settings.duplex?.acts ?? []) : [];
     this.timers.arm('safety', settings.timeoutMs, () => {
       this.timedOut = true;
       effects.close('caller timeout');
@@ -145,6 +170,8 @@ export class CallerLoop {
     this.counts.agentUtterances++;
     this.agentSpeaking = true;
     this.listening = { id: utteranceId, chunks: [] };
+    // Duplex acts overhear the agent once the caller has opened (never over the greeting).
+    this.overhearing = this.opened && this.pendingActs.length ? { id: utteranceId, bytes: 0, checkedBytes: 0, hearing: false, armed: null, tookFloor: false } : null;
     this.timers.cancel('silence');
     this.timers.cancel('grace');
     // The agent barging in stops the caller's line, as Bluejay's digital humans stop.
@@ -154,17 +181,23 @@ export class CallerLoop {
   agentAudio(chunk: Buffer): void {
     this.counts.agentAudioBytes += chunk.length;
     this.listening?.chunks.push(Buffer.from(chunk));
+    if (this.overhearing && this.listening?.id === this.overhearing.id) {
+      this.overhearing.bytes += chunk.length;
+      this.overhear(this.overhearing);
+    }
   }
 
   agentCompleted(utteranceId: string): void {
     this.agentSpeaking = false;
     const done = this.listening?.id === utteranceId ? this.listening : null;
+    const answered = this.overhearing?.id === utteranceId && this.overhearing.tookFloor;
     this.listening = null;
+    this.overhearing = null;
     this.wakeQuietWaiters();
     if (this.state === 'closing') this.armGrace();
     // Utterances after the caller's closing line are still heard, so the record shows both sides to the end.
     if (done) {
-      this.heard.push({ id: done.id, pcm: Buffer.concat(done.chunks) });
+      this.heard.push({ id: done.id, pcm: Buffer.concat(done.chunks), answered });
       void this.pump();
     }
   }
@@ -241,7 +274,61 @@ export class CallerLoop {
     if (!this.endReason && !this.agentSpeaking && !this.over) this.armSilence();
   }
 
-  private async answer(utterance: { id: string; pcm: Buffer }): Promise<void> {
+  /**
+   * Overhears the utterance in progress for the duplex acts: its prefix is transcribed at each
+   * multiple of the hearing step, in order (so the same agent audio gives the same partial
+   * transcripts); the first act whose trigger holds is armed, and said once its delay of agent
+   * audio has arrived, if the caller is only listening then.
+   */
+  private overhear(o: Overhearing): void {
+    if (this.over || this.state === 'closing' || o.tookFloor) return;
+    if (o.armed) {
+      if (o.bytes >= o.armed.atBytes && this.state === 'listening') this.cutIn(o, o.armed.act);
+      return;
+    }
+    const step = msToBytes(this.settings.duplex?.hearEveryMs ?? Number.POSITIVE_INFINITY);
+    if (o.hearing || !this.pendingActs.length || o.bytes - o.checkedBytes < step) return;
+    o.checkedBytes += step;
+    o.hearing = true;
+    const prefix = Buffer.concat(this.listening?.chunks ?? []).subarray(0, o.checkedBytes);
+    const heardAt = o.checkedBytes;
+    void (this.settings.ears as Ears).hear(prefix, null).then(
+      (soFar) => {
+        o.hearing = false;
+        const act = triggeredAct(this.pendingActs, soFar);
+        if (act) o.armed = { act, atBytes: heardAt + msToBytes(act.cutInAfterMs) };
+        if (this.overhearing === o) this.overhear(o);
+      },
+      () => {
+        // A failed partial transcript only skips that step; the utterance's own transcript decides the turn.
+        o.hearing = false;
+      },
+    );
+  }
+
+  /** Says a duplex act's line over the agent's utterance; each act is played once per call. */
+  private cutIn(o: Overhearing, act: DuplexAct): void {
+    this.pendingActs = this.pendingActs.filter((a) => a !== act);
+    o.armed = null;
+    o.tookFloor = takesFloor(act.kind);
+    this.move('cutting_in');
+    const atAgentMs = Math.round(bytesToMs(o.bytes));
+    void this.sayOver(act, o.id, atAgentMs)
+      .catch(() => this.hangUp('mind_error'))
+      .finally(() => {
+        if (this.state === 'cutting_in') this.move('listening');
+      });
+  }
+
+  private async sayOver(act: DuplexAct, overUtteranceId: string, atAgentMs: number): Promise<void> {
+    const { mouth, outbound } = this.settings;
+    const spoken = await mouth.synthesize(act.line);
+    const pcm = outbound?.line ? outbound.line(spoken) : spoken;
+    this.settings.mind.saidOver?.(act.line);
+    await this.sayLine(pcm, act.line, 'pin', act.pin, { act: act.kind, over_utterance_id: overUtteranceId, at_agent_ms: atAgentMs });
+  }
+
+  private async answer(utterance: { id: string; pcm: Buffer; answered: boolean }): Promise<void> {
     const { ears, log, mind } = this.settings;
     const turnSeq = log.turns.length;
     this.move('answering');
@@ -249,6 +336,11 @@ export class CallerLoop {
     log.agent(utterance.id, text, bytesToMs(utterance.pcm.length));
     // After the call ended (or the caller closed) an utterance is only heard, for the record.
     if (this.endReason || this.over) return;
+    // An utterance the caller cut in on with a correction or barge-in was answered by that line.
+    if (utterance.answered) {
+      mind.observe?.(text);
+      return;
+    }
     if (!this.opened) {
       this.opened = true;
       mind.observe?.(text);
@@ -272,16 +364,26 @@ export class CallerLoop {
 
   private async speak(turn: CallerTurn): Promise<void> {
     if (!turn.text) return;
-    const { mouth, outbound, log, ids } = this.settings;
+    const { mouth, outbound } = this.settings;
     const spoken = await mouth.synthesize(turn.text);
     const pcm = outbound?.line ? outbound.line(spoken) : spoken;
     this.move('speaking');
     await this.agentQuiet();
-    if (this.over) return;
-    const utteranceId = `c_${ids.hex(12)}`;
-    const seq = log.caller(utteranceId, turn.text, turn.source ?? null, turn.pin ?? null, bytesToMs(pcm.length));
-    const completed = await this.player.say(pcm, utteranceId);
-    if (!completed) log.interrupted(seq);
+    await this.sayLine(pcm, turn.text, turn.source ?? null, turn.pin ?? null, null);
+  }
+
+  /** Says one line once the line before it has gone out, and records it (cut short: interrupted). */
+  private sayLine(pcm: Buffer, text: string, source: CallerLineSource | null, pin: number | null, duplex: CallerDuplexRecord | null): Promise<void> {
+    const { log, ids } = this.settings;
+    const run = this.lineTail.then(async () => {
+      if (this.over) return;
+      const utteranceId = `c_${ids.hex(12)}`;
+      const seq = log.caller(utteranceId, text, source, pin, bytesToMs(pcm.length), duplex);
+      const completed = await this.player.say(pcm, utteranceId);
+      if (!completed) log.interrupted(seq);
+    });
+    this.lineTail = run.catch(() => undefined);
+    return run;
   }
 }
 

@@ -33,10 +33,17 @@ export interface CallerMind {
   /** The agent said `agentText` (one utterance); the caller's reply. */
   reply(agentText: string): Promise<CallerTurn>;
   /**
+   * Optional: the reply to `agentText` when the mind has it without waiting (the scripted caller),
+   * so a text episode's step never yields the event loop for it. Same answer as `reply`.
+   */
+  replyNow?(agentText: string): CallerTurn;
+  /**
    * Optional: the agent said `agentText` and the caller does not answer it (the greeting heard
    * before `open()`), so a mind that keeps a history can still put it there.
    */
   observe?(agentText: string): void;
+  /** Optional: the caller said `line` over the agent (a duplex act), so a mind that keeps a history can put it there. */
+  saidOver?(line: string): void;
 }
 
 /** The caller's opening line from a task intent (defined with the caller script in packs; exported here for the caller's users). */
@@ -57,6 +64,10 @@ export class ScriptedMind implements CallerMind {
   }
 
   async reply(): Promise<CallerTurn> {
+    return this.replyNow();
+  }
+
+  replyNow(): CallerTurn {
     return { text: null, hangUp: null };
   }
 }

@@ -8,6 +8,7 @@ import { ScriptedMind, type CallerMind } from './caller-mind.ts';
 import { chatClient, type ChatCompleter } from './chat-completions.ts';
 import type { ConversationLimits, OutboundAudio } from './caller-loop.ts';
 import { dialConversation, type ConversationReport, type DialTarget } from './conversation-caller.ts';
+import { duplexActsOf, type DuplexSettings } from './duplex.ts';
 import { transcriptionEars, type Ears } from './ears.ts';
 import type { EndpointSettings } from './endpoint.ts';
 import { callerSeed, LlmMind } from './llm-mind.ts';
@@ -67,6 +68,8 @@ export interface PreparedCaller {
   readonly seed: number;
   readonly outbound: OutboundAudio | null;
   readonly limits: ConversationLimits;
+  /** The task's duplex acts, played over the agent (null: none, or a caller without ears or a mind of its own). */
+  readonly duplex: DuplexSettings | null;
   /** The call's `caller.json` content (`trial` null: a call that is no trial of a run, such as a speech rollout). */
   record(report: ConversationReport, ids: { callId: string; runId: string | null; trial: number | null }): CallerFile;
 }
@@ -91,6 +94,7 @@ export function dialPrepared(caller: PreparedCaller, dial: CallerDial): Promise<
     log: caller.log,
     limits: caller.limits,
     outbound: caller.outbound,
+    duplex: caller.duplex,
   });
 }
 
@@ -147,6 +151,8 @@ export function prepareCaller(settings: CallerSettings, task: Task, trial: numbe
     seed,
     outbound: condition?.outbound ?? null,
     limits,
+    // A replayed caller re-speaks its recorded lines, duplex ones included, as turns.
+    duplex: ears && settings.kind !== 'replay' ? duplexActsOf(script) : null,
     record(report, ids) {
       const llm = mind instanceof LlmMind ? mind : null;
       return {

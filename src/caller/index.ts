@@ -10,5 +10,6 @@ export * from './other-minds.ts';
 export * from './ears.ts';
 export * from './mouth.ts';
 export * from './caller-loop.ts';
+export * from './duplex.ts';
 export * from './conversation-caller.ts';
 export * from './caller-setup.ts';

@@ -10,7 +10,8 @@ import type { CallerScript } from '../packs/index.ts';
  */
 export function callerInstructions(script: CallerScript): string {
   const facts = script.traits.length ? script.traits.map((t) => `- ${t.name.replaceAll('_', ' ')}: ${t.value}`).join('\n') : '- (none beyond your situation)';
-  const pins = script.pins.length ? script.pins.map((p) => `${p.number}. When ${lowerFirst(p.situation)}\n   Line: "${p.line}"`).join('\n') : '(none)';
+  const turnPins = turnPinsOf(script);
+  const pins = turnPins.length ? turnPins.map((p) => `${p.number}. When ${lowerFirst(p.situation)}\n   Line: "${p.line}"`).join('\n') : '(none)';
   const closing = script.closingLines.map((l, i) => `${i + 1}. "${l}"`).join('\n') || '(none given: use the first pin that ends the call, else say_line)';
   return [
     `You are role-playing a person phoning a company's voice assistant. This is a scripted test call: play the caller below and nobody else. The other side of the conversation (the user messages) is the company's assistant; your earlier turns are the assistant messages.`,
@@ -36,9 +37,14 @@ function lowerFirst(text: string): string {
   return text ? text[0]?.toLowerCase() + text.slice(1) : text;
 }
 
+/** The pins the model may name for a turn: every pin but the duplex acts, which the caller loop plays over the agent itself. */
+export function turnPinsOf(script: CallerScript): CallerScript['pins'] {
+  return script.pins.filter((p) => !p.duplex);
+}
+
 /** The caller's tools: the only ways it can answer. */
 export function callerTools(script: CallerScript): ChatTool[] {
-  const pinNumbers = script.pins.map((p) => p.number);
+  const pinNumbers = turnPinsOf(script).map((p) => p.number);
   const closingNumbers = script.closingLines.map((_, i) => i + 1);
   const tools: ChatTool[] = [];
   if (pinNumbers.length) {

@@ -3,7 +3,7 @@ import { CacheMissError, requestKey, throughCache, type CallerCache } from './ca
 import type { CallerLog } from './caller-log.ts';
 import type { CallerMind, CallerTurn } from './caller-mind.ts';
 import { chatResponseSchema, chatUsageOf, replyOf, type ChatCompleter, type ChatMessage, type ChatRequest, type ChatResponse, type ParsedToolCall } from './chat-completions.ts';
-import { callerInstructions, callerTools } from './instructions.ts';
+import { callerInstructions, callerTools, turnPinsOf } from './instructions.ts';
 import { sameWords, type CallerScript } from '../packs/index.ts';
 
 /** The longest free line the caller says; a model that rambles is cut at a sentence end within it. */
@@ -66,6 +66,10 @@ export class LlmMind implements CallerMind {
     if (agentText.trim()) this.heard(agentText);
   }
 
+  saidOver(line: string): void {
+    this.history.push({ role: 'assistant', content: line });
+  }
+
   async reply(agentText: string): Promise<CallerTurn> {
     if (this.ended) return { text: null, hangUp: null };
     if (!agentText.trim()) return { text: null, hangUp: null };
@@ -112,7 +116,7 @@ export class LlmMind implements CallerMind {
     if (!call) return reply.content ? this.freeLine(reply.content) : { text: null, hangUp: null };
     switch (call.name) {
       case 'say_pin': {
-        const pin = script.pins.find((p) => p.number === Number(call.args.pin));
+        const pin = turnPinsOf(script).find((p) => p.number === Number(call.args.pin));
         if (!pin || (pin.maxUses !== null && (this.pinUses.get(pin.number) ?? 0) >= pin.maxUses)) return { text: null, hangUp: null };
         this.pinUses.set(pin.number, (this.pinUses.get(pin.number) ?? 0) + 1);
         return { text: pin.line, hangUp: pin.closes ? 'closing_line' : null, source: pin.closes ? 'closing' : 'pin', pin: pin.number };

@@ -26,7 +26,8 @@ provider key, that a real session fires a test tool. Exit 0 when every check pas
 
 const TASKS_LIST = `usage: mivas tasks list --pack P [--packs-dir packs]
 
-Prints the pack's category × difficulty grid and its audio-condition counts.`;
+Prints the pack's category × difficulty grid, its audio-condition counts and the ids of its
+tasks with duplex acts (the correction variants, docs/packs.md §3.8).`;
 
 const TASKS_LOCK = `usage: mivas tasks lock --pack P [--task ID] [--packs-dir packs]
 
@@ -62,10 +63,5 @@ export function helpOf(name: string, sub: string | undefined): string | null {
   return HELP[`${name} ${sub ?? ''}`.trim()] ?? HELP[name] ?? null;
 }
 
-/** True when argv asks for help (before a `--` that ends the options). */
-export function wantsHelp(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
-}
-
+export { wantsHelp } from './io.ts';
 export { mivasVersion } from './version.ts';

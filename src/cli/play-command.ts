@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
+import { EXIT, exitCodeOf, mintId, randomIds } from '../core/index.ts';
 import { configuredCallers, greetingOf, HANDOFF_MODES, SAY_TO_CALLER, TextEpisode, type EpisodeResult, type HandoffMode, type StepResult } from '../episodes/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import { failWith, usageProblem, type Command } from './io.ts';
-import { episodeDatabases, putSnapshot } from './text-run.ts';
+import { closeOutbox, episodeDatabases, episodeOutbox } from './text-run.ts';
 
 export const USAGE = `usage: mivas play --pack P --task T [--caller scripted] [--handoff native|soft] [--max-turns 60]
 
@@ -70,9 +70,10 @@ export const playCommand: Command = async (argv, io) => {
   const caller = configuredCallers(config.caller)({ pack, task, kind: values.caller ?? 'scripted', seed: null, episodeId: 'play' });
   if (!caller) return failWith(io, 'USAGE', `--caller ${values.caller}: this build has the scripted caller only`);
   const sink = createSink(config);
+  const outbox = episodeOutbox(config, sink, io);
   const { databases, templateDump } = episodeDatabases(config, pack);
-  const writes: Promise<void>[] = [];
-  const id = `ep_${randomIds().hex(12)}`;
+  const writes: Promise<unknown>[] = [];
+  const id = mintId(randomIds(), 'episode');
   const { episode, callerSaid } = await TextEpisode.start({
     pack,
     task,
@@ -84,7 +85,7 @@ export const playCommand: Command = async (argv, io) => {
     handoffMode: values.handoff as HandoffMode,
     maxTurns,
     epochMs: () => Date.now(),
-    store: (p, callId, parts) => writes.push(putSnapshot(sink, p, callId, parts)),
+    store: (p, callId, parts) => writes.push(outbox.store(p, callId, parts)),
   });
   const out = (text: string): void => void io.stdout.write(`${text}\n`);
   const view = episode.view();
@@ -128,6 +129,7 @@ export const playCommand: Command = async (argv, io) => {
   const quit = !episode.isDone();
   const result = await episode.finish('policy_stopped');
   await Promise.all(writes);
+  await closeOutbox(outbox, io, 'the next mivas play or mivas run --mode text');
   databases.closeAll();
   io.stdout.write(verdictText(result, quit));
   // The store's root, which the next command takes: mivas score --snapshots ROOT.

@@ -1,12 +1,11 @@
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { callerEndpointConfigured, type Config } from '../config.ts';
-import type { IdSource } from '../core/index.ts';
+import { mintId, systemClock, type IdSource } from '../core/index.ts';
 import { configuredCallers, HANDOFF_MODES, noopPolicy, openAiChatPolicy, runTextEpisode, scriptedPolicy, type EpisodeResult, type HandoffMode, type TextPolicy } from '../episodes/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
-import { SNAPSHOT_PARTS, snapshotKey, type SnapshotPart, type SnapshotSink } from '../snapshot/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
+import { SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
+import { packDatabases, type PackDatabases } from '../store/index.ts';
 import { failWith, type CliIO } from './io.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
@@ -27,21 +26,41 @@ export function textPolicyOf(harness: string, config: Config): TextPolicy | { pr
 }
 
 /** A pack ready for in-process episodes: its template, a databases folder and the template's rows. */
-export function episodeDatabases(config: Config, pack: Pack): { databases: CallDatabases; templateDump: ReturnType<typeof dumpDatabase> } {
-  const dataDir = resolve(config.dataDir);
-  const template = ensureTemplate(join(dataDir, 'templates'), pack);
-  const sqlite = new Database(template, { readonly: true });
-  const templateDump = dumpDatabase(sqlite);
-  sqlite.close();
-  return { databases: new CallDatabases(join(dataDir, 'episodes', pack.id), template), templateDump };
+export function episodeDatabases(config: Config, pack: Pack): PackDatabases {
+  return packDatabases(resolve(config.dataDir), pack, join('episodes', pack.id));
 }
 
-/** Writes a finished snapshot to the sink, summary last (its presence means the set is complete). */
-export async function putSnapshot(sink: SnapshotSink, pack: string, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>): Promise<void> {
-  for (const part of SNAPSHOT_PARTS) {
-    const body = parts.get(part);
-    if (body) await sink.put(snapshotKey(pack, callId, part), body);
-  }
+/**
+ * The snapshot writer of in-process episodes (`mivas run --mode text`, `mivas play`): the durable
+ * outbox over the sink, spooled under MIVAS_DATA_DIR/spool like the server's (architecture.md §9),
+ * so a set whose upload fails stays spooled and is retried, and `mivas run --resume` finds it.
+ * Sets an earlier process left in the spool are queued again at once.
+ */
+export function episodeOutbox(config: Config, sink: SnapshotSink, io: CliIO): SnapshotOutbox {
+  const say = (line: string): void => void io.stderr.write(`${line}\n`);
+  const outbox = new SnapshotOutbox(
+    join(resolve(config.dataDir), 'spool'),
+    sink,
+    systemClock(),
+    {
+      uploaded: () => undefined,
+      failed: (pack, callId, attempt, err, retryInMs) => say(`snapshot ${pack}/${callId}: upload attempt ${attempt} failed (${String(err)}); retrying in ${Math.ceil(retryInMs / 1000)} s`),
+      conflicted: (pack, callId, keptAt) => say(`snapshot ${pack}/${callId}: the store already holds this id; ours is kept at ${keptAt}`),
+      spoolFailed: (pack, callId, attempt, err) => say(`snapshot ${pack}/${callId}: the spool refused it (attempt ${attempt}: ${String(err)}); held in memory and retried`),
+      abandoned: (sets) => say(`${sets.length} snapshot sets the spool refused and the store did not take are lost: ${sets.map((s) => `${s.pack}/${s.callId}`).join(', ')}`),
+    },
+    { uploadConcurrency: config.uploadConcurrency },
+  );
+  outbox.resume();
+  return outbox;
+}
+
+/** Waits for every set handed to the outbox (uploaded, or left spooled after a failed attempt), then stops its retries and says what is left. */
+export async function closeOutbox(outbox: SnapshotOutbox, io: CliIO, resumeHint: string): Promise<void> {
+  await outbox.flush();
+  const left = outbox.backlog().count;
+  outbox.stop();
+  if (left > 0) io.stderr.write(`${left} snapshot sets are spooled but not uploaded yet; ${resumeHint} uploads them\n`);
 }
 
 /** What a text run needs beyond the configuration. */
@@ -80,10 +99,11 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
     return { exit: failWith(io, 'USAGE', `--caller ${plan.caller}: text episodes take the scripted or llm caller (an external caller plays voice calls: mivas run --caller external)`) };
   }
   const sink = createSink(config);
+  const outbox = episodeOutbox(config, sink, io);
   const { databases, templateDump } = episodeDatabases(config, plan.pack);
   const jobs: { taskId: string; trial: number; id: string }[] = [];
-  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
-  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
+  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: mintId(plan.ids, 'episode') });
+  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: mintId(plan.ids, 'episode') });
   const what = plan.only ? (plan.onlyWhat ?? `the VOIDs of ${plan.runId} played again`) : `${plan.taskIds.length} tasks × ${plan.trials}`;
   io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${what}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, jobs.length, plan.runId);
@@ -95,7 +115,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
       const job = jobs[index] as (typeof jobs)[number];
       const task = plan.pack.tasks.get(job.taskId);
       if (!task) continue;
-      const writes: Promise<void>[] = [];
+      const writes: Promise<unknown>[] = [];
       const result = await runTextEpisode(policy, {
         pack: plan.pack,
         task,
@@ -107,7 +127,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
         handoffMode: plan.handoffMode as HandoffMode,
         maxTurns: 60,
         epochMs: () => Date.now(),
-        store: (pack, callId, parts) => writes.push(putSnapshot(sink, pack, callId, parts)),
+        store: (pack, callId, parts) => writes.push(outbox.store(pack, callId, parts)),
       });
       await Promise.all(writes);
       results[index] = result;
@@ -115,6 +135,7 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, jobs.length)) }, worker));
+  await closeOutbox(outbox, io, `mivas run --resume ${plan.runId}`);
   databases.closeAll();
   const ran = results.filter(Boolean).length;
   if (ran < jobs.length) io.stdout.write(`\ninterrupted after ${ran} of ${jobs.length} episodes; the table and scores cover those (mivas run --resume ${plan.runId} plays the rest)\n`);

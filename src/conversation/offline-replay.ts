@@ -1,7 +1,9 @@
+import { ManualClock } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import { Timeline, type EndReason, type TimelineEvent } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
-import { Conversation, type DispatchResult } from './conversation.ts';
+import type { DispatchResult } from './conversation.ts';
+import { ConversationRun, recordUtterance } from './conversation-run.ts';
 import { CarryForward, handoffArguments, handoffToolTo, planRoute, routeActions, type RouteAction } from './reference-route.ts';
 
 /** How an offline conversation starts and ends (the media clock advances 1 s per action). */
@@ -15,11 +17,13 @@ export interface OfflineOptions {
   /** Greeting by the agent and a first caller utterance before the actions (default true). */
   readonly greet?: boolean;
   readonly callerSpeaks?: boolean;
-  /** Default: the reason of the first ending effect (human transfer, end_call), else agent_end_call. */
+  /** Recorded as given; by default the ending that stands by the run's rule (the first session tool's, else agent_end_call). */
   readonly endReason?: EndReason;
   readonly closeCode?: number | null;
   /** Media offset of the call end; default 60 s or 1 s after the last action. */
   readonly endAtMs?: number;
+  /** The caller hangs up after the last action; the run's rule decides which ending stands (the first). */
+  readonly callerHangsUp?: boolean;
   /** Leave out call.ended (a truncated timeline). */
   readonly omitEnd?: boolean;
 }
@@ -33,32 +37,27 @@ export interface OfflineReplay {
   readonly results: readonly DispatchResult[];
 }
 
-/** Records one utterance (started, transcript, completed) as the caller or the agent. */
+/** Records one offline utterance (started, transcript 400 ms later, completed 800 ms later) as the caller or the agent. */
 export function addSpeech(timeline: Timeline, side: 'caller' | 'agent', atMs: number, id: string, text: string): void {
-  timeline.add({ type: 'speech.started', side, utterance_id: id }, atMs);
-  timeline.add({ type: 'transcript', side, text, utterance_id: id }, atMs + 400);
-  timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, atMs + 800);
+  recordUtterance(timeline, { side, id, text, startMs: atMs, transcriptMs: atMs + 400, endMs: atMs + 800 });
 }
 
-/** Opens the timeline of an offline conversation: call.started, then the greeting and the caller's opening line. */
+/** The greeting and the caller's opening line of an offline conversation, after its call.started. */
+function addOpening(timeline: Timeline, options: Pick<OfflineOptions, 'greet' | 'callerSpeaks'>): void {
+  if (options.greet !== false) addSpeech(timeline, 'agent', 500, 'greeting', 'Hello, how can I help?');
+  if (options.callerSpeaks !== false) addSpeech(timeline, 'caller', 2000, 'opening', 'Hi, I have a request.');
+}
+
+/** Opens a hand-written offline timeline (scorer fixtures): call.started, then the greeting and the caller's opening line. */
 export function openOfflineTimeline(options: Omit<OfflineOptions, 'databases' | 'pack'> & { readonly pack: string }, mediaMs: () => number): Timeline {
   const timeline = new Timeline(mediaMs);
   timeline.add({ type: 'call.started', call_id: options.callId, pack: options.pack, harness: options.harness ?? 'scripted', task_id: options.taskId, run_id: options.runId ?? null }, 0);
-  if (options.greet !== false) addSpeech(timeline, 'agent', 500, 'greeting', 'Hello, how can I help?');
-  if (options.callerSpeaks !== false) addSpeech(timeline, 'caller', 2000, 'opening', 'Hi, I have a request.');
+  addOpening(timeline, options);
   return timeline;
 }
 
 /** Media offset of the first action of an offline conversation. */
 export const OFFLINE_FIRST_ACTION_MS = 4000;
-
-function endReasonOf(results: readonly DispatchResult[]): EndReason {
-  for (const r of results) {
-    if (r.effect.kind === 'human_transfer') return 'human_transfer';
-    if (r.effect.kind === 'end_call') return 'agent_end_call';
-  }
-  return 'agent_end_call';
-}
 
 /**
  * The offline applier (architecture.md §16): replays actions through a real conversation, as a model
@@ -67,22 +66,24 @@ function endReasonOf(results: readonly DispatchResult[]): EndReason {
  * matchers and carried values as the scripted harness does.
  */
 export function replayOffline(actions: readonly RouteAction[], options: OfflineOptions): OfflineReplay {
-  let atMs = 0;
-  const timeline = openOfflineTimeline({ ...options, pack: options.pack.id }, () => atMs);
-  const conversation = Conversation.open({ pack: options.pack, id: options.callId, databases: options.databases, timeline, nowMs: () => 0 });
+  // The media clock moves 1 s per action; a tool's duration on it is 0, as before.
+  const media = new ManualClock();
+  const run = new ConversationRun({ pack: options.pack, id: options.callId, databases: options.databases, clock: media, harness: options.harness ?? 'scripted', taskId: options.taskId, runId: options.runId ?? null });
+  const conversation = run.start();
+  addOpening(run.timeline, options);
   const carry = new CarryForward();
   const results: DispatchResult[] = [];
-  atMs = OFFLINE_FIRST_ACTION_MS;
+  media.advance(OFFLINE_FIRST_ACTION_MS);
   actions.forEach((action, i) => {
-    results.push(conversation.dispatch(requestFor(options.pack, conversation.activeAgent(), action, actions.slice(i + 1), carry)));
+    // Every action runs, even after the ending began: the replay is the loop a model would have made.
+    results.push(run.dispatch(requestFor(options.pack, conversation.activeAgent(), action, actions.slice(i + 1), carry)).result);
     if (action.kind === 'call') carry.record(options.pack, { name: action.name, output: results[results.length - 1]?.output as { ok: boolean } });
-    atMs += 1000;
+    media.advance(1000);
   });
-  const closed = conversation.close();
-  if (!options.omitEnd) {
-    timeline.add({ type: 'call.ended', end_reason: options.endReason ?? endReasonOf(results), close_code: options.closeCode ?? 1000 }, options.endAtMs ?? Math.max(60_000, atMs));
-  }
-  return { events: [...timeline.events()], final: closed.final, db: closed.db, results };
+  if (options.callerHangsUp) run.end('caller_hangup');
+  const closed = run.close();
+  if (!options.omitEnd) run.recordEnd(options.closeCode ?? 1000, options.endAtMs ?? Math.max(60_000, media.nowMs()), options.endReason);
+  return { events: [...run.timeline.events()], final: closed.final, db: closed.db, results };
 }
 
 function requestFor(pack: Pack, agent: string, action: RouteAction, rest: readonly RouteAction[], carry: CarryForward): { toolCallId: null; name: string; rawArguments: unknown } {

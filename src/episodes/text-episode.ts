@@ -1,13 +1,14 @@
-import type { CallerMind, CallerTurn } from '../caller/index.ts';
-import { Conversation, type ToolSpec } from '../conversation/index.ts';
-import { envelopeRefusal, isPlainObject, MivasError } from '../core/index.ts';
+import { takesFloor, type CallerMind, type CallerTurn } from '../caller/index.ts';
+import { ConversationRun, type Conversation, type ToolSpec } from '../conversation/index.ts';
+import { envelopeRefusal, isPlainObject, ManualClock, MivasError } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { ConversationVerdict } from '../scoring/index.ts';
-import { emptyUsage, Timeline, type EndReason, type SnapshotPart, type TokenClass, type Usage } from '../snapshot/index.ts';
+import { emptyUsage, type EndReason, type SnapshotPart, type TokenClass, type Usage } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
 import { episodeInstructions, greetingOf, offeredTools, SAY_TO_CALLER, type HandoffMode } from './framing.ts';
 import { rewardOf, type EpisodeReward } from './reward.ts';
-import { scoreParts, textSnapshotParts } from './text-snapshot.ts';
+import { TextDuplex, type TextCutIn } from './text-duplex.ts';
+import { scoreFrozen, textSnapshotParts } from './text-snapshot.ts';
 
 /** Raised when an episode cannot do what was asked; the code is the catalog's (EPISODE_ENDED, EPISODE_INVALID). */
 export class EpisodeError extends MivasError {}
@@ -95,6 +96,9 @@ export interface EpisodeResult extends EpisodeReward {
   readonly verdict: ConversationVerdict;
 }
 
+/** What an action itself answers, before the step adds the agent, the turn and the end. */
+type ActionOutcome = Pick<StepResult, 'tool_name' | 'output' | 'handoff'>;
+
 /** Milliseconds of media time an utterance takes: 400 ms a word (150 words a minute), at least 800. */
 function utteranceMs(text: string): number {
   return Math.max(800, text.split(/\s+/).filter(Boolean).length * 400);
@@ -110,7 +114,8 @@ function utteranceMs(text: string): number {
  * with the scorer. Actions on one episode run one at a time, in arrival order.
  */
 export class TextEpisode {
-  private mediaMs = 0;
+  /** The episode's media clock: it moves only as actions and utterances take time. */
+  private readonly clock = new ManualClock();
   private turns = 0;
   private utterances = 0;
   private ending: { reason: EndReason; truncated: Truncation | null; detail: string | null } | null = null;
@@ -121,20 +126,24 @@ export class TextEpisode {
    */
   private closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean } | null = null;
   private finished: Promise<EpisodeResult> | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** The scored result (or why freezing failed), once frozen. */
+  private frozen: { readonly result: EpisodeResult } | { readonly error: unknown } | null = null;
+  /** The last queued action while one runs or waits; null when the episode is idle. */
+  private tail: Promise<unknown> | null = null;
   private usage: Usage = emptyUsage();
   private readonly startedAtEpochMs: number;
-  private readonly timeline: Timeline;
+  private readonly run: ConversationRun;
   private readonly conversation: Conversation;
 
   private readonly spec: EpisodeSpec;
+  private readonly duplex: TextDuplex;
 
   private constructor(spec: EpisodeSpec) {
     this.spec = spec;
+    this.duplex = new TextDuplex(spec.task);
     this.startedAtEpochMs = spec.epochMs();
-    this.timeline = new Timeline(() => this.mediaMs);
-    this.conversation = Conversation.open({ pack: spec.pack, id: spec.id, databases: spec.databases, timeline: this.timeline, nowMs: () => this.mediaMs, inMemory: true });
-    this.timeline.add({ type: 'call.started', call_id: spec.id, pack: spec.pack.id, harness: this.harness, task_id: spec.task.task_id, run_id: spec.runId ?? null }, 0);
+    this.run = new ConversationRun({ pack: spec.pack, id: spec.id, databases: spec.databases, clock: this.clock, harness: this.harness, taskId: spec.task.task_id, runId: spec.runId ?? null, inMemory: true });
+    this.conversation = this.run.start();
   }
 
   /**
@@ -171,6 +180,11 @@ export class TextEpisode {
     return this.ending !== null;
   }
 
+  /** True while an action runs or waits its turn (an llm caller's reply, an action queued behind it). */
+  busy(): boolean {
+    return this.tail !== null;
+  }
+
   /** The finished result, once the episode is done and scored. */
   result(): Promise<EpisodeResult> | null {
     return this.finished;
@@ -202,18 +216,28 @@ export class TextEpisode {
 
   /** Runs one policy action; once it ends the episode, the result carries the reward. EPISODE_ENDED after the end. */
   step(action: EpisodeAction): Promise<StepResult> {
-    return this.exclusive(async () => {
-      if (this.ending) throw new EpisodeError('EPISODE_ENDED', `episode ${this.spec.id} has ended (${this.ending.reason}); it takes no more actions`);
-      this.turns++;
-      const before = this.conversation.activeAgent();
-      const outcome = this.closing ? this.close(action, this.closing) : action.name === SAY_TO_CALLER ? await this.say(action) : this.dispatch(action);
-      if (!this.endReason() && this.turns >= this.spec.maxTurns) this.end('max_duration', 'turn_cap');
-      const agent = this.conversation.activeAgent();
-      const native = this.spec.handoffMode === 'native' && agent !== before ? { instructions: episodeInstructions(this.spec.pack, agent, 'native'), tools: offeredTools(this.spec.pack, agent, 'native') } : {};
-      const reason = this.endReason();
-      const result = reason ? await this.finishNow() : undefined;
-      return { ...outcome, agent, ...native, turn: this.turns, done: reason !== null, end_reason: reason, ...(result ? { result } : {}) };
-    });
+    return this.exclusive(() => this.act(action));
+  }
+
+  /** One action: synchronous unless the caller's mind has to be waited for (an llm caller's reply). */
+  private act(action: EpisodeAction): StepResult | Promise<StepResult> {
+    if (this.ending) throw new EpisodeError('EPISODE_ENDED', `episode ${this.spec.id} has ended (${this.ending.reason}); it takes no more actions`);
+    this.turns++;
+    const before = this.conversation.activeAgent();
+    if (this.closing) return this.acted(before, this.close(action, this.closing));
+    if (action.name !== SAY_TO_CALLER) return this.acted(before, this.dispatch(action));
+    const said = this.say(action);
+    return said instanceof Promise ? said.then((outcome) => this.acted(before, outcome)) : this.acted(before, said);
+  }
+
+  /** The step's result after an action: the turn cap, a native handoff's new setup, and the reward once it ended. */
+  private acted(before: string, outcome: ActionOutcome): StepResult {
+    if (!this.endReason() && this.turns >= this.spec.maxTurns) this.end('max_duration', 'turn_cap');
+    const agent = this.conversation.activeAgent();
+    const native = this.spec.handoffMode === 'native' && agent !== before ? { instructions: episodeInstructions(this.spec.pack, agent, 'native'), tools: offeredTools(this.spec.pack, agent, 'native') } : {};
+    const reason = this.endReason();
+    const result = reason ? this.finishNow() : undefined;
+    return { ...outcome, agent, ...native, turn: this.turns, done: reason !== null, end_reason: reason, ...(result ? { result } : {}) };
   }
 
   /**
@@ -222,7 +246,7 @@ export class TextEpisode {
    */
   finish(cause: Truncation = 'policy_stopped'): Promise<EpisodeResult> {
     if (this.finished) return this.finished;
-    return this.exclusive(async () => {
+    return this.exclusive(() => {
       if (this.closing) this.end(this.closing.reason);
       if (!this.ending) this.end('max_duration', cause);
       return this.finishNow();
@@ -232,7 +256,7 @@ export class TextEpisode {
   /** Ends a running episode because its policy or mivas failed (the scorer voids both), then scores it. */
   abort(reason: 'provider_error' | 'internal_error', detail: string): Promise<EpisodeResult> {
     if (this.finished) return this.finished;
-    return this.exclusive(async () => {
+    return this.exclusive(() => {
       this.end(reason, null, detail.slice(0, 2000));
       return this.finishNow();
     });
@@ -249,22 +273,31 @@ export class TextEpisode {
     this.spec.caller.observe?.(text.trim());
   }
 
-  private async say(action: EpisodeAction): Promise<Pick<StepResult, 'tool_name' | 'output' | 'handoff'>> {
+  /** A say_to_caller: spoken, then answered by the caller's mind (at once when it has the answer without waiting). */
+  private say(action: EpisodeAction): ActionOutcome | Promise<ActionOutcome> {
     const text = sayText(action);
     if (!text) return { tool_name: SAY_TO_CALLER, output: { ...envelopeRefusal('INVALID_ARGUMENTS', { invalid_fields: ['text'] }) }, handoff: null };
+    const cut = this.duplex.take(text);
+    if (cut) return this.cutIn(text, cut).then((callerSaid) => this.answered(callerSaid));
     this.speak('agent', text);
-    const callerSaid = await this.hear(() => this.spec.caller.reply(text));
+    const mind = this.spec.caller;
+    if (mind.replyNow) return this.answered(this.heardNow(() => (mind.replyNow as (agentText: string) => CallerTurn)(text)));
+    return this.hear(() => mind.reply(text)).then((callerSaid) => this.answered(callerSaid));
+  }
+
+  private answered(callerSaid: string | null): ActionOutcome {
     const hungUp = this.endReason() === 'caller_hangup' || this.closingReason() === 'caller_hangup';
     return { tool_name: SAY_TO_CALLER, output: { ok: true, data: { caller_said: callerSaid, caller_hung_up: hungUp } }, handoff: null };
   }
 
-  private dispatch(action: EpisodeAction): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
-    this.mediaMs += 300;
-    const dispatched = this.conversation.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
-    this.mediaMs += 700;
+  private dispatch(action: EpisodeAction): ActionOutcome {
+    this.clock.advance(300);
+    const { result: dispatched, next } = this.run.dispatch({ toolCallId: action.callId ?? null, name: action.name, rawArguments: action.arguments });
+    this.clock.advance(700);
+    // end_call has no farewell turn in text (nothing is spoken after it); a transfer leaves the agent one last action.
+    if (next.kind === 'farewell' && next.reason === 'agent_end_call') this.end('agent_end_call');
+    if (next.kind === 'farewell' && next.reason === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     const { effect } = dispatched;
-    if (effect.kind === 'end_call') this.end('agent_end_call');
-    if (effect.kind === 'human_transfer') this.closing = { reason: 'human_transfer', tools: false };
     if (effect.kind !== 'handoff') return { tool_name: action.name, output: dispatched.output, handoff: null };
     // Soft handoffs keep the tool list: the result carries the new desk's instructions instead.
     const output = this.spec.handoffMode === 'soft' ? { ...dispatched.output, instructions: episodeInstructions(this.spec.pack, effect.to, 'soft') } : dispatched.output;
@@ -276,12 +309,12 @@ export class TextEpisode {
    * is not asked), anything else is not run; either way the call ends, as a voice call does once
    * the model's last response after the transfer has played.
    */
-  private close(action: EpisodeAction, closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean }): Pick<StepResult, 'tool_name' | 'output' | 'handoff'> {
+  private close(action: EpisodeAction, closing: { readonly reason: 'human_transfer' | 'caller_hangup'; readonly tools: boolean }): ActionOutcome {
     this.closing = null;
     if (action.name !== SAY_TO_CALLER && closing.tools) {
       const outcome = this.dispatch(action);
-      // end_call has ended it already; a transfer made in the grace ends it as a transfer.
-      this.end(this.closingReason() ?? closing.reason);
+      // A session tool in the grace came before the hang-up: the run keeps it as the ending.
+      this.end(closing.reason);
       this.closing = null;
       return outcome;
     }
@@ -298,9 +331,29 @@ export class TextEpisode {
     try {
       said = await turn();
     } catch (err) {
-      this.end('internal_error', null, `the caller failed: ${err instanceof Error ? err.message : String(err)}`);
-      return null;
+      return this.callerFailed(err);
     }
+    return this.heard(said);
+  }
+
+  /** `hear` for a mind that answers without waiting. */
+  private heardNow(turn: () => CallerTurn): string | null {
+    let said: CallerTurn;
+    try {
+      said = turn();
+    } catch (err) {
+      return this.callerFailed(err);
+    }
+    return this.heard(said);
+  }
+
+  private callerFailed(err: unknown): null {
+    this.end('internal_error', null, `the caller failed: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+
+  /** Records a caller turn; returns what it said. */
+  private heard(said: CallerTurn): string | null {
     const text = said.text?.trim() ? said.text.trim() : null;
     if (text) this.speak('caller', text);
     // A mind whose endpoint failed hangs up to end its side; the episode records why (VOID infra_error).
@@ -311,14 +364,39 @@ export class TextEpisode {
     return text;
   }
 
+  /**
+   * A duplex act on an agent utterance: the caller's line starts inside it, where the trigger's
+   * words end, as a voice caller's would (docs/caller.md). A correction or barge-in is the caller's
+   * answer (the policy reads it in `caller_said`, its turn still in progress); after a back-channel
+   * the caller's mind answers the utterance as usual.
+   */
+  private async cutIn(text: string, cut: TextCutIn): Promise<string | null> {
+    const agentId = `a${++this.utterances}`;
+    const callerId = `c${++this.utterances}`;
+    const start = this.clock.nowMs() + 300;
+    const end = start + utteranceMs(text);
+    const callerStart = Math.min(end, start + utteranceMs(text.split(/\s+/).slice(0, cut.afterWords).join(' ')) + cut.act.cutInAfterMs);
+    const callerEnd = callerStart + utteranceMs(cut.act.line);
+    this.run.timeline.add({ type: 'speech.started', side: 'agent', utterance_id: agentId }, start);
+    this.run.timeline.add({ type: 'transcript', side: 'agent', text, utterance_id: agentId }, start);
+    this.run.timeline.add({ type: 'speech.started', side: 'caller', utterance_id: callerId }, callerStart);
+    this.run.timeline.add({ type: 'transcript', side: 'caller', text: cut.act.line, utterance_id: callerId }, callerStart);
+    const ends = [{ side: 'agent' as const, id: agentId, at: end }, { side: 'caller' as const, id: callerId, at: callerEnd }].sort((a, b) => a.at - b.at);
+    for (const e of ends) this.run.timeline.add({ type: 'speech.completed', side: e.side, utterance_id: e.id, interrupted: false }, e.at);
+    this.clock.advance(Math.max(end, callerEnd) - this.clock.nowMs());
+    const mind = this.spec.caller;
+    mind.saidOver?.(cut.act.line);
+    if (!takesFloor(cut.act.kind)) return this.hear(() => mind.reply(text));
+    mind.observe?.(text);
+    return cut.act.line;
+  }
+
   private speak(side: 'caller' | 'agent', text: string): void {
     const id = `${side === 'agent' ? 'a' : 'c'}${++this.utterances}`;
-    const start = this.mediaMs + 300;
+    const start = this.clock.nowMs() + 300;
     const end = start + utteranceMs(text);
-    this.timeline.add({ type: 'speech.started', side, utterance_id: id }, start);
-    this.timeline.add({ type: 'transcript', side, text, utterance_id: id }, start);
-    this.timeline.add({ type: 'speech.completed', side, utterance_id: id, interrupted: false }, end);
-    this.mediaMs = end;
+    this.run.utterance({ side, id, text, startMs: start, transcriptMs: start, endMs: end });
+    this.clock.advance(end - this.clock.nowMs());
   }
 
   /** The pending last action's reason (a method, like endReason, so narrowing never hides a change a dispatch made). */
@@ -331,23 +409,37 @@ export class TextEpisode {
     return this.ending?.reason ?? null;
   }
 
-  private end(reason: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
-    this.ending ??= { reason, truncated, detail };
+  /** Asks the run to end; the reason that stands is the first ending (a cut-off is truncated only when its own reason stands). */
+  private end(requested: EndReason, truncated: Truncation | null = null, detail: string | null = null): void {
+    if (this.ending) return;
+    const reason = this.run.end(requested);
+    this.ending = reason === requested ? { reason, truncated, detail } : { reason, truncated: null, detail: null };
   }
 
-  /** Closes the conversation, writes the snapshot and scores it (once). Runs inside `exclusive`. */
-  private finishNow(): Promise<EpisodeResult> {
-    this.finished ??= this.freeze();
-    return this.finished;
+  /** Closes the conversation, writes the snapshot and scores it (once; synchronous). Runs inside `exclusive`. */
+  private finishNow(): EpisodeResult {
+    if (!this.frozen) {
+      try {
+        this.frozen = { result: this.freeze() };
+      } catch (error) {
+        this.frozen = { error };
+      }
+      this.finished = 'result' in this.frozen ? Promise.resolve(this.frozen.result) : Promise.reject(this.frozen.error);
+      // Whoever asks for the result still sees a failure; unasked, it is not an unhandled rejection.
+      this.finished.catch(() => undefined);
+    }
+    if ('error' in this.frozen) throw this.frozen.error;
+    return this.frozen.result;
   }
 
-  private async freeze(): Promise<EpisodeResult> {
+  private freeze(): EpisodeResult {
     const { spec } = this;
     const ending = this.ending ?? { reason: 'max_duration' as const, truncated: 'policy_stopped' as const, detail: null };
-    const endMs = this.mediaMs + 500;
-    this.timeline.add({ type: 'call.ended', end_reason: ending.reason, close_code: 1000 }, endMs);
-    const closed = this.conversation.close();
-    const { parts } = textSnapshotParts(
+    const endMs = this.clock.nowMs() + 500;
+    this.run.recordEnd(1000, endMs);
+    const closed = this.run.close();
+    const events = this.run.timeline.events();
+    const { parts, summary } = textSnapshotParts(
       {
         pack: spec.pack,
         callId: spec.id,
@@ -360,7 +452,7 @@ export class TextEpisode {
         endMs,
         endReason: ending.reason,
         endDetail: ending.detail,
-        events: this.timeline.events(),
+        events,
         usage: this.usage,
         toolsExpected: spec.task.exp_tool_calls.length > 0,
       },
@@ -369,7 +461,7 @@ export class TextEpisode {
       closed.db,
     );
     spec.store?.(spec.pack.id, spec.id, parts);
-    const verdict = await scoreParts(spec.pack, spec.id, parts);
+    const verdict = scoreFrozen(spec.pack, spec.id, { summary, events, final: closed.final });
     return {
       ...rewardOf(verdict),
       episode_id: spec.id,
@@ -384,9 +476,31 @@ export class TextEpisode {
     };
   }
 
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
+  /**
+   * Runs actions one at a time, in arrival order. One that arrives while none runs starts at once,
+   * so an action that needs no waiting (every action with the scripted caller) is done by the
+   * time `step` returns: its latency is its own work, not turns of the event loop.
+   */
+  private exclusive<T>(work: () => T | Promise<T>): Promise<T> {
+    let run: Promise<T>;
+    if (this.tail) run = this.tail.then(work);
+    else {
+      try {
+        const out = work();
+        if (!(out instanceof Promise)) return Promise.resolve(out);
+        run = out;
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tail = tail;
+    void tail.then(() => {
+      if (this.tail === tail) this.tail = null;
+    });
     return run;
   }
 }

@@ -1,8 +1,7 @@
 import { wavHeader } from '../audio/index.ts';
-import { computeSmoke, snapshotParts, type CallRecord } from '../call/index.ts';
 import type { Pack } from '../packs/index.ts';
-import { loadSnapshot, scoreConversation, type ConversationVerdict, type SnapshotSource } from '../scoring/index.ts';
-import { findFirstAgentAudioMs, snapshotKey, type EndReason, type SnapshotPart, type Summary, type TimelineEvent, type Usage } from '../snapshot/index.ts';
+import { scoreConversation, type ConversationVerdict, type LoadedSnapshot } from '../scoring/index.ts';
+import { computeSmoke, findFirstAgentAudioMs, snapshotKey, snapshotParts, type CallRecord, type EndReason, type SnapshotPart, type Summary, type TimelineEvent, type Usage } from '../snapshot/index.ts';
 import type { DatabaseDump } from '../store/index.ts';
 
 /**
@@ -66,23 +65,34 @@ export function textSnapshotParts(record: TextEpisodeRecord, final: DatabaseDump
   return snapshotParts(call, final, templateDump, db, SILENT_WAV);
 }
 
-/** A snapshot source over parts held in memory: the scorer reads them exactly as it reads a directory. */
-export function memorySource(pack: string, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>): SnapshotSource {
-  const byKey = new Map([...parts].map(([part, body]) => [snapshotKey(pack, callId, part), body]));
-  return {
-    root: 'memory:',
-    list: async () => [...byKey.keys()].sort(),
-    read: async (key) => byKey.get(key),
-    uriOf: (key) => `memory:${key}`,
-  };
+/** What a frozen text episode holds in memory: the objects its snapshot parts were written from. */
+export interface FrozenEpisode {
+  readonly summary: Summary;
+  readonly events: readonly TimelineEvent[];
+  readonly final: DatabaseDump;
 }
 
 /**
- * Scores a conversation's snapshot parts with the deterministic scorer, reading them through the
- * snapshot schemas (`loadSnapshot`) as `mivas score` would read them from storage. `minCallMs` is
- * 0: a text episode has no audio that could drop early (`mivas score --fast` agrees).
+ * Scores a text episode with the deterministic scorer from the objects its parts were written
+ * from, as `mivas score` scores the parts read back (`loadSnapshot`), without parsing them again:
+ * every timeline event passed the snapshot schema when it was added, the summary and the final
+ * rows are what `summary.json` and `final.json` hold. Synchronous, so the step that ends an
+ * episode never waits on the event loop for its reward. `minCallMs` is 0: a text episode has no
+ * audio that could drop early (`mivas score --fast` agrees). The replay prints
+ * (test/integration/episode-replay-prints.test.ts) hold its verdicts equal to the parsed parts'.
  */
-export async function scoreParts(pack: Pack, callId: string, parts: ReadonlyMap<SnapshotPart, Buffer>): Promise<ConversationVerdict> {
-  const snapshot = await loadSnapshot(memorySource(pack.id, callId, parts), pack.id, callId, new Set(parts.keys()));
+export function scoreFrozen(pack: Pack, callId: string, frozen: FrozenEpisode): ConversationVerdict {
+  const snapshot: LoadedSnapshot = {
+    pack: pack.id,
+    callId,
+    summary: frozen.summary,
+    events: [...frozen.events].sort((a, b) => a.seq - b.seq),
+    final: frozen.final,
+    finalFrom: 'json',
+    problems: [],
+    snapshotUri: `${pack.id}/${callId}`,
+    audioUri: snapshotKey(pack.id, callId, 'wav'),
+    caller: null,
+  };
   return scoreConversation({ conversationId: callId, snapshot, entry: undefined, packHint: pack.id }, { packs: new Map([[pack.id, pack]]), minCallMs: 0, allowPackDrift: false });
 }

@@ -1,4 +1,4 @@
-import type { Task } from './schema.ts';
+import type { DuplexTrigger, Task } from './schema.ts';
 
 /** The caller's opening line from a task intent ("Open with exactly: ..."), or a plain hello. */
 export function openingLineOf(intent: string): string {
@@ -18,6 +18,8 @@ export interface CallerPin {
   readonly maxUses: number | null;
   /** True when the line is one of the intent's closing lines: saying it ends the caller's side. */
   readonly closes: boolean;
+  /** Set when the pin is a duplex act: said over the agent when its trigger holds, never as a turn. */
+  readonly duplex: DuplexTrigger | null;
 }
 
 /**
@@ -74,6 +76,7 @@ export function callerScriptOf(task: Pick<Task, 'task_id' | 'intent' | 'traits' 
       line: r.response_value,
       maxUses: r.occurrence_mode === 'first_n' ? (r.occurrence_n ?? 1) : null,
       closes: closes(r.response_value),
+      duplex: r.duplex ?? null,
     })),
   };
 }

@@ -63,7 +63,6 @@ export const blueprintSchema = z
 
 export type Blueprint = z.infer<typeof blueprintSchema>;
 export type BlueprintAgent = z.infer<typeof blueprintAgentSchema>;
-export type BlueprintToolRef = z.infer<typeof blueprintToolRefSchema>;
 
 /** The closed set of normalisers (scoring.md §4.1). */
 export const normaliserNames = ['exact', 'text', 'date', 'datetime_minute', 'phone_e164', 'money_cents', 'number', 'bool', 'set_text'] as const;
@@ -151,7 +150,35 @@ export const expectedCallSchema = z
   .strict();
 export type ExpectedCall = z.infer<typeof expectedCallSchema>;
 
-/** A task's scripted caller reply (a pin). */
+/** The acts a caller plays over the agent's speech (docs/caller.md, "Duplex acts"). */
+export const DUPLEX_ACTS = ['correction', 'barge_in', 'back_channel'] as const;
+export type DuplexActKind = (typeof DUPLEX_ACTS)[number];
+
+/**
+ * A pin's duplex trigger (packs.md §3.4): the caller says the pin over the agent, mid-utterance,
+ * once the agent's utterance so far says one of `agent_says` and none of `not_when_agent_says` (the NOT
+ * clause, required as for context pins; each a list of phrases, any of which counts), after
+ * `cut_in_after_ms` more of the agent's audio. A
+ * correction names the value it replaces (`stale_value`) and the value graded instead
+ * (`corrected_value`), each as the expected state or calls would carry it.
+ */
+export const duplexTriggerSchema = z
+  .object({
+    act: z.enum(DUPLEX_ACTS),
+    agent_says: z.array(z.string().min(1)).min(1),
+    not_when_agent_says: z.array(z.string().min(1)).min(1),
+    cut_in_after_ms: z.number().int().min(0).max(3_000).default(0),
+    stale_value: z.string().min(1).optional(),
+    corrected_value: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((d) => (d.act === 'correction') === (d.stale_value !== undefined && d.corrected_value !== undefined), {
+    message: 'a correction names stale_value and corrected_value; a barge_in or back_channel names neither',
+  })
+  .refine((d) => d.act !== 'correction' || d.stale_value !== d.corrected_value, { message: 'a correction changes the value' });
+export type DuplexTrigger = z.infer<typeof duplexTriggerSchema>;
+
+/** A task's scripted caller reply (a pin); with `duplex`, said over the agent when its trigger holds. */
 export const scriptedResponseSchema = z
   .object({
     match_type: z.literal('context'),
@@ -160,13 +187,15 @@ export const scriptedResponseSchema = z
     response_value: z.string().min(1),
     occurrence_mode: z.enum(['always', 'first_n']).optional(),
     occurrence_n: z.number().int().positive().optional(),
+    duplex: duplexTriggerSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((r) => !r.duplex || /\bNOT\b/.test(r.match_phrase), { message: 'a duplex pin\'s match_phrase has a NOT clause, as every context pin' });
 
 /** tasks/<TASK-ID>.json: one locked task (packs.md §3.1). */
 export const taskSchema = z
   .object({
-    task_id: z.string().regex(/^((C[1-5]|R)-(E|M|H)[1-4](-(BG|SIG))?|S-E[1-9])$/),
+    task_id: z.string().regex(/^((C[1-5]|R)-(E|M|H)[1-4](-(BG|SIG|COR))?|S-E[1-9])$/),
     task_name: z.string().min(1),
     intent: z.string().min(1),
     traits: z.array(z.object({ trait_name: z.string().min(1), value: z.union([z.string(), z.number(), z.boolean()]) }).strict()),

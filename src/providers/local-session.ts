@@ -27,9 +27,12 @@ export abstract class LocalModelSession implements ModelSession {
   private counter = 0;
 
   protected readonly synth: SpeechSynth;
+  /** Yield to the caller: caller speech that starts while this session speaks cuts it off (barge-in). */
+  private readonly yieldsToCaller: boolean;
 
-  constructor(synth: SpeechSynth) {
+  constructor(synth: SpeechSynth, yieldsToCaller = false) {
     this.synth = synth;
+    this.yieldsToCaller = yieldsToCaller;
   }
 
   async connect(agent: AgentSetup): Promise<void> {
@@ -65,8 +68,12 @@ export abstract class LocalModelSession implements ModelSession {
   }
 
   callerSpeech(kind: 'started' | 'completed'): void {
-    if (kind !== 'completed' || this.closed) return;
-    // Only the end is reported: a start would read as barge-in, and these harnesses never need cutting off.
+    if (this.closed) return;
+    // A start reads as barge-in (the call cuts the agent audio still playing): reported only by a session that yields to the caller.
+    if (kind === 'started') {
+      if (this.yieldsToCaller) this.events.emit('callerSpeechStarted');
+      return;
+    }
     this.events.emit('callerSpeechStopped');
     this.onCallerTurn();
   }

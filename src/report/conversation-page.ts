@@ -1,4 +1,4 @@
-import type { ConversationVerdict } from '../scoring/index.ts';
+import { staleUsed, type ConversationVerdict, type DuplexCheck } from '../scoring/index.ts';
 import type { Summary } from '../snapshot/index.ts';
 import type { ConversationEvidence } from './evidence-loader.ts';
 import { formatRate } from './format.ts';
@@ -50,7 +50,7 @@ function smoke(v: ConversationVerdict, summary: Summary | null): SafeHtml {
 <p class="small muted">Health signals beside the verdict, never read by it (scoring.md §10). Response latency p50 ${v.quality.latency_p50_ms ?? '—'} ms, p95 ${v.quality.latency_p95_ms ?? '—'} ms.</p>`;
 }
 
-/** The conversation's diagnostics (scoring.md §10.1): latency per turn, barge-in stops, said-aloud, transcript quality, judge. */
+/** The conversation's diagnostics (scoring.md §10.1): latency per turn, barge-in stops, duplex acts, said-aloud, transcript quality, judge. */
 function diagnostics(v: ConversationVerdict): SafeHtml {
   // scores.json written before scorer 1.2.0 carries no diagnostics.
   const d = v.diagnostics as ConversationVerdict['diagnostics'] | undefined;
@@ -58,8 +58,16 @@ function diagnostics(v: ConversationVerdict): SafeHtml {
   const checks = d.said_aloud.map((c) => html`<tr><td>${c.tool}</td><td>${c.key}</td><td>${String(c.value)}</td><td>${c.said ? html`<span class="ok">✓ said</span>` : html`<span class="bad">✗ not said</span>`}</td></tr>`);
   const judge = d.judge ? Object.entries(d.judge.scores).map(([c, n]) => `${c} ${n}/5`).join(', ') + ` (${d.judge.model}, ${d.judge.prompt_version})` : 'absent (no judge ran)';
   return html`<p class="small">response latency per turn: ${d.turn_latencies_ms.length ? d.turn_latencies_ms.map((n) => `${Math.round(n)} ms`).join(', ') : '—'} · barge-in stop: ${d.barge_in_stops_ms.length ? d.barge_in_stops_ms.map((n) => `${Math.round(n)} ms`).join(', ') : '—'} · transcript WER: ${d.transcript_wer ?? '—'} · judge: ${judge}</p>
-${checks.length ? html`<div class="scroll"><table class="said-aloud"><thead><tr><th>tool</th><th>field</th><th>value</th><th>said aloud</th></tr></thead><tbody>${checks}</tbody></table></div>` : html`<p class="small muted">No answer the caller asked for to check.</p>`}
+${duplexTable(d.duplex ?? [])}${checks.length ? html`<div class="scroll"><table class="said-aloud"><thead><tr><th>tool</th><th>field</th><th>value</th><th>said aloud</th></tr></thead><tbody>${checks}</tbody></table></div>` : html`<p class="small muted">No answer the caller asked for to check.</p>`}
 <p class="small muted">Diagnostics beside the verdict, never read by it (scoring.md §10.1).</p>`;
+}
+
+/** The duplex acts the caller said over the agent, and what the agent did (docs/caller.md); nothing when there were none. */
+function duplexTable(checks: readonly DuplexCheck[]): SafeHtml | string {
+  if (!checks.length) return '';
+  const stopped = (c: DuplexCheck): string => (c.agent_stopped === null ? 'unknown' : c.agent_stopped ? `stopped in ${Math.round(c.stop_ms ?? 0)} ms` : 'kept talking');
+  const stale = (c: DuplexCheck): SafeHtml | string => (c.act !== 'correction' ? '—' : staleUsed(c) ? html`<span class="bad">✗ stale value used${c.stale_calls.length ? ` (call seq ${c.stale_calls.join(', ')})` : ''}${c.stale_in_state ? ' (final state)' : ''}</span>` : html`<span class="ok">✓ not used</span>`);
+  return html`<div class="scroll"><table class="duplex"><thead><tr><th>caller act</th><th>pin</th><th>over</th><th>agent audio</th><th>stale value</th></tr></thead><tbody>${checks.map((c) => html`<tr id="duplex-${c.caller_utterance_id ?? ''}"><td>${c.act.replace('_', '-')}</td><td>${c.pin ?? '—'}</td><td>${c.over_utterance_id}</td><td>${stopped(c)}</td><td>${stale(c)}</td></tr>`)}</tbody></table></div>`;
 }
 
 function usage(v: ConversationVerdict, summary: Summary | null): SafeHtml {

@@ -81,11 +81,19 @@ function costText(d: ScoreReport['aggregates']['diagnostics']): string {
   return priced === null ? d.cost_note : `${priced} (and ${d.cost_note})`;
 }
 
+/** The duplex part of the diagnostics line, only when the callers played duplex acts (docs/caller.md). */
+function duplexLine(d: ScoreReport['aggregates']['diagnostics']): string {
+  const x = d.duplex as typeof d.duplex | undefined;
+  if (!x || x.cut_ins + x.back_channels === 0) return '';
+  const stop = x.stop_max_ms === null ? '' : `, slowest stop ${Math.round(x.stop_max_ms)} ms`;
+  return `duplex: yielded to ${x.yielded} of ${x.cut_ins} cut-ins${stop}, ${x.back_channels_took_floor} of ${x.back_channels} back-channels took the floor, stale value used after ${x.stale_used} of ${x.corrections} corrections; `;
+}
+
 /** The run's diagnostics on one line: beside the verdicts, never in pass (scoring.md §10.1). */
 function diagnosticsLine(report: ScoreReport): string {
   const d = report.aggregates.diagnostics;
   const judge = d.judge_mean ? `judge (${d.judged} judged) ${Object.entries(d.judge_mean).map(([c, m]) => `${c} ${m.toFixed(2)}`).join(', ')}` : 'judge absent';
-  return `diagnostics (never in pass): ${d.turns} turns, response latency p50 ${d.latency_p50_ms ?? '—'} ms, p95 ${d.latency_p95_ms ?? '—'} ms; said aloud ${d.said_aloud_said} of ${d.said_aloud_checked} answers; cost ${costText(d)}; transcript WER ${d.transcript_wer_mean ?? '—'}; ${judge}`;
+  return `diagnostics (never in pass): ${d.turns} turns, response latency p50 ${d.latency_p50_ms ?? '—'} ms, p95 ${d.latency_p95_ms ?? '—'} ms; said aloud ${d.said_aloud_said} of ${d.said_aloud_checked} answers; cost ${costText(d)}; transcript WER ${d.transcript_wer_mean ?? '—'}; ${duplexLine(d)}${judge}`;
 }
 
 /** The terminal summary of a run: headline and per-pack lines with voids beside them, per-task rows, and why each FAIL failed. */

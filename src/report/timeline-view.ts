@@ -163,6 +163,28 @@ function errorMarkers(events: readonly TimelineEvent[], spanMs: number, media: M
   return stacked(items, spanMs);
 }
 
+/** What the duplex lane marks (issue 33): each act the caller said over the agent, and each call that wrote a corrected value's stale one. */
+export function duplexMarks(v: ConversationVerdict, events: readonly TimelineEvent[]): { readonly atMs: number; readonly side: 'caller' | 'agent'; readonly id: string; readonly cls: string; readonly label: string }[] {
+  const checks = (v.diagnostics as ConversationVerdict['diagnostics'] | undefined)?.duplex ?? [];
+  return checks.flatMap((c, i) => {
+    const stop = c.agent_stopped === null ? 'agent stop unknown' : c.agent_stopped ? `agent stopped in ${Math.round(c.stop_ms ?? 0)} ms` : 'agent kept talking';
+    const said = c.at_ms === null ? [] : [{ atMs: c.at_ms, side: 'caller' as const, id: `tl-duplex-${i}`, cls: c.act, label: `${seconds(c.at_ms)} · caller ${c.act.replace('_', '-')}${c.pin ? ` (pin ${c.pin})` : ''} over ${c.over_utterance_id}: ${stop}` }];
+    const stale = c.stale_calls.flatMap((seq) => {
+      const e = events.find((x) => x.seq === seq);
+      return e?.type === 'tool' ? [{ atMs: e.at_ms, side: 'agent' as const, id: `tl-stale-${seq}`, cls: 'stale', label: `seq ${seq} · ${seconds(e.at_ms)} · stale value written after the correction: ${e.name} ${json(e.canonical_arguments ?? e.arguments)}` }] : [];
+    });
+    return [...said, ...stale];
+  });
+}
+
+function duplexMarkers(v: ConversationVerdict, events: readonly TimelineEvent[], spanMs: number, media: MediaMap): { html: SafeHtml[]; height: number } {
+  const items = duplexMarks(v, events).map((m) => {
+    const at = Math.round(media.place(m.atMs, m.side));
+    return { at, render: (style: string) => html`<button type="button" class="ev duplex ${m.cls}" id="${m.id}" data-at-ms="${at}" style="${style}" title="${m.label}" aria-label="${m.label}"></button>` };
+  });
+  return stacked(items, spanMs);
+}
+
 function lane(label: string, content: readonly SafeHtml[], cls = '', height: number | null = null): SafeHtml {
   return html`<div class="lbl">${label}</div><div class="track ${cls}"${height && height > 24 ? html` style="height:${height}px"` : ''}>${content}</div>`;
 }
@@ -191,11 +213,13 @@ export function renderTimeline(v: ConversationVerdict, ev: ConversationEvidence,
   const axis = ticks.map((t, i) => html`<span class="tick" style="${i === 5 ? 'right:0' : `left:${pct(t, spanMs)}`}">${seconds(t)}</span>`);
   const errors = errorMarkers(events, spanMs, media);
   const tools = markers(events, spanMs, media);
+  const duplex = duplexMarkers(v, events, spanMs, media);
+  const duplexLane = duplex.html.length ? lane('duplex acts', duplex.html, '', duplex.height) : '';
   const fastNote = media.fast
     ? html`<p class="small fast-note"><b>Fast run:</b> the agent's audio was not paced, so the recording holds each side's utterances back to back and the timeline's clock is shorter. Each lane is laid on its own channel: speech where its utterance sits in the recording, tool calls, handoffs and errors after the agent utterance they follow. The axis is the recording's.</p>`
     : '';
-  return html`${fastNote}<div class="tl" id="timeline">${wave}${lane('caller speech', speech.filter((s) => s.side === 'caller').map(seg))}${lane('agent speech', speech.filter((s) => s.side === 'agent').map(seg))}${lane('specialist', bands.filter((b) => b.endMs > b.startMs || bands.length === 1).map(band))}${lane('handoffs, tools', tools.html, '', tools.height)}${lane(`errors (${errors.html.length})`, errors.html, 'errors', errors.height)}${lane('time', axis, 'axis')}<div class="overlay"><div id="playhead"></div></div></div>
-<p class="legend small"><span>● tool call (green ok, red error, amber refused, grey session)</span><span>◆ handoff</span><span>▲ error lane: red error, amber warning</span><span>click any event, segment or the waveform to play from there</span></p>`;
+  return html`${fastNote}<div class="tl" id="timeline">${wave}${lane('caller speech', speech.filter((s) => s.side === 'caller').map(seg))}${lane('agent speech', speech.filter((s) => s.side === 'agent').map(seg))}${lane('specialist', bands.filter((b) => b.endMs > b.startMs || bands.length === 1).map(band))}${lane('handoffs, tools', tools.html, '', tools.height)}${duplexLane}${lane(`errors (${errors.html.length})`, errors.html, 'errors', errors.height)}${lane('time', axis, 'axis')}<div class="overlay"><div id="playhead"></div></div></div>
+<p class="legend small"><span>● tool call (green ok, red error, amber refused, grey session)</span><span>◆ handoff</span><span>▲ error lane: red error, amber warning</span>${duplex.html.length ? html`<span>■ duplex lane: purple a caller act over the agent, red a stale value written</span>` : ''}<span>click any event, segment or the waveform to play from there</span></p>`;
 }
 
 /** How a call that was not the model's own reached the conversation (docs/snapshot-format.md, `origin`). */

@@ -32,7 +32,7 @@ main{max-width:100%;overflow-x:hidden}.scroll{max-width:100%;overflow-x:auto}tab
 ul.headlines{margin:.3em 0;padding-left:1.2em}ul.headlines li{margin:.15em 0}.run-label{font-weight:600}
 table.arg-diff{margin:.2em 0}table.arg-diff td,table.arg-diff th{font-size:11px;padding:1px 5px}tr.arg-bad{background:#ffebe9}tr.arg-extra{color:#57606a}
 .paths-row{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}.paths-row .graph-svg{max-width:100%;overflow-x:auto}table.paths-side tr.diverges td{background:#ffebe9}table.paths-side tr.differs td{background:#fff8f0}
-.ev.err{background:#d1242f;border-radius:0!important;clip-path:polygon(50% 0,100% 100%,0 100%)}.ev.err.warn{background:#bf8700}.track.errors{background:#fff5f5}
+.ev.err{background:#d1242f;border-radius:0!important;clip-path:polygon(50% 0,100% 100%,0 100%)}.ev.err.warn{background:#bf8700}.track.errors{background:#fff5f5}.ev.duplex{background:#8250df;border-radius:2px!important}.ev.duplex.stale{background:#d1242f;border-radius:0!important}
 table.paired td{min-width:7em;text-align:center}table.paired td.a-only,table.paired td.b-only{background:#fff8c5}table.cells td{border:0;padding:0}table.cells a.cell,.task-runs a.cell{display:inline-block;width:24px;height:20px;line-height:20px;text-align:center;text-decoration:none;font-weight:700;color:#fff;border-radius:3px;margin:1px}th.task-col{min-width:9em}table.differing-tasks td:first-child{min-width:9em}.p{font-weight:600}
 tr.differing td.gate{min-width:12em}.method li{margin:.3em 0}.fast-note{background:#fff8c5;padding:4px 8px;border-radius:4px}
 table.pins td,table.traits td{font-size:12px}q.line{font-style:italic}.measures{font-size:15px}

@@ -1,13 +1,15 @@
 /**
  * Diagnostics on every conversation (scoring.md §10.1): per-turn response latency, barge-in stop
- * time, whether the answers the caller asked for were said aloud, and transcript quality. They
+ * time, whether the answers the caller asked for were said aloud, transcript quality, and the
+ * duplex acts (`duplex-diagnostics.ts`). They
  * sit beside the verdict; no gate, pass or reward reads them. Pure functions of the snapshot.
  */
 import type { Pack, Task } from '../packs/index.ts';
-import type { CallerFile, TimelineEvent } from '../snapshot/index.ts';
+import type { CallerFile, FinalState, TimelineEvent } from '../snapshot/index.ts';
+import { duplexChecks } from './duplex-diagnostics.ts';
 import { percentile, responseLatencies } from './evidence.ts';
 import { caseFold, normalise } from './normalisers.ts';
-import type { ConversationVerdict, Diagnostics, SaidAloudCheck } from './types.ts';
+import type { ConversationVerdict, Diagnostics, DuplexCheck, SaidAloudCheck } from './types.ts';
 
 /** Each barge-in's stop time: from the caller's last speech start before it to the cut utterance's end. */
 export function bargeInStops(events: readonly TimelineEvent[]): number[] {
@@ -118,9 +120,15 @@ export function transcriptWer(events: readonly TimelineEvent[], caller: CallerFi
 }
 
 /** Every diagnostic of one conversation; judge scores stay null (only `mivas score --judge` adds them). */
-export function diagnosticsOf(events: readonly TimelineEvent[] | null, caller: CallerFile | null | undefined, task: Task | undefined, pack: Pack | undefined): Diagnostics {
+export function diagnosticsOf(
+  events: readonly TimelineEvent[] | null,
+  caller: CallerFile | null | undefined,
+  task: Task | undefined,
+  pack: Pack | undefined,
+  final: FinalState | null = null,
+): Diagnostics {
   const list = events ?? [];
-  return { turn_latencies_ms: responseLatencies(list), barge_in_stops_ms: bargeInStops(list), said_aloud: saidAloud(task, pack, list), transcript_wer: transcriptWer(list, caller), judge: null };
+  return { turn_latencies_ms: responseLatencies(list), barge_in_stops_ms: bargeInStops(list), said_aloud: saidAloud(task, pack, list), transcript_wer: transcriptWer(list, caller), judge: null, duplex: duplexChecks(list, caller, task, final) };
 }
 
 /** A run's diagnostics in one place (scores.json `aggregates.diagnostics`, the terminal summary); never part of a headline. */
@@ -138,6 +146,16 @@ export interface DiagnosticsSummary {
   /** Mean judge score per criterion over the judged conversations; null when none was judged. */
   readonly judge_mean: Readonly<Record<string, number>> | null;
   readonly judged: number;
+  /** Duplex acts over the run (docs/caller.md): corrections and barge-ins said, how many the agent yielded to and its slowest stop; back-channels said and how many took the floor; corrections whose stale value a later call or the final state used. */
+  readonly duplex: {
+    readonly cut_ins: number;
+    readonly yielded: number;
+    readonly stop_max_ms: number | null;
+    readonly back_channels: number;
+    readonly back_channels_took_floor: number;
+    readonly corrections: number;
+    readonly stale_used: number;
+  };
 }
 
 function mean(values: readonly number[]): number | null {
@@ -165,5 +183,27 @@ export function diagnosticsSummary(conversations: readonly ConversationVerdict[]
     transcript_wer_mean: mean(conversations.flatMap((c) => c.diagnostics.transcript_wer ?? [])),
     judge_mean: judged.length ? Object.fromEntries(criteria.map((c) => [c, mean(judged.flatMap((j) => j.scores[c] ?? [])) ?? 0])) : null,
     judged: judged.length,
+    duplex: duplexSummary(conversations.flatMap((c) => c.diagnostics.duplex ?? [])),
+  };
+}
+
+/** Whether a correction's stale value was used after it: by a later call or in the final state. */
+export function staleUsed(check: DuplexCheck): boolean {
+  return check.stale_calls.length > 0 || check.stale_in_state === true;
+}
+
+function duplexSummary(checks: readonly DuplexCheck[]): DiagnosticsSummary['duplex'] {
+  const cutIns = checks.filter((c) => c.act !== 'back_channel');
+  const stops = cutIns.flatMap((c) => c.stop_ms ?? []);
+  const backChannels = checks.filter((c) => c.act === 'back_channel');
+  const corrections = checks.filter((c) => c.act === 'correction');
+  return {
+    cut_ins: cutIns.length,
+    yielded: cutIns.filter((c) => c.agent_stopped === true).length,
+    stop_max_ms: stops.length ? Math.max(...stops) : null,
+    back_channels: backChannels.length,
+    back_channels_took_floor: backChannels.filter((c) => c.agent_stopped === true).length,
+    corrections: corrections.length,
+    stale_used: corrections.filter(staleUsed).length,
   };
 }

@@ -1,5 +1,6 @@
 import { JUDGE_CRITERIA } from './judge-rubric.ts';
-import type { ConversationVerdict } from './types.ts';
+import { staleUsed } from './diagnostics.ts';
+import type { ConversationVerdict, DuplexCheck } from './types.ts';
 
 /** The CSV columns of scoring.md §9, in their fixed order. */
 export const CSV_COLUMNS = [
@@ -12,6 +13,7 @@ export const CSV_COLUMNS = [
   'input_tokens', 'output_tokens', 'cost_usd_est', 'price_table_version',
   'trace_id', 'trace', 'transcript', 'snapshot_uri',
   'turn_latencies_ms', 'barge_in_stop_max_ms', 'said_aloud_checked', 'said_aloud_missed', 'transcript_wer',
+  'duplex_yielded', 'duplex_stop_max_ms', 'duplex_back_channel_took_floor', 'duplex_stale_used',
   'diag_judge_model', ...JUDGE_CRITERIA.map((c) => `diag_judge_${c}` as const),
 ] as const;
 
@@ -94,8 +96,23 @@ function diagnosticCells(v: ConversationVerdict): Partial<Record<CsvColumn, Cell
     said_aloud_checked: d.said_aloud.length ? d.said_aloud.length : null,
     said_aloud_missed: d.said_aloud.length ? d.said_aloud.filter((c) => !c.said).map((c) => `${c.tool}.${c.key}=${c.value}`) : null,
     transcript_wer: d.transcript_wer,
+    ...duplexCells(d.duplex ?? []),
     diag_judge_model: d.judge?.model ?? null,
     ...judged,
+  };
+}
+
+/** The duplex columns (docs/caller.md): yielded of the cut-ins, the slowest stop, back-channels that took the floor, corrections whose stale value was used; empty when no such act was said. */
+function duplexCells(checks: readonly DuplexCheck[]): Partial<Record<CsvColumn, Cell>> {
+  const cutIns = checks.filter((c) => c.act !== 'back_channel');
+  const stops = cutIns.flatMap((c) => c.stop_ms ?? []);
+  const backChannels = checks.filter((c) => c.act === 'back_channel');
+  const corrections = checks.filter((c) => c.act === 'correction');
+  return {
+    duplex_yielded: cutIns.length ? `${cutIns.filter((c) => c.agent_stopped === true).length}/${cutIns.length}` : null,
+    duplex_stop_max_ms: stops.length ? Math.max(...stops) : null,
+    duplex_back_channel_took_floor: backChannels.length ? backChannels.filter((c) => c.agent_stopped === true).length : null,
+    duplex_stale_used: corrections.length ? corrections.filter(staleUsed).length : null,
   };
 }
 

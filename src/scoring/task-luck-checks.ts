@@ -1,3 +1,4 @@
+import { duplexProblems } from './duplex-task-checks.ts';
 import { agentOwnsTool, callerScriptOf, effectivePolicy, sameWords, type CallerPin, type Pack, type Task } from '../packs/index.ts';
 
 /**
@@ -20,10 +21,12 @@ import { agentOwnsTool, callerScriptOf, effectivePolicy, sameWords, type CallerP
  * - `scripts`: every script, next-step line and refusal message a tool returns on the reference
  *   route (the agent reads them word for word) is written as it is spoken: no digits or symbols,
  *   which the desks' rules forbid saying.
+ * - `duplex`: a correction task's graded values are the corrected ones, and its stale value is
+ *   nowhere in the expected state or calls (`duplex-task-checks.ts`).
  */
-export type LuckCheck = 'pins' | 'route-lines' | 'offers' | 'state-writers' | 'scripts';
+export type LuckCheck = 'pins' | 'route-lines' | 'offers' | 'state-writers' | 'scripts' | 'duplex';
 
-export const LUCK_CHECKS: readonly LuckCheck[] = ['pins', 'route-lines', 'offers', 'state-writers', 'scripts'];
+export const LUCK_CHECKS: readonly LuckCheck[] = ['pins', 'route-lines', 'offers', 'state-writers', 'scripts', 'duplex'];
 
 /** A problem found by one of the checks, prefixed `<check>: ` in the validation output. */
 export interface LuckProblem {
@@ -97,7 +100,8 @@ function namesOther(a: { trigger: string; not: string }, b: { trigger: string })
 /** `pins`: two pins that react to the same act with different lines, and no NOT clause telling them apart. */
 export function overlappingPins(task: Task): string[] {
   const script = callerScriptOf(task);
-  const parsed = script.pins.map((p) => ({ pin: p, ...splitSituation(p.situation), acts: actsOf(splitSituation(p.situation).trigger) }));
+  // Duplex pins are played over the agent on their own phrase trigger, never chosen for a turn.
+  const parsed = script.pins.filter((p) => !p.duplex).map((p) => ({ pin: p, ...splitSituation(p.situation), acts: actsOf(splitSituation(p.situation).trigger) }));
   const problems: string[] = [];
   for (let i = 0; i < parsed.length; i++) {
     for (let j = i + 1; j < parsed.length; j++) {
@@ -263,5 +267,6 @@ export function luckProblems(pack: Pack, task: Task, seed: Readonly<Record<strin
     ...unrefusableOffers(pack, task).map((message) => ({ check: 'offers' as const, message })),
     ...unnamedWriters(pack, task, seed).map((message) => ({ check: 'state-writers' as const, message })),
     ...unspeakableScripts(task, outputs).map((message) => ({ check: 'scripts' as const, message })),
+    ...duplexProblems(task, seed).map((message) => ({ check: 'duplex' as const, message })),
   ];
 }

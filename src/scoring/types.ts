@@ -133,6 +133,25 @@ export interface JudgeScores {
   readonly scores: Readonly<Record<string, number>>;
 }
 
+/** One act the caller said over the agent (a duplex act, docs/caller.md), as the diagnostics read it. */
+export interface DuplexCheck {
+  readonly act: 'correction' | 'barge_in' | 'back_channel';
+  readonly pin: number | null;
+  /** The caller's line (`c_…`) and the agent utterance (`u_…`) it was said over. */
+  readonly caller_utterance_id: string | null;
+  readonly over_utterance_id: string;
+  /** When the caller's speech reached the server (timeline clock); null when the timeline lacks it. */
+  readonly at_ms: number | null;
+  /** Whether the agent's audio stopped after the caller started: yielded (correction, barge-in), or wrongly took the floor (back-channel). */
+  readonly agent_stopped: boolean | null;
+  /** The caller's speech at the server → the agent's cut utterance ending, in ms, when it stopped. */
+  readonly stop_ms: number | null;
+  /** Correction: the tool calls from the correction on that carried the stale value (timeline seqs). */
+  readonly stale_calls: readonly number[];
+  /** Correction: whether the final state's graded tables carry the stale value; null for the other acts or without a final state. */
+  readonly stale_in_state: boolean | null;
+}
+
 /** The diagnostics of one conversation (scores.json `conversations[].diagnostics`). */
 export interface Diagnostics {
   /** Per caller turn: end of the caller's speech → the agent's first audio after it, in ms. */
@@ -144,6 +163,8 @@ export interface Diagnostics {
   readonly transcript_wer: number | null;
   /** Null until `mivas score --judge` annotates the conversation; a missing judge is null, never 0. */
   readonly judge: JudgeScores | null;
+  /** One per act the caller said over the agent; empty without duplex acts (absent in scores written before them). */
+  readonly duplex?: readonly DuplexCheck[];
 }
 
 /** Token usage and estimated cost copied from the summary. */

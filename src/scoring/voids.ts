@@ -1,113 +1,25 @@
 import type { Task } from '../packs/index.ts';
-import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, type CallerFile, type Summary, type TimelineEvent, type VoidFacts, type VoidReason } from '../snapshot/index.ts';
+import { findVoids, type VoidCheck, type VoidFinding, type VoidTableInput } from '../snapshot/index.ts';
 import { detectCallerDeviations } from './caller-deviation.ts';
 
-/** Caller-platform statuses meaning the call never connected (scoring.md §3). */
-export const NEVER_CONNECTED = ['NO_ANSWER', 'NO_CONNECTION', 'CANCELLED', 'SYSTEM_ERROR'] as const;
+export { NEVER_CONNECTED, type VoidFinding } from '../snapshot/index.ts';
 
-/** What void detection reads: the parts that loaded, the summary, the timeline and the platform status. */
-export interface VoidInput {
-  /** Problems with required parts (`missing:timeline.json`, `unreadable:final.json`, `table_absent:x`). */
-  readonly snapshotProblems: readonly string[];
-  readonly summary: Summary | null;
-  readonly events: readonly TimelineEvent[] | null;
-  readonly platformStatus: string | null;
-  /** A caller close sooner than this after the first agent audio is an early drop (0 in --fast). */
-  readonly minCallMs: number;
-  /** The conversation's task and the caller's own record (`caller.json`), for the caller-deviation check; absent: not checked. */
+/** What void detection reads: the table's input, and the conversation's task for the caller-deviation check (absent: not checked). */
+export interface VoidInput extends VoidTableInput {
   readonly task?: Task | null;
-  readonly caller?: CallerFile | null;
 }
-
-/** The first void in table order, the rest in detail; reason null when the conversation is measurable. */
-export interface VoidFinding {
-  readonly reason: VoidReason | null;
-  readonly detail: readonly string[];
-}
-
-type Check = (input: VoidInput, facts: VoidFacts) => string[] | null;
-
-/** The shared void facts (`src/snapshot/void-facts.ts`, the server's advisory reason reads the same), the summary as the fallback end. */
-function factsOf(input: VoidInput): VoidFacts {
-  return deriveVoidFacts(input.events ?? [], { endReason: input.summary?.end_reason ?? null, closeCode: input.summary?.close_code ?? null });
-}
-
-function isNeverConnected(status: string | null): boolean {
-  return status !== null && (NEVER_CONNECTED as readonly string[]).includes(status);
-}
-
-const snapshotMissing: Check = (input, facts) => {
-  if (isNeverConnected(input.platformStatus)) return null;
-  const found = [...input.snapshotProblems];
-  if (input.summary?.truncated) found.push('truncated:summary');
-  if (input.events && !facts.ended) found.push('truncated:no_call_ended');
-  return found.length ? found : null;
-};
-
-/** How a caller mind ends when its own endpoint failed (docs/caller.md). */
-const CALLER_FAILURES = new Set(['mind_error', 'cache_miss']);
-
-const infraError: Check = (input, facts) => {
-  const found: string[] = [];
-  if (isNeverConnected(input.platformStatus)) found.push(`caller_platform:${input.platformStatus}`);
-  for (const reason of new Set([facts.endReason, input.summary?.end_reason])) {
-    if (isInfraEndReason(reason)) found.push(`end_reason:${reason}`);
-  }
-  for (const e of findInternalFaults(input.events ?? [])) found.push(`internal_fault:${e.name}@${e.seq}`);
-  // The simulated caller's own endpoint failing is the environment's fault, not a caller deviation.
-  if (input.caller?.end_reason && CALLER_FAILURES.has(input.caller.end_reason)) found.push(`caller:${input.caller.end_reason}`);
-  return found.length ? found : null;
-};
-
-const providerError: Check = (input, facts) => {
-  const found: string[] = [];
-  if (facts.endReason === 'provider_error' || input.summary?.end_reason === 'provider_error') found.push('end_reason:provider_error');
-  for (const e of findFatalProviderErrors(input.events ?? [])) found.push(`provider.error:${e.code}@${e.seq}`);
-  return found.length ? found : null;
-};
-
-const noAgentAudio: Check = (input, facts) => (input.events && facts.firstAgentAudioMs === null ? [] : null);
-
-const callerNeverSpoke: Check = (input, facts) => (input.events && facts.firstAgentAudioMs !== null && !facts.callerSpoke ? [] : null);
-
-const callerDroppedEarly: Check = (input, facts) => {
-  if (!input.events || facts.endReason !== 'caller_hangup') return null;
-  if (facts.abnormalCallerClose) return [`close_code:${facts.closeCode}`];
-  if (facts.ended && facts.firstAgentAudioMs !== null) {
-    const heldMs = facts.ended.at_ms - facts.firstAgentAudioMs;
-    if (heldMs < input.minCallMs) return [`closed_after_ms:${heldMs}`];
-  }
-  return null;
-};
 
 /** The simulated caller broke its task (src/scoring/caller-deviation.ts): a simulator fault, never the agent's. */
-const callerDeviation: Check = (input) => {
+const callerDeviation: VoidCheck<VoidInput> = (input) => {
   if (!input.task || !input.events) return null;
   const found = detectCallerDeviations({ task: input.task, events: input.events, caller: input.caller ?? null });
   return found.length ? found.map((d) => `${d.kind}:${d.evidence}`) : null;
 };
 
-const CHECKS: readonly (readonly [VoidReason, Check])[] = [
-  ['snapshot_missing', snapshotMissing],
-  ['infra_error', infraError],
-  ['provider_error', providerError],
-  ['no_agent_audio', noAgentAudio],
-  ['caller_never_spoke', callerNeverSpoke],
-  ['caller_dropped_early', callerDroppedEarly],
-  ['caller_deviation', callerDeviation],
-];
-
 /**
  * Re-derives every void condition of scoring.md §3 from the timeline (the summary only for end
- * reasons); the first in table order is the reason, its details and the other reasons the detail.
+ * reasons): the one table (`src/snapshot/void-table.ts`), then `caller_deviation` last.
  */
 export function detectVoids(input: VoidInput): VoidFinding {
-  const facts = factsOf(input);
-  const hits = CHECKS.flatMap(([reason, check]) => {
-    const found = check(input, facts);
-    return found ? [{ reason, found }] : [];
-  });
-  const [first, ...rest] = hits;
-  if (!first) return { reason: null, detail: [] };
-  return { reason: first.reason, detail: [...first.found, ...rest.map((h) => h.reason)] };
+  return findVoids(input, [['caller_deviation', callerDeviation]]);
 }

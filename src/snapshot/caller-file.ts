@@ -42,6 +42,17 @@ export type CallerEndReasonName = z.infer<typeof callerEndReasonSchema>;
 export const callerLineSourceSchema = z.enum(['opening', 'pin', 'closing', 'free', 'external', 'replay']);
 export type CallerLineSource = z.infer<typeof callerLineSourceSchema>;
 
+/** A caller line said over the agent (a duplex act, docs/caller.md): which act, over which agent utterance, how far into it. */
+export const callerDuplexSchema = z
+  .object({
+    act: z.enum(['correction', 'barge_in', 'back_channel']),
+    over_utterance_id: z.string(),
+    /** Agent audio the caller had received of that utterance when it started the line. */
+    at_agent_ms: z.number().nonnegative(),
+  })
+  .strict();
+export type CallerDuplexRecord = z.infer<typeof callerDuplexSchema>;
+
 /** One utterance either side, in the order the caller lived them. */
 export const callerTurnSchema = z
   .object({
@@ -56,6 +67,8 @@ export const callerTurnSchema = z
     pin: z.number().int().positive().nullable(),
     interrupted: z.boolean(),
     audio_ms: z.number().nonnegative(),
+    /** Set on a caller line said over the agent (absent: a line in its turn). */
+    duplex: callerDuplexSchema.optional(),
   })
   .strict();
 export type CallerTurnRecord = z.infer<typeof callerTurnSchema>;

@@ -5,3 +5,6 @@ export * from './sinks.ts';
 export * from './outbox.ts';
 export * from './void-facts.ts';
 export * from './caller-file.ts';
+export * from './evidence.ts';
+export * from './smoke.ts';
+export * from './void-table.ts';

@@ -10,6 +10,8 @@ const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 /** Sets uploaded at once unless configured (MIVAS_UPLOAD_CONCURRENCY): a boot backlog of hundreds never loads at once. */
 export const DEFAULT_UPLOAD_CONCURRENCY = 4;
+/** Sets spooled just now whose bytes stay in memory for their first upload unless configured: a burst of ending episodes is not read back. */
+export const DEFAULT_FRESH_SETS = 64;
 
 /** One part's bytes: in memory, or a file the outbox moves into the spool (the streamed WAV). */
 export type SnapshotBody = Buffer | { readonly file: string };
@@ -53,6 +55,8 @@ export const diskSpoolFiles: SpoolFiles = {
 export interface OutboxOptions {
   /** Upload attempts in flight at once (default 4). */
   readonly uploadConcurrency?: number;
+  /** Sets spooled just now that keep their bytes in memory for their first upload attempt (default 64); the rest are read back from the spool. */
+  readonly freshSets?: number;
   readonly files?: SpoolFiles;
 }
 
@@ -75,6 +79,12 @@ interface PendingSet {
   readonly sinceMs: number;
   /** The parts while the spool refuses them; null once spooled. */
   held: Map<SnapshotPart, SnapshotBody> | null;
+  /**
+   * A set spooled just now: its bytes, so its first upload attempt sends them without reading the
+   * spool back. Dropped once that attempt ran (or the outbox stopped); at most `freshSets` sets
+   * hold them at once.
+   */
+  fresh: ReadonlyMap<SnapshotPart, Buffer> | null;
   spoolAttempts: number;
 }
 
@@ -94,6 +104,9 @@ export class SnapshotOutbox {
   /** Sets handed to store() and not yet spooled or held, by id. */
   private readonly storing = new Map<string, Promise<unknown>>();
   private readonly concurrency: number;
+  private readonly freshLimit: number;
+  /** Sets holding `fresh` bytes now. */
+  private freshSets = 0;
   private readonly files: SpoolFiles;
   private spoolFailures = 0;
   private stopped = false;
@@ -117,6 +130,7 @@ export class SnapshotOutbox {
     this.clock = clock;
     this.observer = observer;
     this.concurrency = Math.max(1, options.uploadConcurrency ?? DEFAULT_UPLOAD_CONCURRENCY);
+    this.freshLimit = Math.max(0, options.freshSets ?? DEFAULT_FRESH_SETS);
     this.files = options.files ?? diskSpoolFiles;
     mkdirSync(spoolDir, { recursive: true });
   }
@@ -138,12 +152,15 @@ export class SnapshotOutbox {
     return job;
   }
 
-  /** Finds complete spooled sets (a summary present) left by an earlier process and queues their upload. */
+  /**
+   * Finds complete spooled sets (a summary present) left by an earlier process and queues their
+   * upload. Parts of a set without its summary (a write cut short) are never uploaded.
+   */
   resume(): number {
     let found = 0;
     for (const pack of existsSync(this.spoolDir) ? readdirSync(this.spoolDir) : []) {
       for (const name of readdirSync(join(this.spoolDir, pack))) {
-        // A write cut short by a crash (or a full disk) left a .tmp: never a complete part.
+        // A summary's write cut short by a crash (or a full disk) left a .tmp: never a complete part.
         if (name.endsWith('.tmp')) void this.files.rm(join(this.spoolDir, pack, name)).catch(() => undefined);
         const m = /^(.+)\.summary\.json$/.exec(name);
         if (!m?.[1] || this.pending.has(`${pack}/${m[1]}`)) continue;
@@ -193,6 +210,7 @@ export class SnapshotOutbox {
     this.stopped = true;
     for (const timer of this.timers.values()) timer.cancel();
     this.timers.clear();
+    for (const set of this.waiting) this.dropFresh(set);
     this.waiting.length = 0;
     const held = [...this.pending.values()].filter((s) => s.held).map((s) => ({ pack: s.pack, callId: s.callId }));
     if (held.length) this.observer.abandoned?.(held);
@@ -203,7 +221,10 @@ export class SnapshotOutbox {
     const held = new Map(parts);
     try {
       await this.writeSet(pack, callId, held);
-      this.enqueue(pack, callId, null, 0, sinceMs);
+      const keep = this.freshSets < this.freshLimit;
+      const fresh = keep ? new Map([...held].filter((entry): entry is [SnapshotPart, Buffer] => Buffer.isBuffer(entry[1]))) : null;
+      if (fresh) this.freshSets++;
+      this.enqueue(pack, callId, null, 0, sinceMs, fresh);
       return 'spooled';
     } catch (err) {
       this.spoolFailures++;
@@ -215,9 +236,11 @@ export class SnapshotOutbox {
   }
 
   /**
-   * Writes a set into the spool, summary last; each buffer via a .tmp and a rename, a file part by
-   * moving it. On a failure nothing half-written stays: buffers written so far are removed and file
-   * parts moved back (`parts` is updated to where each file is), then the error is rethrown.
+   * Writes a set into the spool, summary last: a set is complete once its summary is there, so
+   * only the summary goes in via a .tmp and a rename; the buffers before it are written in place
+   * (one file operation each, not two), a file part is moved. On a failure nothing half-written
+   * stays: buffers written so far are removed and file parts moved back (`parts` is updated to
+   * where each file is), then the error is rethrown.
    */
   private async writeSet(pack: string, callId: string, parts: Map<SnapshotPart, SnapshotBody>): Promise<void> {
     const folder = join(this.spoolDir, pack);
@@ -232,11 +255,12 @@ export class SnapshotOutbox {
         const body = parts.get(part) as SnapshotBody;
         const target = join(this.spoolDir, snapshotKey(pack, callId, part));
         if (Buffer.isBuffer(body)) {
+          const staged = part === 'summary.json' ? `${target}.tmp` : target;
           try {
-            await this.files.writeFile(`${target}.tmp`, body);
-            await this.files.rename(`${target}.tmp`, target);
+            await this.files.writeFile(staged, body);
+            if (staged !== target) await this.files.rename(staged, target);
           } catch (err) {
-            await this.files.rm(`${target}.tmp`).catch(() => undefined);
+            await this.files.rm(staged).catch(() => undefined);
             throw err;
           }
           written.push(target);
@@ -275,10 +299,10 @@ export class SnapshotOutbox {
     await this.files.rm(from);
   }
 
-  private enqueue(pack: string, callId: string, held: Map<SnapshotPart, SnapshotBody> | null, spoolAttempts = 0, sinceMs = this.clock.nowMs()): PendingSet | null {
+  private enqueue(pack: string, callId: string, held: Map<SnapshotPart, SnapshotBody> | null, spoolAttempts = 0, sinceMs = this.clock.nowMs(), fresh: ReadonlyMap<SnapshotPart, Buffer> | null = null): PendingSet | null {
     const id = `${pack}/${callId}`;
     if (this.pending.has(id)) return null;
-    const set: PendingSet = { pack, callId, attempts: 0, sinceMs, held, spoolAttempts };
+    const set: PendingSet = { pack, callId, attempts: 0, sinceMs, held, fresh, spoolAttempts };
     this.pending.set(id, set);
     if (!held) this.attempt(set);
     return set;
@@ -293,19 +317,27 @@ export class SnapshotOutbox {
       return;
     }
     const startedMs = this.clock.nowMs();
-    const run = this.step(set).then(
-      (outcome) => {
-        this.pending.delete(id);
-        if (outcome === 'uploaded') this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
-      },
-      (err: unknown) => this.scheduleRetry(set, err, true),
-    );
+    const run = this.step(set)
+      .finally(() => this.dropFresh(set))
+      .then(
+        (outcome) => {
+          this.pending.delete(id);
+          if (outcome === 'uploaded') this.observer.uploaded(set.pack, set.callId, this.sink.locate(snapshotKey(set.pack, set.callId, 'summary.json')), this.clock.nowMs() - startedMs);
+        },
+        (err: unknown) => this.scheduleRetry(set, err, true),
+      );
     this.inFlight.set(id, run);
     void run.finally(() => {
       this.inFlight.delete(id);
       const next = this.waiting.shift();
       if (next && this.pending.get(`${next.pack}/${next.callId}`) === next) this.attempt(next);
     });
+  }
+
+  private dropFresh(set: PendingSet): void {
+    if (!set.fresh) return;
+    set.fresh = null;
+    this.freshSets--;
   }
 
   /** One step for a set: a held set is spooled again (or, failing that, uploaded from memory); a spooled one is uploaded. */
@@ -342,7 +374,7 @@ export class SnapshotOutbox {
   }
 
   private async readPart(set: PendingSet, part: SnapshotPart): Promise<Buffer> {
-    const body = set.held?.get(part);
+    const body = set.held?.get(part) ?? set.fresh?.get(part);
     if (!body) return this.files.readFile(join(this.spoolDir, snapshotKey(set.pack, set.callId, part)));
     return Buffer.isBuffer(body) ? body : this.files.readFile(body.file);
   }

@@ -24,16 +24,23 @@ const present = (file: string): Promise<boolean> => access(file).then(
 
 /** The embedded default: snapshots copied into a local directory (write to temp, then rename; all asynchronous). */
 export function directorySink(dir: string): SnapshotSink {
+  // Folders made already: made again only after a write into one failed (it may have been removed).
+  const folders = new Set<string>();
   return {
     root: dir,
     async put(key, body) {
       const file = join(dir, key);
-      await mkdir(dirname(file), { recursive: true });
+      const folder = dirname(file);
+      if (!folders.has(folder)) {
+        await mkdir(folder, { recursive: true });
+        folders.add(folder);
+      }
       const tmp = `${file}.partial`;
       try {
         await writeFile(tmp, body);
         await rename(tmp, file);
       } catch (err) {
+        folders.delete(folder);
         await rm(tmp, { force: true }).catch(() => undefined);
         throw err;
       }

@@ -2,7 +2,7 @@ import type { EndReason, TimelineEvent } from './schema.ts';
 
 /**
  * The facts a void decision rests on (scoring.md §3), derived one way for both readers: the
- * server's advisory `void_reason` (`src/call/call-snapshot.ts`) and the scorer's
+ * server's advisory `void_reason` (`src/snapshot/evidence.ts`) and the scorer's
  * (`src/scoring/voids.ts`). Pure functions over the timeline, with the end reason and close code
  * the summary (or the live call) recorded as the fallback when the timeline has no `call.ended`.
  */

@@ -1,5 +1,4 @@
-import type { CallRecord } from '../call/index.ts';
-import type { TimelineEvent, Usage } from '../snapshot/index.ts';
+import type { CallRecord, TimelineEvent, Usage } from '../snapshot/index.ts';
 
 /** One tool call as the metrics see it. */
 export interface ToolFact {

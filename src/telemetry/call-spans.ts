@@ -1,5 +1,4 @@
-import type { CallRecord } from '../call/index.ts';
-import type { TimelineEvent } from '../snapshot/index.ts';
+import type { CallRecord, TimelineEvent } from '../snapshot/index.ts';
 
 /** Attribute values a span carries. */
 export type SpanAttributes = Record<string, string | number | boolean>;

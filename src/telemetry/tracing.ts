@@ -3,7 +3,7 @@ import type { RemoteParent } from './trace-context.ts';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
-import type { CallRecord } from '../call/index.ts';
+import type { CallRecord } from '../snapshot/index.ts';
 import type { TracingSettings } from '../config.ts';
 import type { IdSource } from '../core/index.ts';
 import { planCallSpans, type SpanPlan } from './call-spans.ts';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CallRecord } from '../../src/call/index.ts';
+import type { CallRecord } from '../../src/snapshot/index.ts';
 import { loadPack, type Pack } from '../../src/packs/index.ts';
 import { emptyUsage, Timeline, type Smoke, type TimelineEventInput } from '../../src/snapshot/index.ts';
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { parseWav } from '../../src/audio/index.ts';
-import { decodeModem, encodeModem } from './text-modem.ts';
+import { decodeModemAll, encodeModem } from './text-modem.ts';
 
 /**
  * Local stand-ins for the three OpenAI-compatible endpoints the caller uses, on one loopback
@@ -14,8 +14,8 @@ import { decodeModem, encodeModem } from './text-modem.ts';
  *   arguments}}]`), `finish_reason` and `usage` (`prompt_tokens`, `completion_tokens`,
  *   `total_tokens`, `prompt_tokens_details.cached_tokens`).
  * - `POST /v1/audio/transcriptions`: multipart/form-data with `file` (a WAV) and `model`; the
- *   audio is read back as modem text (test/support/text-modem.ts) and answered `{text, usage:
- *   {type:"duration", seconds}}`.
+ *   audio is read back as modem text (test/support/text-modem.ts; every message it holds, joined
+ *   by a space) and answered `{text, usage: {type:"duration", seconds}}`.
  * - `POST /v1/audio/speech`: `{model, voice, input, response_format:"pcm"}` answered with raw
  *   PCM16 mono at 24 kHz (the text as modem tones), streamed in uneven chunks.
  * Every request is recorded, with its headers, for the tests to check.
@@ -155,7 +155,7 @@ export class OpenAICompatibleStandIn {
     this.requests.push({ path: '/v1/audio/transcriptions', headers: req.headers, body: { ...fields, file: { name: file instanceof File ? file.name : null, type: file.type, bytes: file.size, rate_hz: wav.rateHz, channels: wav.channels } } });
     if (this.options.transcriptionStatus) return this.json(res, this.options.transcriptionStatus, { error: { message: 'stand-in error', type: 'server_error' } });
     const seconds = wav.data.length / 2 / wav.channels / wav.rateHz;
-    this.json(res, 200, { text: decodeModem(wav.data, wav.rateHz), usage: { type: 'duration', seconds: Math.round(seconds * 1000) / 1000 } });
+    this.json(res, 200, { text: decodeModemAll(wav.data, wav.rateHz).join(' '), usage: { type: 'duration', seconds: Math.round(seconds * 1000) / 1000 } });
   }
 
   private async speak(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {

@@ -116,3 +116,12 @@ export function decodeModem(pcm: Buffer, rateHz: number): string {
 export function modemSynth(rateHz = 16_000): SpeechSynth {
   return { engine: 'modem', synthesize: (text) => Promise.resolve(encodeModem(text, rateHz)) };
 }
+
+/**
+ * Modem speech one sentence at a time: each sentence its own message, back to back in one
+ * utterance, so a transcriber of the utterance so far reads every sentence already finished (the
+ * partial transcripts a duplex caller overhears, docs/caller.md).
+ */
+export function sentenceModemSynth(rateHz = 16_000): SpeechSynth {
+  return { engine: 'modem', synthesize: (text) => Promise.resolve(Buffer.concat(text.split(/(?<=[.?!])\s+/).map((sentence) => encodeModem(sentence, rateHz)))) };
+}

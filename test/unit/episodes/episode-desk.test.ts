@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallerMind, CallerTurn } from '../../../src/caller/index.ts';
 import { ManualClock, seededIds } from '../../../src/core/index.ts';
 import { builtInCallers, EpisodeDesk, replicaOfEpisode, type EpisodeDeskOptions } from '../../../src/episodes/index.ts';
 import { episodePack, type EpisodePack } from '../../support/episode-rig.ts';
@@ -12,7 +13,6 @@ afterAll(() => rig.close());
 let desks = 0;
 function deskOf(clock: ManualClock, maxEpisodes = 2, extra: Partial<EpisodeDeskOptions> = {}): EpisodeDesk {
   return new EpisodeDesk({
-    ...extra,
     packs: new Map([['healthcare', { pack: rig.pack, databases: rig.databases, templateDump: rig.templateDump }]]),
     maxEpisodes,
     idleMs: 60_000,
@@ -20,6 +20,7 @@ function deskOf(clock: ManualClock, maxEpisodes = 2, extra: Partial<EpisodeDeskO
     ids: seededIds(`desk-${++desks}`),
     callers: builtInCallers,
     store: (pack, id, parts) => rig.stored.set(`${pack}/${id}`, parts),
+    ...extra,
   });
 }
 
@@ -131,6 +132,42 @@ describe('EpisodeDesk', () => {
     await expect(desk.open({ pack: 'healthcare', policy: 'p' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: expect.stringContaining('"nobody" caller') });
     await expect(desk.open({ pack: 'healthcare', policy: 'p', caller: 'llm' })).rejects.toMatchObject({ code: 'EPISODE_INVALID', message: 'no llm caller for healthcare' });
     await expect(desk.open({ pack: 'healthcare', policy: 'p', caller: 'scripted' })).resolves.toBeDefined();
+    await desk.close();
+  });
+
+  it('does a step with the scripted caller within the call: the ending step has stored, scored and freed its episode when desk.step returns', async () => {
+    const desk = deskOf(new ManualClock());
+    const { episode } = await desk.open({ pack: 'healthcare', policy: 'p' });
+    const said = desk.step(episode.id, { name: 'say_to_caller', arguments: { text: 'How can I help?' } });
+    expect(episode.busy()).toBe(false);
+    const ended = desk.step(episode.id, { name: 'end_call', arguments: { reason: 'caller_done' } });
+    // Nothing has been awaited yet: the work is done, not scheduled.
+    expect([episode.busy(), episode.isDone(), desk.count(), rig.stored.has(`healthcare/${episode.id}`)]).toEqual([false, true, 0, true]);
+    const [first, last] = await Promise.all([said, ended]);
+    expect(first).toMatchObject({ turn: 1, done: false, output: { ok: true, data: { caller_said: null, caller_hung_up: false } } });
+    expect(last).toMatchObject({ turn: 2, done: true, end_reason: 'agent_end_call' });
+    expect(last.result).toEqual(await desk.finish(episode.id, 'policy_stopped'));
+    expect(last.result?.verdict.end_reason).toBe('agent_end_call');
+    await desk.close();
+  });
+
+  it('queues an action behind one that waits for the caller, and runs them in arrival order', async () => {
+    let answer: (turn: CallerTurn) => void = () => undefined;
+    const slow: CallerMind = {
+      kind: 'external',
+      open: async () => ({ text: 'Hello, I need an appointment.', hangUp: null }),
+      reply: () => new Promise<CallerTurn>((resolve) => (answer = resolve)),
+    };
+    const desk = deskOf(new ManualClock(), 2, { callers: () => slow });
+    const { episode } = await desk.open({ pack: 'healthcare', policy: 'p' });
+    const said = desk.step(episode.id, { name: 'say_to_caller', arguments: { text: 'Which day suits you?' } });
+    const ended = desk.step(episode.id, { name: 'end_call', arguments: { reason: 'caller_done' } });
+    expect([episode.busy(), episode.isDone(), desk.count()]).toEqual([true, false, 1]);
+    answer({ text: 'Tuesday, please.', hangUp: null });
+    const [first, last] = await Promise.all([said, ended]);
+    expect(first).toMatchObject({ turn: 1, done: false, output: { ok: true, data: { caller_said: 'Tuesday, please.' } } });
+    expect(last).toMatchObject({ turn: 2, done: true, end_reason: 'agent_end_call' });
+    expect([episode.busy(), desk.count()]).toEqual([false, 0]);
     await desk.close();
   });
 

@@ -34,7 +34,8 @@ describe('exports (scoring.md §9)', () => {
     const csv = conversationsCsv(run().conversations);
     const [header, ...rows] = parseCsv(csv).filter((r) => r.length > 1);
     expect(header).toEqual([...CSV_COLUMNS]);
-    expect(CSV_COLUMNS).toHaveLength(65);
+    // 65 columns, plus the four duplex diagnostics (issue 33).
+    expect(CSV_COLUMNS).toHaveLength(69);
     const voidRow = rows.find((r) => r[header!.indexOf('conversation_id')] === 'e_void') ?? [];
     const cell = (name: string) => voidRow[header!.indexOf(name)];
     expect([cell('status'), cell('void_reason')]).toEqual(['VOID', 'no_agent_audio']);

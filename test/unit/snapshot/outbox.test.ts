@@ -298,8 +298,37 @@ class GatedSink extends MemorySink {
   waitingCount(): number {
     return this.gates.length;
   }
+  /** Resolves once a get is held at the gate. */
+  untilWaiting(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const poll = (): void => (this.gates.length > 0 ? resolve() : void setImmediate(poll));
+      poll();
+    });
+  }
   releaseAll(): void {
     for (const g of this.gates.splice(0)) g();
+  }
+}
+
+/** The real disk, counting each kind of operation. */
+class CountedDisk implements SpoolFiles {
+  readonly counts = { writeFile: 0, rename: 0, readFile: 0, rm: 0 };
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    this.counts.writeFile++;
+    return diskSpoolFiles.writeFile(path, data);
+  }
+  async rename(from: string, to: string): Promise<void> {
+    this.counts.rename++;
+    return diskSpoolFiles.rename(from, to);
+  }
+  copyFile = diskSpoolFiles.copyFile;
+  async readFile(path: string): Promise<Buffer> {
+    this.counts.readFile++;
+    return diskSpoolFiles.readFile(path);
+  }
+  async rm(path: string): Promise<void> {
+    this.counts.rm++;
+    return diskSpoolFiles.rm(path);
   }
 }
 
@@ -392,10 +421,7 @@ describe('SnapshotOutbox on a full disk and with a backlog', () => {
     const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { uploadConcurrency: 3 });
     expect(outbox.resume()).toBe(12);
     for (let round = 0; round < 4; round++) {
-      await new Promise<void>((resolve) => {
-        const poll = (): void => (sink.waitingCount() > 0 ? resolve() : void setImmediate(poll));
-        poll();
-      });
+      await sink.untilWaiting();
       expect(sink.inFlight).toBeLessThanOrEqual(3);
       sink.releaseAll();
       await seen.until(() => seen.uploads.length >= (round + 1) * 3);
@@ -418,5 +444,39 @@ describe('SnapshotOutbox on a full disk and with a backlog', () => {
     await flushed;
     expect(await stored).toBe('spooled');
     expect(sink.objects.get(`${PACK}/call_late.summary.json`)?.toString()).toBe('call_late:summary.json');
+  });
+
+  it('renames only the summary into the spool and uploads a set spooled just now from its bytes, never reading the spool back', async () => {
+    const spool = tempDir();
+    const disk = new CountedDisk();
+    const sink = new MemorySink();
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk });
+    expect(await outbox.store(PACK, 'call_ops', parts('call_ops'))).toBe('spooled');
+    await outbox.flush();
+    expect(seen.uploads).toEqual(['call_ops']);
+    for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/call_ops.${p}`)?.toString()).toBe(`call_ops:${p}`);
+    expect(disk.counts).toEqual({ writeFile: SNAPSHOT_PARTS.length, rename: 1, readFile: 0, rm: SNAPSHOT_PARTS.length });
+    expect(readdirSync(join(spool, PACK))).toEqual([]);
+  });
+
+  it('reads a set back from the spool when more sets than freshSets wait for their upload', async () => {
+    const spool = tempDir();
+    const disk = new CountedDisk();
+    const sink = new GatedSink();
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk, uploadConcurrency: 1, freshSets: 1 });
+    // All three spooled while the first upload is held at the sink.
+    await Promise.all(['call_a', 'call_b', 'call_c'].map((id) => outbox.store(PACK, id, parts(id))));
+    for (let done = 1; done <= 3; done++) {
+      await sink.untilWaiting();
+      sink.releaseAll();
+      await seen.until(() => seen.uploads.length >= done);
+    }
+    await outbox.flush();
+    expect(seen.uploads.sort()).toEqual(['call_a', 'call_b', 'call_c']);
+    for (const id of ['call_a', 'call_b', 'call_c']) for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/${id}.${p}`)?.toString()).toBe(`${id}:${p}`);
+    // The first set kept its bytes; the two spooled while it held the one place were read back, every part and the summary's overwrite check.
+    expect(disk.counts.readFile).toBe(2 * (SNAPSHOT_PARTS.length + 1));
   });
 });

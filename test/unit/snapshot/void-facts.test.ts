@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { advisoryVoidReason, buildSummary } from '../../../src/call/index.ts';
+import { advisoryVoidReason, buildSummary } from '../../../src/snapshot/index.ts';
 import type { Pack } from '../../../src/packs/index.ts';
 import { detectVoids } from '../../../src/scoring/index.ts';
 import {

@@ -20,7 +20,7 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     const { pack, taskProblems } = fx();
     expect(taskProblems).toEqual([]);
     expect(pack.tasks.size).toBeGreaterThan(0);
-    const grammar = scored ? /^(C[1-5]|R)-(E|M|H)[1-4](-(BG|SIG))?$/ : /^S-E[1-9]$/;
+    const grammar = scored ? /^(C[1-5]|R)-(E|M|H)[1-4](-(BG|SIG|COR))?$/ : /^S-E[1-9]$/;
     const slugs = new Map<string, string>();
     for (const task of pack.tasks.values()) {
       expect(task.task_id).toMatch(grammar);
@@ -35,15 +35,15 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     }
   });
 
-  it.runIf(scored)('33. 72 tasks: 2/4/4 base per category, 24/24/24, 60/6/6, human transfer in six tasks over four categories', () => {
+  it.runIf(scored)('33. 72 tasks besides the correction variants: 2/4/4 base per category, 24/24/24, 60/6/6, human transfer in six tasks over four categories', () => {
     const { pack } = fx();
-    const ids = [...pack.tasks.keys()].sort();
+    const ids = [...pack.tasks.keys()].filter((id) => !id.endsWith('-COR')).sort();
     const expected = ['C1', 'C2', 'C3', 'C4', 'C5', 'R'].flatMap((c) =>
       ['E1', 'E1-BG', 'E1-SIG', 'E2', 'M1', 'M2', 'M3', 'M4', 'H1', 'H2', 'H3', 'H4'].map((s) => `${c}-${s}`),
     );
     expect(ids).toEqual(expected.sort());
     const count = (f: (t: Task) => string): Record<string, number> =>
-      [...pack.tasks.values()].reduce<Record<string, number>>((acc, t) => ({ ...acc, [f(t)]: (acc[f(t)] ?? 0) + 1 }), {});
+      [...pack.tasks.values()].filter((t) => !t.task_id.endsWith('-COR')).reduce<Record<string, number>>((acc, t) => ({ ...acc, [f(t)]: (acc[f(t)] ?? 0) + 1 }), {});
     expect(count((t) => t.metadata.difficulty)).toEqual({ easy: 24, medium: 24, hard: 24 });
     expect(count((t) => t.metadata.audio_condition)).toEqual({ perfect: 60, background_noise: 6, bad_signal: 6 });
     const letter: Record<string, string> = { E: 'easy', M: 'medium', H: 'hard' };
@@ -65,6 +65,7 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
     const conditions: Record<string, string> = { BG: 'background_noise', SIG: 'bad_signal' };
     for (const task of pack.tasks.values()) {
       const m = /^(.+-E1)-(BG|SIG)$/.exec(task.task_id);
+      if (task.task_id.endsWith('-COR')) continue;
       if (!m) {
         expect(task.variant_of, task.task_id).toBeUndefined();
         expect(task.metadata.audio_condition, task.task_id).toBe('perfect');
@@ -77,6 +78,26 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
       const strip = (t: Task | undefined): unknown => (t ? { ...t, task_id: '', task_name: '', variant_of: undefined, metadata: { ...t.metadata, audio_condition: '' } } : undefined);
       expect(canonicalJson(strip(task)), task.task_id).toBe(canonicalJson(strip(source)));
     }
+  });
+
+  it('34b. correction variants are their base task with a correction pin: same expected calls, state, route and difficulty (issue 33)', () => {
+    const { pack } = fx();
+    for (const task of pack.tasks.values()) {
+      if (!task.task_id.endsWith('-COR')) continue;
+      const base = pack.tasks.get(task.task_id.replace(/-COR$/, ''));
+      expect(task.variant_of, task.task_id).toBe(base?.task_id);
+      const corrections = task.scripted_responses.filter((r) => r.duplex?.act === 'correction');
+      expect(corrections, task.task_id).toHaveLength(1);
+      const graded = (t: Task | undefined): unknown => (t ? { calls: t.exp_tool_calls, state: t.exp_db_state, path: t.exp_handoff_path, forbidden: t.forbidden_tools, metadata: t.metadata } : undefined);
+      expect(canonicalJson(graded(task)), task.task_id).toBe(canonicalJson(graded(base)));
+    }
+  });
+
+  it.runIf(scored)('34c. six or more correction variants, one in every category, none easy (issue 33)', () => {
+    const corrections = [...fx().pack.tasks.values()].filter((t) => t.task_id.endsWith('-COR'));
+    expect(corrections.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(corrections.map((t) => t.metadata.category))).toEqual(new Set(['C1', 'C2', 'C3', 'C4', 'C5', 'R']));
+    expect(corrections.filter((t) => t.metadata.difficulty === 'easy')).toEqual([]);
   });
 
   it('35. call and hop counts fit the difficulty ladder', () => {

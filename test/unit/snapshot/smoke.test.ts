@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeSmoke, countClipping, longestDeadAirMs, SMOKE_LIMITS, type SmokeInputs } from '../../../src/call/smoke.ts';
+import { computeSmoke, countClipping, longestDeadAirMs, SMOKE_LIMITS, type SmokeInputs } from '../../../src/snapshot/smoke.ts';
 import { Timeline, type TimelineEvent } from '../../../src/snapshot/index.ts';
 
 /** Builds a timeline from [at_ms, event] pairs. */

@@ -1,13 +1,34 @@
 import { canonicalJson } from '../core/index.ts';
-import type { PacingStats } from '../chirp/index.ts';
-import type { Pack } from '../packs/index.ts';
-import { deriveVoidFacts, findFatalProviderErrors, findInternalFaults, isInfraEndReason, summarySchema, type EndReason, type Smoke, type SnapshotBody, type SnapshotPart, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from '../snapshot/index.ts';
-import { unpricedNote } from '../providers/index.ts';
-import type { DatabaseDump } from '../store/index.ts';
+import type { SnapshotBody } from './outbox.ts';
+import { summarySchema, type EndReason, type FinalState, type SnapshotPart, type Smoke, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from './schema.ts';
+import { findVoids } from './void-table.ts';
 
-/** Everything known about a call at hangup. */
+/**
+ * The evidence builder (architecture.md §20): every context (a live call, a
+ * text episode) freezes its conversation through these functions, over plain data only, so the
+ * summary and the advisory void reason are written by one piece of code.
+ */
+
+/** The pack a conversation ran on, as the summary names it. */
+export interface EvidencePack {
+  readonly id: string;
+  readonly packVersion: string;
+  readonly templateHash: string;
+}
+
+/** The outbound pacer's own count of its send intervals (the chirp pacer's figures, as plain data). */
+export interface PacingCounts {
+  readonly intervals: number;
+  readonly offOver5Ms: number;
+  readonly maxOffMs: number;
+}
+
+/** A database's rows by table (the store's dump, as plain data). */
+type Rows = FinalState;
+
+/** Everything known about a conversation when it ends (a call at hangup, a text episode when it is done). */
 export interface CallRecord {
-  readonly pack: Pack;
+  readonly pack: EvidencePack;
   readonly callId: string;
   readonly runId: string | null;
   readonly taskId: string | null;
@@ -26,33 +47,36 @@ export interface CallRecord {
   readonly smoke: Smoke;
   readonly usage: Usage;
   readonly costUsd: number | null;
+  /** Why an estimated call has no cost (`unpriced: <why>`, from the price table); null when priced or never estimated. */
+  readonly costNote?: string | null;
   readonly priceTableVersion: string | null;
   readonly traceId: string | null;
   /** The pacer's own count of its send intervals (null in fast mode, which does not pace). */
-  readonly pacing: PacingStats | null;
+  readonly pacing: PacingCounts | null;
 }
 
 /**
  * The advisory void reason the server records; the scorer re-derives it (scoring.md §3). Both read
- * the same void facts (`src/snapshot/void-facts.ts`) in the same table order; the server knows no
- * `--min-call-s`, so its early drop is the abnormal close alone (the scorer's with `minCallMs` 0).
+ * the one void table (`void-table.ts`) over the same facts; the server knows no `--min-call-s`, so
+ * its early drop is the abnormal close alone (the scorer's with `minCallMs` 0), and no caller
+ * deviation (the scorer's last row, which needs the task).
  */
 export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'closeCode' | 'events' | 'truncation'>): VoidReason | null {
-  // A truncated timeline is incomplete evidence: the scorer's first void check (`truncated:summary`).
-  if (record.truncation) return 'snapshot_missing';
-  const facts = deriveVoidFacts(record.events, { endReason: record.endReason, closeCode: record.closeCode });
-  if (isInfraEndReason(facts.endReason) || isInfraEndReason(record.endReason) || findInternalFaults(record.events).length > 0) return 'infra_error';
-  if (facts.endReason === 'provider_error' || record.endReason === 'provider_error' || findFatalProviderErrors(record.events).length > 0) return 'provider_error';
-  if (facts.firstAgentAudioMs === null) return 'no_agent_audio';
-  if (!facts.callerSpoke) return 'caller_never_spoke';
-  if (facts.abnormalCallerClose) return 'caller_dropped_early';
-  return null;
+  const summary = { truncated: record.truncation != null, end_reason: record.endReason, close_code: record.closeCode };
+  return findVoids({ snapshotProblems: [], summary, events: record.events, platformStatus: null, minCallMs: 0 }).reason;
+}
+
+/** A template table's rows, their canonical forms in the same order, and the set of those forms. */
+interface TemplateRows {
+  readonly rows: readonly Record<string, unknown>[];
+  readonly canonical: readonly string[];
+  readonly set: ReadonlySet<string>;
 }
 
 /** Every call compares against the same template, so its canonical rows are computed once per dump. */
-const templateRowSets = new WeakMap<DatabaseDump, Map<string, Set<string>>>();
+const templateRowSets = new WeakMap<Rows, Map<string, TemplateRows>>();
 
-function templateRows(template: DatabaseDump, table: string): Set<string> {
+function templateRows(template: Rows, table: string): TemplateRows {
   let tables = templateRowSets.get(template);
   if (!tables) {
     tables = new Map();
@@ -60,20 +84,38 @@ function templateRows(template: DatabaseDump, table: string): Set<string> {
   }
   let rows = tables.get(table);
   if (!rows) {
-    rows = new Set((template[table] ?? []).map(canonicalJson));
+    const canonical = (template[table] ?? []).map(canonicalJson);
+    rows = { rows: template[table] ?? [], canonical, set: new Set(canonical) };
     tables.set(table, rows);
   }
   return rows;
 }
 
-/** Rows that differ from the template: inserted, changed or deleted (a count for the per-call summary). */
-export function countRowsWritten(template: DatabaseDump, final: DatabaseDump): number {
+/** True when two rows hold the same columns in the same order with identical values, so their canonical forms are equal. */
+function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  return keys.every((key, i) => key === others[i] && a[key] === b[key]);
+}
+
+/**
+ * Rows that differ from the template: inserted, changed or deleted (a count for the per-call
+ * summary). A final row identical to the template's row at the same place (most rows: both are in
+ * primary-key order) takes that row's canonical form instead of computing it again.
+ */
+export function countRowsWritten(template: Rows, final: Rows): number {
   let changed = 0;
   for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
     const before = templateRows(template, table);
-    const after = new Set((final[table] ?? []).map(canonicalJson));
-    for (const row of after) if (!before.has(row)) changed++;
-    for (const row of before) if (!after.has(row)) changed++;
+    const after = new Set(
+      (final[table] ?? []).map((row, i) => {
+        const twin = before.rows[i];
+        return twin && sameRow(twin, row) ? (before.canonical[i] as string) : canonicalJson(row);
+      }),
+    );
+    for (const row of after) if (!before.set.has(row)) changed++;
+    for (const row of before.set) if (!after.has(row)) changed++;
   }
   return changed;
 }
@@ -114,20 +156,20 @@ export function buildSummary(record: CallRecord, rowsWritten: number): Summary {
   });
 }
 
-/** The per-turn latency split of the harnesses that report one (absent otherwise). */
-/** Why a call whose cost was estimated has none (`unpriced: <why>`); nothing when it was priced or never estimated (keyless, text episodes). */
-function costNoteOf(record: Pick<CallRecord, 'costUsd' | 'priceTableVersion' | 'model'>): Pick<Summary, 'cost_note'> {
-  const note = record.costUsd === null && record.priceTableVersion !== null ? unpricedNote(record.model) : null;
+/** The unpriced note, only when the call was estimated and has no cost (keyless calls and text episodes carry none). */
+function costNoteOf(record: Pick<CallRecord, 'costUsd' | 'priceTableVersion' | 'costNote'>): Pick<Summary, 'cost_note'> {
+  const note = record.costUsd === null && record.priceTableVersion !== null ? (record.costNote ?? null) : null;
   return note === null ? {} : { cost_note: note };
 }
 
+/** The per-turn latency split of the harnesses that report one (absent otherwise). */
 function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_latency'> {
   const turns = events.flatMap((e) => (e.type === 'turn.latency' ? [{ endpoint_ms: e.endpoint_ms, stt_ms: e.stt_ms, llm_first_token_ms: e.llm_first_token_ms, tts_first_byte_ms: e.tts_first_byte_ms, total_ms: e.total_ms }] : []));
   return turns.length ? { turn_latency: turns } : {};
 }
 
 /** The five snapshot parts, ready for the outbox (the WAV as bytes or as the recorder's file). */
-export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: DatabaseDump, templateDump: DatabaseDump, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
+export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: Rows, templateDump: Rows, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
   // Each event passed the schema as it was added (src/snapshot/timeline.ts): no second pass over thousands here.
   const timeline: TimelineFile = { events: [...record.events] };

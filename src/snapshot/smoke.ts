@@ -1,4 +1,5 @@
-import { findFirstAgentAudioMs, hasCallerSpoken, type Smoke, type TimelineEvent } from '../snapshot/index.ts';
+import type { Smoke, TimelineEvent } from './schema.ts';
+import { findFirstAgentAudioMs, hasCallerSpoken } from './void-facts.ts';
 
 /** Thresholds of the smoke rubric (scoring.md §10). */
 export const SMOKE_LIMITS = { deadAirMaxS: 25, firstAgentAudioMaxMs: 3000 } as const;
