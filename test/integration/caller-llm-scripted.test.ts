@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerScriptOf } from '../../src/packs/index.ts';
 import { ruleBrain, runWithCaller, standInCaller } from '../support/caller-rig.ts';
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
+import { SCORED_PACKS } from '../support/scored-packs.ts';
 import { startTestServer } from '../support/server.ts';
 import { modemSynth } from '../support/text-modem.ts';
-import { SCORED_PACKS } from '../support/episode-rig.ts';
 
 /**
  * Issue 16, acceptance 1 (first half): with stand-ins only, an `llm`-caller voice run of one task

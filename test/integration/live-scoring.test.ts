@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
 import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
+import { SCORED_PACKS } from '../support/scored-packs.ts';
 import { startTestServer } from '../support/server.ts';
-import { SCORED_PACKS } from '../support/episode-rig.ts';
 
 /**
  * The scorer on snapshots the live server wrote (issue 13, acceptance 1): for each scored pack,

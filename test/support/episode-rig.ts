@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,17 +7,15 @@ import { handoffToolTo, type RouteAction, type RouteStep } from '../../src/conve
 import { seededIds } from '../../src/core/index.ts';
 import { runTextEpisode, type EpisodeResult, type EpisodeSpec, type HandoffMode, type TextPolicy } from '../../src/episodes/index.ts';
 import { loadPack, type Pack, type Task } from '../../src/packs/index.ts';
-import { HEADLINE_EXCLUDED_PACKS, interleave } from '../../src/scoring/index.ts';
+import { interleave } from '../../src/scoring/index.ts';
 import type { SnapshotPart } from '../../src/snapshot/index.ts';
 import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../../src/store/index.ts';
 import { ScriptedMind } from '../../src/caller/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
-/** The scored packs every episode test covers: every pack under packs/ but the control pack, found, not listed. */
-export const SCORED_PACKS: readonly string[] = readdirSync(join(REPO, 'packs'))
-  .filter((id) => existsSync(join(REPO, 'packs', id, 'blueprint.json')) && !HEADLINE_EXCLUDED_PACKS.has(id))
-  .sort();
+/** The scored packs every episode test covers: found in packs/, not listed. */
+export { SCORED_PACKS } from './scored-packs.ts';
 
 /** A loaded pack with its own template and a scratch directory for episode databases. */
 export interface EpisodePack {

@@ -20,7 +20,7 @@ import {
 import { espeakArgs, ESPEAK_CALLER_VOICES, espeakVoiceSynth } from '../../../src/audio/index.ts';
 import { callerScriptOf, closingLinesOf, loadPack, type Pack, type Task } from '../../../src/packs/index.ts';
 import { emptyCallerUsage, type CallerFile } from '../../../src/snapshot/index.ts';
-import { SCORED_PACKS } from '../../support/episode-rig.ts';
+import { SCORED_PACKS } from '../../support/scored-packs.ts';
 
 const packs: Pack[] = [];
 let task: Task;

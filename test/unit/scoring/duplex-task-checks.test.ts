@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, validatePack } from '../../../src/cli/index.ts';
 import { loadPack, taskSchema, type Pack, type Task } from '../../../src/packs/index.ts';
-import { SCORED_PACKS } from '../../support/episode-rig.ts';
+import { SCORED_PACKS } from '../../support/scored-packs.ts';
 
 const ID = 'C1-M1-COR';
 let healthcare: Pack;
