@@ -4,7 +4,7 @@ import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, ok,
 import { charges, checkedBags, seatAssignments, takenSeats } from '../schema.ts';
 import { passengerIdField, readBool, readCode, readInt, readSeat, seatField, segmentIdField, tokenField } from './fields.ts';
 import { policy, SEAT_KINDS, type SeatKind } from './policy.ts';
-import { isRefusal, ownPassenger, ownSegment, verifiedBooking, type BookingRow } from './records.ts';
+import { bookedTraveler, isRefusal, ownSegment, verifiedBooking, type BookingRow } from './records.ts';
 
 /** Extras: seats and checked bags, priced by the tools and confirmed in two steps. */
 
@@ -69,11 +69,9 @@ export const quoteSeat = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { segment_id: readCode, passenger_id: readCode, seat: readSeat }),
   run(args, ctx) {
-    const booking = verifiedBooking(ctx);
-    const pax = ownPassenger(ctx, booking, args.passenger_id);
-    if (isRefusal(pax)) return pax;
-    const seg = ownSegment(ctx, booking, args.segment_id);
-    if (isRefusal(seg)) return seg;
+    const found = bookedTraveler(ctx, args.passenger_id, args.segment_id);
+    if (isRefusal(found)) return found;
+    const { booking, pax, seg } = found;
     if (seatTaken(ctx.db).get({ flight: seg.flight_id, seat: args.seat })) return refuse('SEAT_TAKEN', { recoverable: true });
     const kind = seatKind(args.seat);
     const price = seatPrice(booking, kind);
@@ -123,11 +121,9 @@ export const quoteBags = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { segment_id: readCode, passenger_id: readCode, bags: readInt }),
   run(args, ctx) {
-    const booking = verifiedBooking(ctx);
-    const pax = ownPassenger(ctx, booking, args.passenger_id);
-    if (isRefusal(pax)) return pax;
-    const seg = ownSegment(ctx, booking, args.segment_id);
-    if (isRefusal(seg)) return seg;
+    const found = bookedTraveler(ctx, args.passenger_id, args.segment_id);
+    if (isRefusal(found)) return found;
+    const { booking, pax, seg } = found;
     const before = bagsById(ctx.db).get({ id: `bag_${seg.id.slice(4)}_${pax.id.slice(4)}` })?.count ?? 0;
     const after = before + args.bags;
     if (after > policy.max_bags_per_passenger) return refuse('BAG_LIMIT', { recoverable: true, bags_on_file: before });

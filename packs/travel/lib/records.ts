@@ -111,3 +111,13 @@ export function minutesBetween(a: string, b: string): number {
   const t = (s: string) => Date.UTC(Number(s.slice(0, 4)), Number(s.slice(5, 7)) - 1, Number(s.slice(8, 10)), Number(s.slice(11, 13)), Number(s.slice(14, 16))) / 60_000;
   return t(b) - t(a);
 }
+
+/** The verified booking with one of its travelers and one of its active flights, or the refusal that says why not. */
+export function bookedTraveler(ctx: ToolContext, passengerId: string, segmentId: string): { booking: BookingRow; pax: PassengerRow; seg: SegmentRow } | ToolRefusal {
+  const booking = verifiedBooking(ctx);
+  const pax = ownPassenger(ctx, booking, passengerId);
+  if (isRefusal(pax)) return pax;
+  const seg = ownSegment(ctx, booking, segmentId);
+  if (isRefusal(seg)) return seg;
+  return { booking, pax, seg };
+}

@@ -4,7 +4,7 @@ import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, ok,
 import { assistanceRequests, charges, flights, minorServices, petReservations } from '../schema.ts';
 import { passengerIdField, personNameField, phoneField, readBool, readCode, readName, readPhone, segmentIdField, tokenField } from './fields.ts';
 import { ASSISTANCE_KINDS, PET_KINDS, policy } from './policy.ts';
-import { ageOn, flightById, flightOf, isRefusal, ownPassenger, ownSegment, passengersOf, verifiedBooking } from './records.ts';
+import { ageOn, bookedTraveler, flightById, flightOf, isRefusal, passengersOf, verifiedBooking } from './records.ts';
 
 /** Passenger services: special assistance, the unaccompanied minor service and pets in the cabin. */
 
@@ -28,11 +28,9 @@ export const recordSpecialAssistance = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { passenger_id: readCode, segment_id: readCode, kind: readCode }),
   run(args, ctx) {
-    const booking = verifiedBooking(ctx);
-    const pax = ownPassenger(ctx, booking, args.passenger_id);
-    if (isRefusal(pax)) return pax;
-    const seg = ownSegment(ctx, booking, args.segment_id);
-    if (isRefusal(seg)) return seg;
+    const found = bookedTraveler(ctx, args.passenger_id, args.segment_id);
+    if (isRefusal(found)) return found;
+    const { booking, pax, seg } = found;
     const id = `ast_${seg.id.slice(4)}_${pax.id.slice(4)}_${args.kind}`;
     const script = `I have noted that ${pax.first_name} needs ${args.kind.replace(/_/g, ' ')} on this flight. Please tell the agent at check in when you arrive.`;
     if (assistanceById(ctx.db).get({ id })) return ok({ request_id: id, kind: args.kind, idempotent: true, script });
@@ -52,11 +50,9 @@ export const registerUnaccompaniedMinor = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { passenger_id: readCode, segment_id: readCode, pickup_name: readName, pickup_phone: readPhone }),
   run(args, ctx) {
-    const booking = verifiedBooking(ctx);
-    const pax = ownPassenger(ctx, booking, args.passenger_id);
-    if (isRefusal(pax)) return pax;
-    const seg = ownSegment(ctx, booking, args.segment_id);
-    if (isRefusal(seg)) return seg;
+    const found = bookedTraveler(ctx, args.passenger_id, args.segment_id);
+    if (isRefusal(found)) return found;
+    const { booking, pax, seg } = found;
     const departs = flightOf(ctx.db, seg).departs_at.slice(0, 10);
     const age = ageOn(pax.date_of_birth, departs);
     if (age < policy.minor_service_min_age) return refuse('MINOR_TOO_YOUNG', { recoverable: false, age });
@@ -89,11 +85,9 @@ export const quotePetInCabin = defineTool({
   gate: 'verified',
   normalize: (raw) => normalizeFields(raw, { passenger_id: readCode, segment_id: readCode, pet_kind: readCode }),
   run(args, ctx) {
-    const booking = verifiedBooking(ctx);
-    const pax = ownPassenger(ctx, booking, args.passenger_id);
-    if (isRefusal(pax)) return pax;
-    const seg = ownSegment(ctx, booking, args.segment_id);
-    if (isRefusal(seg)) return seg;
+    const found = bookedTraveler(ctx, args.passenger_id, args.segment_id);
+    if (isRefusal(found)) return found;
+    const { booking, pax, seg } = found;
     const kind = PET_KINDS.find((k) => k === args.pet_kind);
     if (!kind) return refuse('PET_KIND_NOT_ALLOWED', { recoverable: false });
     if (petById(ctx.db).get({ id: `pet_${seg.id.slice(4)}_${pax.id.slice(4)}` })) return refuse('PET_EXISTS', { recoverable: false });
