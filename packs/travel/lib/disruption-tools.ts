@@ -36,9 +36,11 @@ function windowLastDay(ctx: ToolContext, f: FlightRow): string {
   return ctx.clock.addDays(f.departs_at.slice(0, 10), policy.rebooking_window_days);
 }
 
-function disruptedSegment(ctx: ToolContext, segmentId: string): { seg: SegmentRow; flight: FlightRow; party: number } | ReturnType<typeof refuse> {
+/** A disrupted flight of this booking; `rebooked` also accepts one already replaced by free rebooking (its voucher is still owed). */
+function disruptedSegment(ctx: ToolContext, segmentId: string, rebooked = false): { seg: SegmentRow; flight: FlightRow; party: number } | ReturnType<typeof refuse> {
   const booking = verifiedBooking(ctx);
-  const seg = ownSegment(ctx, booking, segmentId);
+  const replaced = segmentById(ctx.db).get({ id: segmentId });
+  const seg = rebooked && replaced?.booking_id === booking.id && replaced.status === 'replaced' ? replaced : ownSegment(ctx, booking, segmentId);
   if (isRefusal(seg)) return seg;
   const flight = flightOf(ctx.db, seg);
   if (flight.status === 'scheduled') return refuse('NOT_DISRUPTED', { recoverable: false });
@@ -149,7 +151,7 @@ export const bookReplacementFlight = defineTool({
 export const sendMealVoucher = defineTool({
   name: 'send_meal_voucher',
   description:
-    'Use when: a traveler on a delayed or cancelled flight asks for a meal voucher, or check_disruption said one is owed. Sends one voucher per traveler by text to the booking phone. Returns: the vouchers, the amount each and a script; idempotent. Do not use for: weather delays, which earn none. Errors: NOT_VERIFIED, SEGMENT_NOT_FOUND, SEGMENT_NOT_ACTIVE, NOT_DISRUPTED, VOUCHER_NOT_ELIGIBLE.',
+    'Use when: a traveler on a delayed or cancelled flight asks for a meal voucher, or check_disruption said one is owed. Sends one voucher per traveler by text to the booking phone. Returns: the vouchers, the amount each and a script; idempotent. Works before or after free rebooking. Do not use for: weather delays, which earn none. Errors: NOT_VERIFIED, SEGMENT_NOT_FOUND, SEGMENT_NOT_ACTIVE, NOT_DISRUPTED, VOUCHER_NOT_ELIGIBLE.',
   input: z.object({ segment_id: segmentIdField }),
   output: z.object({ vouchers: z.number().int(), amount_each_cents: z.number().int(), amount_each_spoken: z.string(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
@@ -158,7 +160,7 @@ export const sendMealVoucher = defineTool({
   normalize: (raw) => normalizeFields(raw, { segment_id: readCode }),
   run(args, ctx) {
     const booking = verifiedBooking(ctx);
-    const found = disruptedSegment(ctx, args.segment_id);
+    const found = disruptedSegment(ctx, args.segment_id, true);
     if (isRefusal(found)) return found;
     if (!voucherEligible(found.flight)) return refuse('VOUCHER_NOT_ELIGIBLE', { recoverable: false, cause: found.flight.disruption_cause, delay_minutes: found.flight.delay_minutes });
     const travelers = passengersOf(ctx.db).all({ booking: booking.id });

@@ -36,6 +36,13 @@ describe('travel tools (Bluestem Air)', () => {
       expect(data(call(asBooking('NRZQJM', 'Cole'), 'check_disruption', { segment_id: 'seg_nrzqjm_1' }))).toMatchObject({ refund_eligible: false, meal_voucher_eligible: true });
     });
 
+    it('a voucher for a crew cancellation is still owed after the free rebooking', () => {
+      const db = asBooking('HKWQRZ', 'Whitfield');
+      expect(call(db, 'book_replacement_flight', { segment_id: 'seg_hkwqrz_1', new_flight_id: 'flt_bs214_1008' }).output.ok).toBe(true);
+      expect(data(call(db, 'send_meal_voucher', { segment_id: 'seg_hkwqrz_1' }))).toMatchObject({ vouchers: 2, amount_each_cents: 1500 });
+      expect(code(call(db, 'check_disruption', { segment_id: 'seg_hkwqrz_1' }))).toBe('SEGMENT_NOT_ACTIVE');
+    });
+
     it('weather earns no voucher', () => {
       expect(code(call(asBooking('KFNZLW', 'Lund'), 'send_meal_voucher', { segment_id: 'seg_kfnzlw_1' }))).toBe('VOUCHER_NOT_ELIGIBLE');
     });
