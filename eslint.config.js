@@ -40,6 +40,9 @@ const indexZones = folders.map((f) => ({
   message: `Import src/${f} from outside it through src/${f}/index.ts.`,
 }));
 
+/** A database file is opened only in src/store (docs/architecture.md, the store's row). */
+const sqliteOnlyInStore = { name: 'better-sqlite3', message: 'Open databases through src/store (packDatabases, dumpDatabaseAt, CallDatabases): it is the only place a database file is opened.' };
+
 export default defineConfig(
   // `eslint .` lints src, test, bench and bin only.
   { ignores: ['**/*', '!src/', '!src/**', '!test/', '!test/**', '!bench/', '!bench/**', '!bin/', '!bin/**'] },
@@ -59,9 +62,15 @@ export default defineConfig(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [sqliteOnlyInStore] }] },
+  },
+  {
     files: ['src/scoring/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
+        paths: [sqliteOnlyInStore],
         patterns: [{ group: ['openai', 'openai/*', 'ws', 'fastify', 'fastify/*', '@fastify/*'], message: 'Scoring stays free of the server, providers and model SDKs (src/scoring/README.md).' }],
       }],
     },

@@ -45,6 +45,9 @@ export interface LiveRow {
   /** Percent of one core per live call (server process CPU ÷ wall ÷ N). */
   readonly cpuPerCallPct: number;
   readonly rssMib: number;
+  /** The server's young-generation and full collections per call-second of the window (optional: older results lack them). */
+  readonly scavengesPerCallS?: number;
+  readonly fullCollectionsPerCallS?: number;
   readonly eventLoopP99Ms: number;
   readonly eventLoopMaxMs: number;
   /** Event-loop delay of the load process: high values mean the callers, not the server, added jitter. */
@@ -164,6 +167,7 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
   await settle(server);
   const { underruns, serverOver5Pct, endReasons } = readSummaries(snapshotDir, pack, result.callIds);
   const cpuPerCallPct = Math.round((stats.cpuMs / Math.max(1, stats.wallMs) / calls) * 100 * 100) / 100;
+  const perCallS = (count: number): number => Math.round((count / (Math.max(1, stats.wallMs) / 1000) / calls) * 10_000) / 10_000;
   return {
     calls,
     callsUp: result.callsUp,
@@ -180,6 +184,8 @@ async function step(server: ChildProcess, load: ChildProcess, port: number, call
     toolErrors: result.toolErrors,
     cpuPerCallPct,
     rssMib: stats.rssMib,
+    scavengesPerCallS: perCallS(stats.scavenges),
+    fullCollectionsPerCallS: perCallS(stats.fullCollections),
     eventLoopP99Ms: stats.eventLoopP99Ms,
     eventLoopMaxMs: stats.eventLoopMaxMs,
     loadEventLoopP99Ms: result.loadEventLoopP99Ms,

@@ -4,7 +4,7 @@
  * event-loop delay (monitorEventLoopDelay), CPU time and RSS of this process, reported over IPC.
  * Configuration comes from the environment like `mivas serve`. Loopback only.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.ts';
 import { buildApp, createAppContext } from '../src/server/index.ts';
 
@@ -21,6 +21,10 @@ export interface ServerStats {
   readonly rssMib: number;
   readonly liveCalls: number;
   readonly snapshotBacklog: number;
+  /** Young-generation collections in the window (they depend on what is allocated, not on the machine's load). */
+  readonly scavenges: number;
+  /** Full (mark-compact) collections in the window. */
+  readonly fullCollections: number;
 }
 
 const parsed = loadConfig(process.env);
@@ -36,6 +40,14 @@ const address = await app.listen({ port: config.port, host: config.host });
 
 const delay = monitorEventLoopDelay({ resolution: 1 });
 delay.enable();
+const collections = { scavenges: 0, full: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as PerformanceEntry & { readonly detail?: { readonly kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) collections.scavenges++;
+    else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.full++;
+  }
+}).observe({ entryTypes: ['gc'] });
 let cpuBase = process.cpuUsage();
 let wallBase = performance.now();
 
@@ -51,12 +63,16 @@ function stats(): ServerStats {
     rssMib: Math.round(process.memoryUsage().rss / 2 ** 20),
     liveCalls: ctx.registry.count(),
     snapshotBacklog: ctx.outbox.backlog().count,
+    scavenges: collections.scavenges,
+    fullCollections: collections.full,
   };
 }
 
 process.on('message', (message: ServerCommand) => {
   if (message.cmd === 'reset') {
     delay.reset();
+    collections.scavenges = 0;
+    collections.full = 0;
     cpuBase = process.cpuUsage();
     wallBase = performance.now();
     process.send?.({ ok: true });

@@ -5,7 +5,8 @@
  *
  *   npm run bench                         all four sections (about 6–8 minutes on 2 cores)
  *   npm run bench -- --quick              shorter windows and fewer N (about 2 minutes)
- *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes
+ *   npm run bench -- --only live,tools    some sections: live, tools, db, scoring, report, episodes, boot
+ *   npm run bench -- --only live --calls 25,50,100 --seconds 8    chosen N and window for the live section
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,17 +15,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderTable } from '../src/cli/index.ts';
 import { canPin, ROOT } from './bench-context.ts';
+import { benchBoot, BOOT_RSS_GOAL_MB, CONFIG_EXIT_GOAL_S, type BootResult } from './boot-bench.ts';
 import { benchDatabases, type DbRow } from './db-bench.ts';
 import { benchDesk, type DeskRow } from './desk-bench.ts';
 import { benchEpisodes, type EpisodeRow } from './episode-bench.ts';
 import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';
 import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
-import { benchScoring, type ScoringResult } from './scoring-bench.ts';
+import { benchScoring, SCORING_GOALS, type ScoringResult } from './scoring-bench.ts';
 import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
 const REGRESSION = 1.2;
-const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report', 'episodes'] as const;
+const SECTIONS = ['live', 'tools', 'db', 'scoring', 'report', 'episodes', 'boot'] as const;
 type Section = (typeof SECTIONS)[number];
 
 type Figures = Record<string, unknown>;
@@ -50,6 +52,10 @@ function p99Rows(results: Figures): P99Row[] {
     if (r.stepService) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step service`, p99: r.stepService.p99 });
     if (r.stepServiceCpu) rows.push({ key: `episode desk ${r.pack} c${r.concurrent} step service cpu`, p99: r.stepServiceCpu.p99 });
   }
+  // Boot figures are compared by the same rule (lower is better).
+  const boot = results.boot as Partial<BootResult> | undefined;
+  if (boot?.settledRssMb) rows.push({ key: 'boot RSS settled MB', p99: boot.settledRssMb });
+  if (boot?.configExitS) rows.push({ key: 'serve config-error exit s', p99: boot.configExitS });
   const live = results.live as Partial<LiveResult> | undefined;
   for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
@@ -64,21 +70,37 @@ function committedResults(): Figures | null {
   }
 }
 
+/** Throughputs where less is worse: scoring per core, and the tool rows' requests per second. */
+function throughputRows(results: Figures): P99Row[] {
+  const rows: P99Row[] = [];
+  const scoring = results.scoring as Partial<ScoringResult> | undefined;
+  if (scoring?.conversationsPerCoreS) rows.push({ key: 'scoring conv/s per core', p99: scoring.conversationsPerCoreS });
+  for (const c of scoring?.cli ?? []) rows.push({ key: `mivas score ${c.conversations} conv/s per core`, p99: c.conversationsPerCoreS });
+  for (const r of (results.tools ?? []) as ToolRow[]) rows.push({ key: `tools ${r.mode} ${r.tool} c${r.connections} ids${r.callIds} req/s`, p99: r.throughputPerS });
+  return rows;
+}
+
 function regressions(previous: Figures | null, current: Figures): string[][] {
   if (!previous) return [];
   const before = new Map(p99Rows(previous).map((r) => [r.key, r.p99]));
-  return p99Rows(current).flatMap((r) => {
+  const slower = p99Rows(current).flatMap((r) => {
     const old = before.get(r.key);
     return old !== undefined && old > 0 && r.p99 > old * REGRESSION ? [['REGRESSION', r.key, String(old), String(r.p99), `+${Math.round((r.p99 / old - 1) * 100)}%`]] : [];
   });
+  const rates = new Map(throughputRows(previous).map((r) => [r.key, r.p99]));
+  const fewer = throughputRows(current).flatMap((r) => {
+    const old = rates.get(r.key);
+    return old !== undefined && old > 0 && r.p99 * REGRESSION < old ? [['REGRESSION', r.key, String(old), String(r.p99), `${Math.round((r.p99 / old - 1) * 100)}%`]] : [];
+  });
+  return [...slower, ...fewer];
 }
 
 function printLive(live: LiveResult): void {
   console.log(`\nLive calls (${live.pack}, ${live.durationS} s per N; jitter = |frame interval − 20 ms| at the callers, ms)`);
   console.log(
     renderTable(
-      ['N', 'up', 'jitter p50', 'p99', 'max', '>5 ms %', 'srv >5 ms %', 'late p99', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
-      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.jitterOver5Pct ?? '-'), String(r.serverOver5Pct ?? '-'), String(r.lateness?.p99 ?? '-'), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
+      ['N', 'up', 'jitter p50', 'p99', 'max', '>5 ms %', 'srv >5 ms %', 'late p99', 'relay p50', 'relay p99', 'underruns', 'dropped', 'tools ok', 'CPU/call %', 'scavenges/call-s', 'full GCs/call-s', 'RSS MiB', 'loop p99', 'load loop p99', 'held'],
+      live.rows.map((r) => [String(r.calls), String(r.callsUp), String(r.jitter.p50), String(r.jitter.p99), String(r.jitter.max), String(r.jitterOver5Pct ?? '-'), String(r.serverOver5Pct ?? '-'), String(r.lateness?.p99 ?? '-'), String(r.relay.p50), String(r.relay.p99), String(r.underruns), String(r.droppedFrames), `${r.toolCalls - r.toolErrors}/${r.toolCalls}`, String(r.cpuPerCallPct), String(r.scavengesPerCallS ?? '-'), String(r.fullCollectionsPerCallS ?? '-'), String(r.rssMib), String(r.eventLoopP99Ms), String(r.loadEventLoopP99Ms), r.held ? 'yes' : 'no']),
     ),
   );
   // A saturated row's CPU per call is low only because its calls are starved, so it does not count.
@@ -110,13 +132,17 @@ function printDatabases(rows: readonly DbRow[]): void {
 }
 
 function printScoring(r: ScoringResult): void {
-  console.log('\nScoring');
+  console.log(`\nScoring (${r.pack}, ${r.tasks} tasks; load average ${r.loadavg?.join(' → ') ?? '?'}; CPU = user + system of this process; goal: at least ${SCORING_GOALS.conversationsPerCoreS} conversations/s per core, mivas score under ${SCORING_GOALS.peakRssMb} MB and flat)`);
   console.log(
     renderTable(
-      ['pack', 'tasks', 'snapshots', 'bootstrap', 'score s', 'conversations/s', 'verdicts'],
-      [[r.pack, String(r.tasks), String(r.snapshots), String(r.bootstrapResamples), (r.scoreMs / 1000).toFixed(2), String(r.conversationsPerS), JSON.stringify(r.verdicts)]],
+      ['pack', 'tasks', 'snapshots', 'bootstrap', 'wall s', 'conversations/s', 'CPU ms/conv', 'report CPU ms', 'conv/s per core', 'goal met', 'verdicts'],
+      [[r.pack, String(r.tasks), String(r.snapshots), String(r.bootstrapResamples), (r.scoreMs / 1000).toFixed(2), String(r.conversationsPerS), String(r.cpuPerConversationMs), String(r.reportCpuMs), String(r.conversationsPerCoreS), r.conversationsPerCoreS >= SCORING_GOALS.conversationsPerCoreS ? 'yes' : 'no', JSON.stringify(r.verdicts)]],
     ),
   );
+  const cli = r.cli ?? [];
+  console.log(renderTable(['mivas score over files', 'CPU s', 'CPU ms/conv', 'conv/s per core', 'peak RSS MB', 'RSS goal met'], cli.map((c) => [String(c.conversations), String(c.cpuS), String(c.cpuPerConversationMs), String(c.conversationsPerCoreS), String(c.peakRssMb), c.peakRssMb < SCORING_GOALS.peakRssMb ? 'yes' : 'no'])));
+  const [small, large] = [cli[0], cli.at(-1)];
+  if (small && large && large !== small) console.log(`RSS growth: ${(((large.peakRssMb - small.peakRssMb) * 1024) / (large.conversations - small.conversations)).toFixed(1)} KiB per conversation from ${small.conversations} to ${large.conversations}`);
 }
 
 function printReport(r: ReportBenchResult): void {
@@ -171,6 +197,25 @@ function printDesk(rows: readonly DeskRow[]): void {
   );
 }
 
+function printBoot(r: BootResult): void {
+  const verdict = (ok: boolean): string => (ok ? 'meets the goal' : 'OVER the goal');
+  console.log(`\nBoot (mivas serve --harness scripted with the image's Node flags; load average ${r.loadavg.join(', ')})`);
+  console.log(
+    renderTable(
+      ['figure', 'value', 'goal', ''],
+      [
+        ['RSS when /health first answered', `${r.listeningRssMb} MB`, '', ''],
+        [`RSS settled (after ${r.settledAfterS} s)`, `${r.settledRssMb} MB`, `< ${BOOT_RSS_GOAL_MB} MB`, verdict(r.settledRssMb < BOOT_RSS_GOAL_MB)],
+        ['peak RSS while booting', `${r.peakRssMb ?? '-'} MB`, '', ''],
+        [`serve --harness openai/realtime without a key: exit ${r.configExitCode}, wall`, `${r.configExitS} s`, `< ${CONFIG_EXIT_GOAL_S} s`, verdict(r.configExitS < CONFIG_EXIT_GOAL_S)],
+        ['the same: CPU time (user + system)', `${r.configExitCpuS} s`, '', ''],
+      ],
+    ),
+  );
+  console.log('What each top-level module adds to a fresh process, in the order the server loads them:');
+  console.log(renderTable(['module', 'RSS MB', 'CPU ms'], r.modules.map((m) => [m.module, String(m.rssMb), String(m.cpuMs)])));
+}
+
 function parseSections(only: string | undefined): Set<Section> {
   const wanted = (only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   const unknown = wanted.filter((s) => !(SECTIONS as readonly string[]).includes(s));
@@ -181,8 +226,29 @@ function parseSections(only: string | undefined): Set<Section> {
   return new Set(wanted as Section[]);
 }
 
+/** `--calls 25,50,100`: the live section's N, each a positive integer; undefined when not given. */
+function liveCalls(text: string | undefined): number[] | undefined {
+  if (text === undefined) return undefined;
+  const calls = text.split(',').map((s) => Number(s.trim()));
+  if (!calls.length || calls.some((n) => !Number.isInteger(n) || n < 1 || n > 1_000)) {
+    console.error(`--calls takes comma-separated call counts from 1 to 1000 (got ${text})`);
+    process.exit(3);
+  }
+  return calls;
+}
+
+/** `--seconds 8`: the live section's window per N, 1 to 120 s. */
+function liveSeconds(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 120) {
+    console.error(`--seconds takes a window from 1 to 120 (got ${text})`);
+    process.exit(3);
+  }
+  return seconds;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, calls: { type: 'string' }, seconds: { type: 'string' } } });
   const only = parseSections(values.only);
   const quick = values.quick ?? false;
   const previous = existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Figures) : null;
@@ -195,7 +261,7 @@ async function main(): Promise<void> {
     at: new Date().toISOString(),
   };
   if (only.has('live')) {
-    const live = await benchLive({ calls: quick ? [10, 50] : [10, 25, 50, 100, 200, 400], durationMs: quick ? 6_000 : 20_000 });
+    const live = await benchLive({ calls: liveCalls(values.calls) ?? (quick ? [10, 50] : [10, 25, 50, 100, 200, 400]), durationMs: values.seconds ? liveSeconds(values.seconds) * 1000 : quick ? 6_000 : 20_000 });
     results.live = live;
     printLive(live);
   }
@@ -208,7 +274,7 @@ async function main(): Promise<void> {
     printDatabases(results.databases as DbRow[]);
   }
   if (only.has('scoring')) {
-    results.scoring = await benchScoring({ count: quick ? 1_000 : 5_000, resamples: quick ? 1_000 : 10_000 });
+    results.scoring = await benchScoring({ count: quick ? 1_000 : 5_000, resamples: quick ? 1_000 : 10_000, cliSizes: quick ? [300, 1_000] : [1_000, 5_000] });
     printScoring(results.scoring as ScoringResult);
   }
   if (only.has('report')) {
@@ -221,6 +287,10 @@ async function main(): Promise<void> {
     results.episodeDesk = await benchDesk({ concurrency: [1, 64], rounds: quick ? 2 : 8 });
     printDesk(results.episodeDesk as DeskRow[]);
   }
+  if (only.has('boot')) {
+    results.boot = await benchBoot();
+    printBoot(results.boot as BootResult);
+  }
   (results.machine as Figures).loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   results.elapsed_s = Math.round((performance.now() - started) / 1000);
   const against = baseline === previous ? 'bench/results.json as it was before this run' : 'the committed bench/results.json';
@@ -229,9 +299,9 @@ async function main(): Promise<void> {
   const flagged = comparable ? regressions(baseline, results) : [];
   if (!comparable && baseline) console.log(`\np99 regressions not compared: ${against} comes from a ${baseline.quick ? 'quick' : 'full'} run and this was a ${quick ? 'quick' : 'full'} one`);
   else if (flagged.length) {
-    console.log(`\np99 regressions beyond 20% against ${against} (a report, not a failure)`);
-    console.log(renderTable(['flag', 'row', 'before p99', 'now p99', 'change'], flagged));
-  } else console.log(`\nno p99 regression beyond 20% against ${against}`);
+    console.log(`\np99 and throughput regressions beyond 20% against ${against} (a report, not a failure)`);
+    console.log(renderTable(['flag', 'row', 'before', 'now', 'change'], flagged));
+  } else console.log(`\nno p99 or throughput regression beyond 20% against ${against}`);
   writeFileSync(RESULTS, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
   console.log(`wrote ${RESULTS} in ${results.elapsed_s} s (load average ${JSON.stringify((results.machine as Figures).loadavg_at_start)} → ${JSON.stringify((results.machine as Figures).loadavg_at_end)})`);
 }

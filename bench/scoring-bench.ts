@@ -1,12 +1,19 @@
 /**
- * Scoring throughput: `scoreRun` (what `mivas score` runs after loading) over synthetic snapshots
- * built from each task's reference route replayed through the real executor, plus one broken
- * variant in five (its last call left out), with distinct call ids. In-process, bounded by count.
+ * Scoring throughput: the scorer over synthetic snapshots built from each task's reference route
+ * replayed through the real executor, plus one broken variant in five (its last call left out),
+ * with distinct call ids. Two figures: in-process (scoring each conversation, then the report, on
+ * snapshots already in memory: CPU time, so a busy machine does not blur it) and `mivas score`
+ * itself over the same snapshots written as files, at two corpus sizes (CPU per conversation and
+ * peak RSS; the RSS difference between the sizes says whether memory is flat in conversations).
+ * Bounded by count.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { listPackIds, loadPack, type Pack } from '../src/packs/index.ts';
 import { planRoute, replayOffline, routeActions as actionsOf, type RouteAction } from '../src/conversation/index.ts';
-import { scoreRun, syntheticSnapshot, syntheticSummary, type LoadedSnapshot } from '../src/scoring/index.ts';
+import { reportOf, scoreConversation, scoringContext, syntheticSnapshot, syntheticSummary, type LoadedSnapshot, type ScoreOptions } from '../src/scoring/index.ts';
 import { CallDatabases, ensureTemplate } from '../src/store/index.ts';
 import { ROOT, tempDir } from './bench-context.ts';
 
@@ -18,9 +25,30 @@ export interface ScoringResult {
   readonly buildMs: number;
   readonly scoreMs: number;
   readonly conversationsPerS: number;
+  /** In-process CPU time (user + system) per conversation: scoring it, and its share of the report. */
+  readonly cpuPerConversationMs: number;
+  readonly reportCpuMs: number;
+  /** Conversations per CPU second (one core), report included. */
+  readonly conversationsPerCoreS: number;
   readonly bootstrapResamples: number;
   readonly verdicts: Record<string, number>;
+  /** `mivas score` as a child process on the snapshots written as files, at each corpus size. */
+  readonly cli: readonly CliScoringRow[];
+  /** The 1-minute load average when the section started and ended (this section may be run alone on a busy machine). */
+  readonly loadavg: readonly [number, number];
 }
+
+/** One `mivas score` run over files. */
+export interface CliScoringRow {
+  readonly conversations: number;
+  readonly cpuS: number;
+  readonly cpuPerConversationMs: number;
+  readonly conversationsPerCoreS: number;
+  readonly peakRssMb: number;
+}
+
+/** The goals of issue 32 the bench prints beside its figures. */
+export const SCORING_GOALS = { conversationsPerCoreS: 2_000, peakRssMb: 300 } as const;
 
 /** The healthcare pack when it loads and has tasks, else the first pack that does. */
 async function packWithTasks(): Promise<Pack> {
@@ -39,7 +67,8 @@ function routeActions(pack: Pack, taskId: string): RouteAction[] {
 }
 
 /** Scores `count` synthetic snapshots and reports conversations per second. */
-export async function benchScoring(options: { count: number; resamples: number }): Promise<ScoringResult> {
+export async function benchScoring(settings: { count: number; resamples: number; cliSizes: readonly number[] }): Promise<ScoringResult> {
+  const loadAtStart = loadavg()[0] ?? 0;
   const pack = await packWithTasks();
   const tmp = tempDir('mivas-bench-score-');
   const started = performance.now();
@@ -55,7 +84,7 @@ export async function benchScoring(options: { count: number; resamples: number }
         return { taskId, events: replayed.events, final: replayed.final, broken: broken === 1 };
       });
     });
-    for (let i = 0; i < options.count; i++) {
+    for (let i = 0; i < settings.count; i++) {
       const good = variants.filter((v) => !v.broken);
       const pool = i % 5 === 4 ? variants.filter((v) => v.broken) : good;
       const v = pool[i % pool.length] ?? variants[0];
@@ -68,23 +97,19 @@ export async function benchScoring(options: { count: number; resamples: number }
     tmp.remove();
   }
   const buildMs = performance.now() - started;
+  const options: ScoreOptions = { k: 5, seed: 1729, resamples: settings.resamples, minCallMs: 20_000, allowPackDrift: false, pack: null, stamp: null, flags: {} };
+  const packs = new Map([[pack.id, pack]]);
+  const ctx = scoringContext(packs, options);
   const t0 = performance.now();
-  const report = scoreRun(snapshots, new Map([[pack.id, pack]]), new Map(), {
-    k: 5,
-    seed: 1729,
-    resamples: options.resamples,
-    minCallMs: 20_000,
-    allowPackDrift: false,
-    pack: null,
-    stamp: null,
-    flags: {},
-  });
+  const cpu0 = process.cpuUsage();
+  const scored = snapshots.map((s) => scoreConversation({ conversationId: s.callId, snapshot: s, entry: undefined, packHint: null }, ctx));
+  const cpu1 = process.cpuUsage(cpu0);
+  const report = reportOf(scored, packs, options);
+  const cpu2 = process.cpuUsage(cpu0);
   const scoreMs = performance.now() - t0;
   const verdicts: Record<string, number> = {};
-  for (const c of report.conversations) {
-    const key = String((c as unknown as { status?: string }).status ?? 'scored');
-    verdicts[key] = (verdicts[key] ?? 0) + 1;
-  }
+  for (const c of report.conversations) verdicts[c.status] = (verdicts[c.status] ?? 0) + 1;
+  const cpuMs = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
   return {
     pack: pack.id,
     tasks: pack.tasks.size,
@@ -92,7 +117,43 @@ export async function benchScoring(options: { count: number; resamples: number }
     buildMs: Math.round(buildMs),
     scoreMs: Math.round(scoreMs),
     conversationsPerS: Math.round((snapshots.length / scoreMs) * 1000),
+    cpuPerConversationMs: Math.round((cpuMs(cpu1) / snapshots.length) * 1000) / 1000,
+    reportCpuMs: Math.round(cpuMs(cpu2) - cpuMs(cpu1)),
+    conversationsPerCoreS: Math.round((snapshots.length / cpuMs(cpu2)) * 1000),
     bootstrapResamples: options.resamples,
     verdicts,
+    cli: settings.cliSizes.map((n) => cliScoring(snapshots.slice(0, n), options.resamples)),
+    loadavg: [Math.round(loadAtStart * 100) / 100, Math.round((loadavg()[0] ?? 0) * 100) / 100],
   };
+}
+
+/** Prints the child's own CPU time and peak RSS on exit (preloaded with --import, so `mivas score` runs unchanged). */
+const USAGE_PROBE = `process.on('exit', () => { const r = process.resourceUsage(); process.stderr.write('BENCH_USAGE ' + JSON.stringify({ cpuUs: r.userCPUTime + r.systemCPUTime, maxRssKb: r.maxRSS }) + '\\n'); });`;
+
+/** Writes the snapshots as files and runs `mivas score` on them in a child process. */
+function cliScoring(snapshots: readonly LoadedSnapshot[], resamples: number): CliScoringRow {
+  const tmp = tempDir('mivas-bench-cli-');
+  try {
+    for (const s of snapshots) {
+      mkdirSync(join(tmp.dir, 'snap', s.pack), { recursive: true });
+      const base = join(tmp.dir, 'snap', s.pack, s.callId);
+      writeFileSync(`${base}.summary.json`, JSON.stringify(s.summary));
+      writeFileSync(`${base}.timeline.json`, JSON.stringify({ events: s.events }));
+      writeFileSync(`${base}.final.json`, JSON.stringify(s.final));
+    }
+    const run = spawnSync(process.execPath, [join(ROOT, 'bin', 'mivas.js'), 'score', '--snapshots', join(tmp.dir, 'snap'), '--out', join(tmp.dir, 'out'), '--bootstrap', String(resamples), '--packs-dir', join(ROOT, 'packs')], {
+      cwd: tmp.dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(USAGE_PROBE)}` },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    });
+    const line = /BENCH_USAGE (\{.*\})/.exec(run.stderr ?? '')?.[1];
+    if (!line) throw new Error(`mivas score gave no usage line (exit ${run.status}): ${(run.stderr ?? '').slice(-400)}`);
+    const usage = JSON.parse(line) as { cpuUs: number; maxRssKb: number };
+    const cpuS = usage.cpuUs / 1e6;
+    return { conversations: snapshots.length, cpuS: Math.round(cpuS * 100) / 100, cpuPerConversationMs: Math.round((cpuS / snapshots.length) * 1e6) / 1000, conversationsPerCoreS: Math.round(snapshots.length / cpuS), peakRssMb: Math.round(usage.maxRssKb / 1024) };
+  } finally {
+    tmp.remove();
+  }
 }

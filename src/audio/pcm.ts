@@ -36,6 +36,8 @@ export class SampleAligner {
 
   /** Returns the even-length part of carry + chunk, keeping a trailing odd byte. */
   write(chunk: Buffer): Buffer {
+    // The common case (no carry, whole samples) hands the chunk back without a new Buffer object per frame.
+    if (!this.carry && (chunk.length & 1) === 0) return chunk;
     const joined = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
     const even = joined.length & ~1;
     this.carry = even < joined.length ? joined.subarray(even) : null;

@@ -9,7 +9,6 @@ import { z } from 'zod';
  * `failed` are final.
  */
 export const linkStateSchema = z.enum(['pending', 'in_flight', 'linked', 'failed']);
-export type LinkState = z.infer<typeof linkStateSchema>;
 
 /** One call's ledger entry, stored as `<dir>/<call_id>.json`. */
 export const linkEntrySchema = z
@@ -67,7 +66,7 @@ export class LinkLedger {
   }
 
   private file(callId: string): string {
-    // Call ids match ^[A-Za-z0-9_-]{1,64}$ (checked at upgrade), so they are safe file names.
+    // Call ids match CALL_ID_PATTERN (checked at upgrade), so they are safe file names.
     return join(this.dir, `${callId}.json`);
   }
 }

@@ -41,9 +41,6 @@ export type UpdateSimulationResultBody = {
   readonly metadata: Readonly<Record<string, unknown>>;
 } & ({ readonly trace_ids: readonly string[]; readonly tool_calls?: never } | { readonly tool_calls: readonly LinkToolCall[]; readonly trace_ids?: never });
 
-/** `{status:"success", message}` */
-export const updateResultResponseSchema = z.object({ status: z.string(), message: z.string().optional() }).passthrough();
-
 /** POST /queue-simulation-run */
 export const queueRunResponseSchema = z
   .object({ simulation_run_id: z.union([z.string(), z.number()]).transform(String), simulation_result_ids: z.array(z.union([z.string(), z.number()]).transform(String)).default([]), status: z.string().optional() })

@@ -37,6 +37,8 @@ export class AgentAudio {
   private wireOpen = true;
   private playout: { readonly timer: Timer; readonly resolve: () => void } | null = null;
   private disposed = false;
+  /** The per-frame top-up, made once rather than a closure for every 20 ms frame. */
+  private readonly refillAfterFrame = (): void => this.refill();
 
   private readonly deps: AgentAudioDeps;
 
@@ -185,7 +187,7 @@ export class AgentAudio {
       },
       frame: (pcm, _utteranceId, positionMs) => {
         // Never re-enter the pacer from its own effect: top up once this frame's pump is done.
-        queueMicrotask(() => this.refill());
+        queueMicrotask(this.refillAfterFrame);
         socket.sendBinary(pcm);
         this.clipping += countClipping(pcm);
         recorder.write('agent', positionMs - acceptedMs, pcm);

@@ -1,3 +1,4 @@
+import type { IdHolder, IdUse } from '../core/index.ts';
 import type { CallSession } from './call-session.ts';
 
 /** Why an upgrade cannot take a call slot. */
@@ -7,7 +8,7 @@ export type ReserveRefusal = 'duplicate' | 'capacity' | 'draining';
  * Live calls of one app (created in buildApp, never module state): capacity, reservations made
  * before the upgrade completes, and the draining flag.
  */
-export class CallRegistry {
+export class CallRegistry implements IdHolder {
   private readonly reserved = new Set<string>();
   private readonly live = new Map<string, CallSession>();
   private draining = false;
@@ -74,6 +75,12 @@ export class CallRegistry {
   /** True when the id is reserved or live. */
   isActive(callId: string): boolean {
     return this.reserved.has(callId) || this.live.has(callId);
+  }
+
+  /** `live` for an id reserved or live, `ended` for one that ended in this process (the ids `ConversationIds` asks about). */
+  useOf(callId: string): IdUse | null {
+    if (this.isActive(callId)) return 'live';
+    return this.hasEnded(callId) ? 'ended' : null;
   }
 
   /** Number of live (and reserved) calls. */

@@ -1,5 +1,5 @@
 import type { SpeechSynth } from '../audio/index.ts';
-import type { IdSource } from '../core/index.ts';
+import { mintId, type IdSource } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import type { CallerFile } from '../snapshot/index.ts';
 import { dialPrepared, prepareCaller, type CallerSettings } from './caller-setup.ts';
@@ -65,7 +65,7 @@ export function shardCalls<T>(calls: readonly T[], shard: Shard | null): T[] {
 export function planCalls(plan: Pick<RunPlan, 'taskIds' | 'trials' | 'ids'>): PlannedCall[] {
   const calls: PlannedCall[] = [];
   for (let trial = 1; trial <= plan.trials; trial++) {
-    for (const taskId of plan.taskIds) calls.push({ callId: `loc_${plan.ids.hex(12)}`, taskId, trial });
+    for (const taskId of plan.taskIds) calls.push({ callId: mintId(plan.ids, 'local'), taskId, trial });
   }
   return calls;
 }

@@ -45,7 +45,6 @@ export type CallerFrame =
   | { readonly type: 'session.error'; readonly code: string; readonly message: string };
 
 export type ServerFrameType = ServerFrame['type'];
-export type CallerFrameType = CallerFrame['type'];
 /** A server frame's fields without its type: `ServerFrameFields<'mark'>` is `{ name }`. */
 export type ServerFrameFields<T extends ServerFrameType> = Omit<Extract<ServerFrame, { type: T }>, 'type'>;
 

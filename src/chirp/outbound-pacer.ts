@@ -61,6 +61,16 @@ export interface Interruption {
 export class OutboundPacer {
   private readonly queue: Utterance[] = [];
   private timer: Timer | null = null;
+  /** Clock time the pending timer fires at; a pump that wants the same time keeps it. */
+  private timerDueMs = Number.NaN;
+  /** The clock time sendDue last read. */
+  private checkedAtMs = 0;
+  /** One callback for every timer, not a closure per frame. */
+  private readonly onTimer = (): void => {
+    this.timer = null;
+    this.timerDueMs = Number.NaN;
+    this.pump();
+  };
   /** When the audio sent so far finishes playing at the caller; the next utterance continues from it. */
   private playoutEndMs = Number.NEGATIVE_INFINITY;
   private idleWaiters: (() => void)[] = [];
@@ -107,7 +117,9 @@ export class OutboundPacer {
 
   /** Milliseconds of 16 kHz audio queued and not yet sent, over every utterance. */
   queuedMs(): number {
-    return this.queue.reduce((sum, u) => sum + u.queuedBytes, 0) / 32;
+    let bytes = 0;
+    for (const u of this.queue) bytes += u.queuedBytes;
+    return bytes / 32;
   }
 
   /** How evenly paced frames left so far (fast mode counts nothing). */
@@ -170,28 +182,35 @@ export class OutboundPacer {
     this.resolveIdle();
   }
 
+  /**
+   * Sends what is due and arms one timer for the next frame. Audio pushed mid-utterance does not
+   * move the next frame's time, so the timer already armed for it is kept rather than cancelled
+   * and set again on every push (docs/performance.md).
+   */
   private pump(): void {
     if (this.disposed) return;
-    this.cancelTimer();
     for (;;) {
       const head = this.queue[0];
-      if (!head) return this.resolveIdle();
-      const waitMs = this.sendDue(head);
-      if (waitMs === null) {
-        if (!head.finished || head.queuedBytes > 0) return;
+      if (!head) {
+        this.cancelTimer();
+        return this.resolveIdle();
+      }
+      const dueMs = this.sendDue(head);
+      if (dueMs === null) {
+        if (!head.finished || head.queuedBytes > 0) return this.cancelTimer();
         this.queue.shift();
         this.effects.utteranceCompleted(head.utteranceId, head.itemId, false);
         continue;
       }
-      this.timer = this.clock.setTimer(waitMs, () => {
-        this.timer = null;
-        this.pump();
-      });
+      if (this.timer && this.timerDueMs === dueMs) return;
+      this.cancelTimer();
+      this.timer = this.clock.setTimer(dueMs - this.checkedAtMs, this.onTimer);
+      this.timerDueMs = dueMs;
       return;
     }
   }
 
-  /** Sends every frame of the utterance that is due; returns ms until the next one, or null when out of data. */
+  /** Sends every frame of the utterance that is due; returns the clock time of the next one, or null when out of data. */
   private sendDue(u: Utterance): number | null {
     for (;;) {
       const frameBytes = u.queuedBytes >= FRAME_BYTES ? FRAME_BYTES : u.finished ? u.queuedBytes : 0;
@@ -203,7 +222,10 @@ export class OutboundPacer {
       if (!u.started) this.startUtterance(u, now);
       else if (!this.fast) this.catchUp(u, now);
       const dueMs = u.startMs + u.framesSent * FRAME_MS - MAX_LEAD_MS;
-      if (!this.fast && now < dueMs) return dueMs - now;
+      if (!this.fast && now < dueMs) {
+        this.checkedAtMs = now;
+        return dueMs;
+      }
       this.sendFrame(u, frameBytes, now);
     }
   }
@@ -253,6 +275,7 @@ export class OutboundPacer {
   private cancelTimer(): void {
     this.timer?.cancel();
     this.timer = null;
+    this.timerDueMs = Number.NaN;
   }
 
   private resolveIdle(): void {

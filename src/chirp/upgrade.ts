@@ -1,4 +1,4 @@
-import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, type HttpProblem, type IdSource } from '../core/index.ts';
+import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, mintId, type HttpProblem, type IdSource } from '../core/index.ts';
 
 /** What the upgrade request says about the call. */
 export interface UpgradeFacts {
@@ -23,16 +23,16 @@ function header(headers: Headers, name: string): string | undefined {
 export function readUpgradeFacts(headers: Headers, path: string, ids: IdSource): UpgradeFacts | UpgradeProblem {
   const rawId = header(headers, 'x-simulation-result-id');
   if (rawId !== undefined && rawId !== '' && !CALL_ID_PATTERN.test(rawId)) {
-    return httpProblem('CALL_ID_INVALID', 'X-Simulation-Result-Id must match ^[A-Za-z0-9_-]{1,64}$');
+    return httpProblem('CALL_ID_INVALID', `X-Simulation-Result-Id must match ${CALL_ID_PATTERN.source}`);
   }
   if (rawId !== undefined && rawId !== '' && !isCallId(rawId)) return httpProblem('CALL_ID_INVALID', `X-Simulation-Result-Id may not start with ${EPISODE_ID_PREFIX}: those ids name RL episodes`);
   const taskId = header(headers, 'x-mivas-task-id') || null;
   if (taskId !== null && !/^[A-Za-z0-9-]{1,32}$/.test(taskId)) return httpProblem('TASK_ID_INVALID', 'X-Mivas-Task-Id is not a task id');
   const runId = header(headers, 'x-mivas-run-id') || null;
-  if (runId !== null && !CALL_ID_PATTERN.test(runId)) return httpProblem('RUN_ID_INVALID', 'X-Mivas-Run-Id must match ^[A-Za-z0-9_-]{1,64}$');
+  if (runId !== null && !CALL_ID_PATTERN.test(runId)) return httpProblem('RUN_ID_INVALID', `X-Mivas-Run-Id must match ${CALL_ID_PATTERN.source}`);
   const minted = rawId === undefined || rawId === '';
   return {
-    callId: minted ? `call_${ids.hex(12)}` : rawId,
+    callId: minted ? mintId(ids, 'call') : rawId,
     minted,
     taskId,
     runId,

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { EXIT } from '../core/index.ts';
+import { CALL_ID_PATTERN, EXIT } from '../core/index.ts';
 import {
   BUNDLE_FORMAT, BUNDLE_MANIFEST, BUNDLE_SNAPSHOTS_DIR, bundleManifestSchema, conversationKeys, conversationsCsv, directorySource, loadSnapshots, readStoredScores, scoreDifferences, scoreRun, sha256Hex, withJudgeScores,
   type BundleManifest, type RunMeta, type SnapshotSource, type StoredScores,
@@ -86,7 +86,7 @@ interface ExportFlags {
 
 function parseExportFlags(argv: readonly string[], io: CliIO): ExportFlags | string {
   const { values } = parseArgs({ args: [...argv], options: { run: { type: 'string' }, out: { type: 'string' }, scores: { type: 'string' }, snapshots: { type: 'string' }, 'with-snapshots': { type: 'boolean' } }, allowPositionals: false });
-  if (!values.run || !/^[A-Za-z0-9_-]{1,64}$/.test(values.run)) return values.run ? `--run ${JSON.stringify(values.run)}: not a run id` : '--run is required';
+  if (!values.run || !CALL_ID_PATTERN.test(values.run)) return values.run ? `--run ${JSON.stringify(values.run)}: not a run id` : '--run is required';
   if (!values.out) return '--out is required';
   const config = loadConfig(io.env);
   const dataDir = config.ok ? config.config.dataDir : './data';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { dialOpeningLine, dialPrepared, prepareCaller } from '../caller/index.ts';
-import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
+import { EXIT, exitCodeOf, mintId, randomIds } from '../core/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { callerFileSchema, callerPartKey } from '../snapshot/index.ts';
 import { CALLER_FLAG_OPTIONS, CALLER_USAGE, callerSettingsFrom, callerSinkOf } from './caller-flags.ts';
@@ -40,7 +40,7 @@ export const callCommand: Command = async (argv, io) => {
     return values.help ? EXIT.ok : exitCodeOf('USAGE');
   }
   const ids = randomIds();
-  const callId = values.id ?? `loc_${ids.hex(12)}`;
+  const callId = values.id ?? mintId(ids, 'local');
   const auth = values.user && values.pass ? { user: values.user, pass: values.pass } : null;
   const timeoutMs = Number(values['timeout-s']) * 1000;
   const kind = values.caller ?? 'scripted';

@@ -63,10 +63,5 @@ export function helpOf(name: string, sub: string | undefined): string | null {
   return HELP[`${name} ${sub ?? ''}`.trim()] ?? HELP[name] ?? null;
 }
 
-/** True when argv asks for help (before a `--` that ends the options). */
-export function wantsHelp(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
-}
-
+export { wantsHelp } from './io.ts';
 export { mivasVersion } from './version.ts';

@@ -28,3 +28,9 @@ export function failWith(io: CliIO, code: CliErrorCode, text: string): number {
 export function usageProblem(io: CliIO, command: string, problem: string): number {
   return failWith(io, 'USAGE', `mivas ${command}: ${problem}\nrun "mivas ${command} --help" for every option`);
 }
+
+/** True when argv asks for help (before a `--` that ends the options). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}

@@ -1,22 +1,6 @@
 import { EXIT, exitCodeOf, MivasError } from '../core/index.ts';
-import { helpOf, mivasVersion, wantsHelp } from './help.ts';
-import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
-import { bluejayCommand } from './bluejay-command.ts';
-import { exportCommand, verifyCommand } from './bundle-command.ts';
-import { callCommand } from './call-command.ts';
-import { checkCommand } from './check-command.ts';
-import { packsCommand } from './packs-command.ts';
-import { playCommand } from './play-command.ts';
-import { preflightCommand } from './preflight-command.ts';
-import { probeCommand } from './probe-command.ts';
-import { reportCommand } from './report-command.ts';
-import { runCommand } from './run-command.ts';
-import { scoreCommand } from './score-command.ts';
-import { serveCommand } from './serve-command.ts';
-import { tasksListCommand } from './tasks-list.ts';
-import { tasksDiffCommand } from './tasks-diff.ts';
-import { tasksLockCommand } from './tasks-lock.ts';
-import { tasksValidateCommand } from './tasks-validate.ts';
+import { failWith, usageProblem, wantsHelp, type CliIO, type Command } from './io.ts';
+import { mivasVersion } from './version.ts';
 
 const USAGE = `mivas: deterministic voice-agent environments
 
@@ -43,34 +27,48 @@ commands:
 
 Run "mivas <command> --help" (or "mivas help <command>") for a command's options; "mivas --version" for the version.`;
 
+/** Each command's module, loaded when the command runs: `mivas serve` does not load the scorer, the report or the Bluejay client. */
+const lazy =
+  (load: () => Promise<Command>): Command =>
+  async (argv, io) =>
+    (await load())(argv, io);
+
+/** The help text module (it names every command's usage, so it loads them all): loaded only to answer help. */
+const helpOf = async (name: string, sub: string | undefined): Promise<string | null> => (await import('./help.ts')).helpOf(name, sub);
+
+const TASKS: Readonly<Record<string, Command>> = {
+  lock: lazy(async () => (await import('./tasks-lock.ts')).tasksLockCommand),
+  list: lazy(async () => (await import('./tasks-list.ts')).tasksListCommand),
+  validate: lazy(async () => (await import('./tasks-validate.ts')).tasksValidateCommand),
+  diff: lazy(async () => (await import('./tasks-diff.ts')).tasksDiffCommand),
+};
+
 const tasksCommand: Command = async (argv, io) => {
   const [sub, ...rest] = argv;
-  if (sub === 'lock') return tasksLockCommand(rest, io);
-  if (sub === 'list') return tasksListCommand(rest, io);
-  if (sub === 'validate') return tasksValidateCommand(rest, io);
-  if (sub === 'diff') return tasksDiffCommand(rest, io);
-  return failWith(io, 'USAGE', helpOf('tasks', undefined) ?? 'usage: mivas tasks');
+  const command = sub && Object.hasOwn(TASKS, sub) ? TASKS[sub] : undefined;
+  if (command) return command(rest, io);
+  return failWith(io, 'USAGE', (await helpOf('tasks', undefined)) ?? 'usage: mivas tasks');
 };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
-  run: runCommand,
-  serve: serveCommand,
-  call: callCommand,
-  probe: probeCommand,
-  preflight: preflightCommand,
-  bluejay: bluejayCommand,
-  packs: packsCommand,
+  run: lazy(async () => (await import('./run-command.ts')).runCommand),
+  serve: lazy(async () => (await import('./serve-command.ts')).serveCommand),
+  call: lazy(async () => (await import('./call-command.ts')).callCommand),
+  probe: lazy(async () => (await import('./probe-command.ts')).probeCommand),
+  preflight: lazy(async () => (await import('./preflight-command.ts')).preflightCommand),
+  bluejay: lazy(async () => (await import('./bluejay-command.ts')).bluejayCommand),
+  packs: lazy(async () => (await import('./packs-command.ts')).packsCommand),
   tasks: tasksCommand,
-  score: scoreCommand,
-  report: reportCommand,
-  export: exportCommand,
-  verify: verifyCommand,
-  check: checkCommand,
-  play: playCommand,
+  score: lazy(async () => (await import('./score-command.ts')).scoreCommand),
+  report: lazy(async () => (await import('./report-command.ts')).reportCommand),
+  export: lazy(async () => (await import('./bundle-command.ts')).exportCommand),
+  verify: lazy(async () => (await import('./bundle-command.ts')).verifyCommand),
+  check: lazy(async () => (await import('./check-command.ts')).checkCommand),
+  play: lazy(async () => (await import('./play-command.ts')).playCommand),
 };
 
 /** Answers `--version`, `help [command]`, a bare `mivas`, an unknown command and `<command> --help`; null when argv is a command to run. */
-function answerMeta(argv: readonly string[], io: CliIO): number | null {
+async function answerMeta(argv: readonly string[], io: CliIO): Promise<number | null> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-v' || name === 'version') {
     io.stdout.write(`mivas ${mivasVersion()} (node ${process.version})\n`);
@@ -78,14 +76,14 @@ function answerMeta(argv: readonly string[], io: CliIO): number | null {
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
-    io.stdout.write(`${(topic && helpOf(topic, rest[1])) || USAGE}\n`);
+    io.stdout.write(`${(topic && (await helpOf(topic, rest[1]))) || USAGE}\n`);
     return EXIT.ok;
   }
   if (!COMMANDS[name]) {
     io.stderr.write(`mivas: unknown command ${JSON.stringify(name)}\n\n${USAGE}\n`);
     return exitCodeOf('USAGE');
   }
-  const help = wantsHelp(rest) ? helpOf(name, rest[0]) : null;
+  const help = wantsHelp(rest) ? await helpOf(name, rest[0]) : null;
   if (help === null) return null;
   io.stdout.write(`${help}\n`);
   return EXIT.ok;
@@ -93,7 +91,7 @@ function answerMeta(argv: readonly string[], io: CliIO): number | null {
 
 /** Dispatches argv to a command and returns its exit code; errors print without a stack. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
-  const answered = answerMeta(argv, io);
+  const answered = await answerMeta(argv, io);
   if (answered !== null) return answered;
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;

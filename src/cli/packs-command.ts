@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { EXIT } from '../core/index.ts';
 import { CHIRP_RATE_HZ, createSpeechSynth, espeakAvailable, wavHeader } from '../audio/index.ts';
 import { listPackIds, loadPack, pronunciationTable, readPackDefinition, renderReadmeBlocks, rewriteReadmeBlocks, writeToolsJson, type Pack } from '../packs/index.ts';
-import { buildDatabase, dumpDatabase } from '../store/index.ts';
+import { buildDatabase, dumpDatabaseAt } from '../store/index.ts';
 import { failWith, type Command } from './io.ts';
 import { renderTable } from './progress.ts';
 
@@ -87,12 +86,7 @@ export function seedCounts(pack: Pack): Record<string, number> {
   try {
     const file = join(work, 'template.db');
     buildDatabase(pack, file);
-    const sqlite = new Database(file, { readonly: true });
-    try {
-      return Object.fromEntries(Object.entries(dumpDatabase(sqlite)).map(([table, rows]) => [table, rows.length]));
-    } finally {
-      sqlite.close();
-    }
+    return Object.fromEntries(Object.entries(dumpDatabaseAt(file)).map(([table, rows]) => [table, rows.length]));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

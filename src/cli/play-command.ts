@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
+import { EXIT, exitCodeOf, mintId, randomIds } from '../core/index.ts';
 import { configuredCallers, greetingOf, HANDOFF_MODES, SAY_TO_CALLER, TextEpisode, type EpisodeResult, type HandoffMode, type StepResult } from '../episodes/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
@@ -73,7 +73,7 @@ export const playCommand: Command = async (argv, io) => {
   const outbox = episodeOutbox(config, sink, io);
   const { databases, templateDump } = episodeDatabases(config, pack);
   const writes: Promise<unknown>[] = [];
-  const id = `ep_${randomIds().hex(12)}`;
+  const id = mintId(randomIds(), 'episode');
   const { episode, callerSaid } = await TextEpisode.start({
     pack,
     task,

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSpeechSynth } from '../audio/index.ts';
 import { parseShard, planCalls, runCalls, shardCalls, type CallerReport, type CallerSettings, type ConversationReport, type PlannedCall, type Shard } from '../caller/index.ts';
-import { EXIT, exitCodeOf, randomIds } from '../core/index.ts';
+import { EXIT, exitCodeOf, mintId, randomIds } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { buildApp, createAppContext, createSink } from '../server/index.ts';
 import { callerFileSchema, callerPartKey, emptyCallerUsage, snapshotKey, summarySchema, type CallerFile, type CallerUsage, type SnapshotSink, type Summary } from '../snapshot/index.ts';
@@ -255,7 +255,7 @@ export const runCommand: Command = async (argv, io) => {
   const callerSink = local?.ctx.sink ?? callerSinkOf(config, io.cwd);
   const resumed = flags.resume ? await resumeJobs(io, local?.ctx.outbox ?? null, spooledAtStart, callerSink, pack, { runId, taskIds, trials: flags.trials, minCallMs: flags.fast ? 0 : 20_000 }) : null;
   const jobs = reruns ?? resumed;
-  const calls = jobs ? jobs.map((r) => ({ callId: `loc_${ids.hex(12)}`, taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
+  const calls = jobs ? jobs.map((r) => ({ callId: mintId(ids, 'local'), taskId: r.taskId, trial: r.trial })) : shardCalls(planCalls({ taskIds, trials: flags.trials, ids }), flags.shard);
   const shardNote = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
   const what = resumed ? `the trials ${runId} lacks, of ${taskIds.length} tasks × ${flags.trials}` : reruns ? `the VOIDs of ${runId} played again` : `${taskIds.length} tasks × ${flags.trials}${shardNote}`;
   io.stdout.write(`${runId}: ${calls.length} calls (${what}) on ${pack.id} with ${flags.harness}, caller ${caller.kind}, ${flags.fast ? 'fast' : 'real-time'}, concurrency ${flags.concurrency}\n`);

@@ -3,10 +3,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
-import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, MivasError } from '../core/index.ts';
+import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, ID_CHARS, MivasError } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
-import { conversationsCsv, describeRuns, directorySource, loadSnapshots, parseMapping, snapshotRunId, s3Source, scoreRun, scoresJson, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource, type SourceOptions, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
+import { conversationsCsv, describeRuns, directorySource, forEachSnapshot, parseMapping, reportOf, scoreStreamed, scoringContext, snapshotRunId, s3Source, scoresJson, streamedVerdicts, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource, type SourceOptions, type StreamedVerdict, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri, summarySchema } from '../snapshot/index.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { annotateWithJudge, type JudgeSetup } from './judge-annotate.ts';
@@ -101,7 +101,7 @@ function readableStore(source: SnapshotSource): SnapshotSource {
   return { ...source, list: () => source.list().catch(refused), read: (key) => source.read(key).catch(refused) };
 }
 
-const PART_FILE = /^[A-Za-z0-9_-]{1,64}\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
+const PART_FILE = new RegExp(`^${ID_CHARS}\\.(summary\\.json|timeline\\.json|final\\.json|db|wav|caller\\.json)$`);
 
 /**
  * `--snapshots` as given: the snapshot root (`<root>/<pack>/<call>.<part>`), or one pack's folder
@@ -123,9 +123,10 @@ function readText(file: string): string {
   }
 }
 
-export async function loadPacks(ids: ReadonlySet<string>, packsDir: string): Promise<Map<string, Pack>> {
+/** The packs named, in id order; those already in `loaded` are taken from it. */
+export async function loadPacks(ids: ReadonlySet<string>, packsDir: string, loaded: ReadonlyMap<string, Pack> = new Map()): Promise<Map<string, Pack>> {
   const packs = new Map<string, Pack>();
-  for (const id of [...ids].sort()) packs.set(id, await loadPack(packsDir, id));
+  for (const id of [...ids].sort()) packs.set(id, loaded.get(id) ?? (await loadPack(packsDir, id)));
   return packs;
 }
 
@@ -145,7 +146,7 @@ function recordedFlags(flags: ScoreFlags, minCallS: number): Record<string, stri
 export function parseLabels(values: readonly string[], runIds: readonly string[]): Map<string, string> | string {
   const out = new Map<string, string>();
   for (const value of values) {
-    const m = /^([A-Za-z0-9_-]{1,64})=(.+)$/.exec(value);
+    const m = new RegExp(`^(${ID_CHARS})=(.+)$`).exec(value);
     if (m?.[1] && m[2] && (runIds.includes(m[1]) || runIds.length !== 1)) out.set(m[1], m[2].trim());
     else if (runIds.length === 1) out.set(runIds[0] as string, value.trim());
     else return `--label ${value}: name the run (--label RUN_ID=TEXT) when scoring several runs`;
@@ -153,17 +154,51 @@ export function parseLabels(values: readonly string[], runIds: readonly string[]
   return out;
 }
 
-/** The caller's kind, seed and model per conversation, from the `caller.json` records the store holds. */
-async function callerFacts(source: SnapshotSource, snapshots: readonly LoadedSnapshot[]): Promise<Map<string, CallerFacts>> {
-  const keys = new Set((await source.list()).filter((k) => k.endsWith('.caller.json')));
-  const out = new Map<string, CallerFacts>();
-  for (const s of snapshots) {
-    const key = callerRecordKey(s.pack, s.callId);
-    if (!keys.has(key)) continue;
-    const record = parseCallerRecord(await source.read(key));
-    if (record) out.set(s.callId, { kind: record.kind, seed: record.seed, model: record.model });
-  }
-  return out;
+/** The caller's kind, seed and model of one conversation, from its `caller.json` record when the store holds one. */
+async function callerFactsOf(source: SnapshotSource, s: LoadedSnapshot, hasCallerPart: boolean): Promise<CallerFacts | null> {
+  if (!hasCallerPart) return null;
+  // A record the strict schema read already says it; a looser one is read as the results pages read it.
+  if (s.caller) return { kind: s.caller.kind, seed: s.caller.seed, model: s.caller.model };
+  const record = parseCallerRecord(await source.read(callerRecordKey(s.pack, s.callId)));
+  return record ? { kind: record.kind, seed: record.seed, model: record.model } : null;
+}
+
+/** What scoring keeps while it reads the store: each selected conversation's verdicts, and the few facts the checks and warnings need. */
+interface ReadStore {
+  readonly streamed: StreamedVerdict[];
+  /** Every set read (`<pack>/<call_id>`), selected or not. */
+  readonly seen: Set<string>;
+  /** Run ids of every set read, and of the selected ones. */
+  readonly runsRead: Set<string>;
+  readonly runsScored: Set<string>;
+  readonly callers: Map<string, CallerFacts>;
+  readonly packs: Map<string, Pack>;
+}
+
+/**
+ * Reads the store once, scoring each selected conversation as its set arrives and letting the set
+ * go (only verdicts are held). `--all-runs` with a mapping also keeps each mapped verdict scored
+ * without it, since several runs are scored without the mapping.
+ */
+async function readAndScore(source: SnapshotSource, flags: ScoreFlags, mapping: ReadonlyMap<string, MappingEntry>, packsDir: string, onSkip: SkipReporter): Promise<ReadStore> {
+  const store: ReadStore = { streamed: [], seen: new Set(), runsRead: new Set(), runsScored: new Set(), callers: new Map(), packs: new Map() };
+  const ctx = scoringContext(store.packs, { minCallMs: minCallSOf(flags) * 1000, allowPackDrift: flags['allow-pack-drift'] });
+  await forEachSnapshot(source, flags.pack, onSkip, async (s, hasCallerPart) => {
+    const run = snapshotRunId(s);
+    store.seen.add(`${s.pack}/${s.callId}`);
+    store.runsRead.add(run);
+    if (!flags['all-runs'] && flags.run.length && !flags.run.includes(run)) return;
+    store.runsScored.add(run);
+    if (!store.packs.has(s.pack)) store.packs.set(s.pack, await loadPack(packsDir, s.pack));
+    const facts = await callerFactsOf(source, s, hasCallerPart);
+    if (facts) store.callers.set(s.callId, facts);
+    store.streamed.push(scoreStreamed(s, run, ctx, mapping, flags.pack ?? null, flags['all-runs'] || flags.run.length > 1));
+  });
+  return store;
+}
+
+function minCallSOf(flags: ScoreFlags): number {
+  return flags.fast ? 0 : flags['min-call-s'];
 }
 
 interface ScoredRun {
@@ -185,11 +220,10 @@ function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): vo
  * being scored does not: a run killed before its outbox uploaded them. `mivas run --resume RUN`
  * (or `mivas serve`) uploads them.
  */
-function warnSpooled(io: CliIO, loaded: readonly LoadedSnapshot[], pack: string | undefined): void {
+function warnSpooled(io: CliIO, seen: ReadonlySet<string>, pack: string | undefined): void {
   const config = loadConfig(io.env);
   if (!config.ok) return;
   const spool = join(resolve(io.cwd, config.config.dataDir), 'spool');
-  const seen = new Set(loaded.map((s) => `${s.pack}/${s.callId}`));
   const unseen = spooledSets(resolve(io.cwd, config.config.dataDir), pack).filter((s) => !seen.has(`${s.pack}/${s.callId}`));
   if (!unseen.length) return;
   const packs = [...new Set(unseen.map((s) => s.pack))].join(', ');
@@ -238,29 +272,29 @@ export const scoreCommand: Command = async (argv, io) => {
   const { source } = opened;
   if (opened.pack) flags.pack = opened.pack;
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
-  const loaded = await loadSnapshots(source, flags.pack, onSkip);
-  const runOf = snapshotRunId;
-  warnSpooled(io, loaded, flags.pack);
+  const packsDir = resolve(io.cwd, flags['packs-dir']);
+  const store = await readAndScore(source, flags, mapping, packsDir, onSkip);
+  warnSpooled(io, store.seen, flags.pack);
   // --run keeps those runs' conversations (the summary's run_id, from X-Mivas-Run-Id); --all-runs every run found.
-  const selected = flags['all-runs'] ? [...new Set(loaded.map(runOf))].sort() : flags.run;
-  const snapshots = selected.length ? loaded.filter((s) => selected.includes(runOf(s))) : loaded;
-  if (!snapshots.length && !mapping.size && skipped > 0) {
+  const selected = flags['all-runs'] ? [...store.runsRead].sort() : flags.run;
+  if (!store.streamed.length && !mapping.size && skipped > 0) {
     return failWith(io, 'SNAPSHOTS_UNREADABLE', `mivas score: nothing scoreable under ${source.root}: all ${skipped} files or sets found were skipped (named above)`);
   }
-  if (!snapshots.length && !mapping.size) {
+  if (!store.streamed.length && !mapping.size) {
     return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${selected.length ? ` in run ${selected.join(', ')}` : ''}`);
   }
-  const labels = parseLabels(flags.label, selected.length ? selected : [...new Set(snapshots.map(runOf))]);
+  const labels = parseLabels(flags.label, selected.length ? selected : [...store.runsScored]);
   if (typeof labels === 'string') {
     io.stderr.write(`${labels}\n${USAGE}\n`);
     return exitCodeOf('USAGE');
   }
-  const packIds = new Set([...snapshots.map((s) => s.pack), ...[...mapping.values()].flatMap((m) => m.pack ?? []), ...(flags.pack ? [flags.pack] : [])]);
-  const packs = await loadPacks(packIds, resolve(io.cwd, flags['packs-dir']));
-  const minCallS = flags.fast ? 0 : flags['min-call-s'];
-  const callers = await callerFacts(source, snapshots);
-  const score = (list: readonly LoadedSnapshot[], runMapping: ReadonlyMap<string, MappingEntry>, run: string | null): ScoredRun => {
-    const report = scoreRun(list, packs, runMapping, {
+  const packIds = new Set([...store.packs.keys(), ...[...mapping.values()].flatMap((m) => m.pack ?? []), ...(flags.pack ? [flags.pack] : [])]);
+  const packs = await loadPacks(packIds, packsDir, store.packs);
+  const minCallS = minCallSOf(flags);
+  const ctx = scoringContext(packs, { minCallMs: minCallS * 1000, allowPackDrift: flags['allow-pack-drift'] });
+  const { callers } = store;
+  const score = (list: readonly StreamedVerdict[], runMapping: ReadonlyMap<string, MappingEntry>, run: string | null): ScoredRun => {
+    const report = reportOf(streamedVerdicts(list, runMapping, ctx, flags.pack ?? null), packs, {
       k: flags.k, seed: flags.seed, resamples: flags.bootstrap, minCallMs: minCallS * 1000, allowPackDrift: flags['allow-pack-drift'], pack: flags.pack ?? null,
       stamp: flags.stamp ? new Date().toISOString() : null, flags: { ...recordedFlags(flags, minCallS), run, label: run ? (labels.get(run) ?? null) : null },
     });
@@ -283,7 +317,7 @@ export const scoreCommand: Command = async (argv, io) => {
   const withJudge = (code: number): number => (judgeFailed && code === EXIT.ok ? exitCodeOf('JUDGE_FAILED') : code);
   const out = resolve(io.cwd, flags.out);
   if (selected.length < 2) {
-    const scored = await annotate(score(snapshots, mapping, selected[0] ?? null));
+    const scored = await annotate(score(store.streamed, mapping, selected[0] ?? null));
     writeScores(out, scored, source);
     io.stdout.write(renderScoreTable(scored.report));
     io.stdout.write(`wrote ${join(out, 'scores.json')}, run.json, conversations.csv, report.html\n`);
@@ -291,7 +325,7 @@ export const scoreCommand: Command = async (argv, io) => {
   }
   // Several runs: each scored on its own (its own headline, intervals and leaderboard), then compared.
   const results: { run: string; scored: ScoredRun }[] = [];
-  for (const run of selected) results.push({ run, scored: await annotate(score(snapshots.filter((s) => runOf(s) === run), new Map(), run)) });
+  for (const run of selected) results.push({ run, scored: await annotate(score(store.streamed.filter((s) => s.run === run), new Map(), run)) });
   for (const { run, scored } of results) {
     writeScores(join(out, run), scored, source);
     io.stdout.write(`== run ${run}: ${scored.runs[0]?.label ?? run}\n${renderScoreTable(scored.report)}\n`);

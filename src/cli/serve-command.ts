@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { EXIT, exitCodeOf } from '../core/index.ts';
-import { buildApp, createAppContext, drainAndClose, loopbackInContainerWarning, missingServeFlags, Shutdown } from '../server/index.ts';
+import { EXIT, exitCodeOf, systemClock } from '../core/index.ts';
 import { configFromFlags } from './config-flags.ts';
 import type { Command } from './io.ts';
 
@@ -19,10 +18,19 @@ export const serveCommand: Command = async (argv, io) => {
   }
   const config = configFromFlags(io, { MIVAS_PACK: values.pack, MIVAS_HARNESS: values.harness, MIVAS_PORT: values.port, MIVAS_HOST: values.host });
   if (!config) return exitCodeOf('CONFIG_INVALID');
-  const ctx = await createAppContext(config);
+  // The harness (a missing key, an unknown name) is checked before the server's modules load, so
+  // a configuration error exits in well under 2 s (issue 26); the context then uses this harness.
+  const { createSpeechSynth } = await import('../audio/index.ts');
+  const { createHarnessFactory } = await import('../providers/index.ts');
+  const clock = systemClock();
+  const synth = await createSpeechSynth(16_000);
+  const harness = createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
+  const { buildApp, collectBootGarbage, createAppContext, drainAndClose, loopbackInContainerWarning, missingServeFlags, Shutdown } = await import('../server/index.ts');
+  const ctx = await createAppContext(config, { clock, synth, harness });
   const app = await buildApp(ctx);
   const address = await app.listen({ port: config.port, host: config.host });
-  ctx.log.info({ address, pack: ctx.pack.id, harness: ctx.harness.name, auth: config.auth !== null, snapshots: ctx.sink.root }, 'mivas is listening');
+  collectBootGarbage();
+  ctx.log.info({ address, pack: ctx.pack.id, harness: ctx.callHarnesses.served.name, auth: config.auth !== null, snapshots: ctx.sink.root }, 'mivas is listening');
   const unreachable = loopbackInContainerWarning(config.host);
   if (unreachable) {
     ctx.log.warn({ host: config.host }, unreachable);

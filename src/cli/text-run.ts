@@ -1,12 +1,11 @@
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { callerEndpointConfigured, type Config } from '../config.ts';
-import { systemClock, type IdSource } from '../core/index.ts';
+import { mintId, systemClock, type IdSource } from '../core/index.ts';
 import { configuredCallers, HANDOFF_MODES, noopPolicy, openAiChatPolicy, runTextEpisode, scriptedPolicy, type EpisodeResult, type HandoffMode, type TextPolicy } from '../episodes/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
 import { SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
+import { packDatabases, type PackDatabases } from '../store/index.ts';
 import { failWith, type CliIO } from './io.ts';
 import { ProgressBar, renderTable } from './progress.ts';
 
@@ -27,13 +26,8 @@ export function textPolicyOf(harness: string, config: Config): TextPolicy | { pr
 }
 
 /** A pack ready for in-process episodes: its template, a databases folder and the template's rows. */
-export function episodeDatabases(config: Config, pack: Pack): { databases: CallDatabases; templateDump: ReturnType<typeof dumpDatabase> } {
-  const dataDir = resolve(config.dataDir);
-  const template = ensureTemplate(join(dataDir, 'templates'), pack);
-  const sqlite = new Database(template, { readonly: true });
-  const templateDump = dumpDatabase(sqlite);
-  sqlite.close();
-  return { databases: new CallDatabases(join(dataDir, 'episodes', pack.id), template), templateDump };
+export function episodeDatabases(config: Config, pack: Pack): PackDatabases {
+  return packDatabases(resolve(config.dataDir), pack, join('episodes', pack.id));
 }
 
 /**
@@ -108,8 +102,8 @@ export async function runTextEpisodes(plan: TextRunPlan, config: Config, io: Cli
   const outbox = episodeOutbox(config, sink, io);
   const { databases, templateDump } = episodeDatabases(config, plan.pack);
   const jobs: { taskId: string; trial: number; id: string }[] = [];
-  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
-  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: `ep_${plan.ids.hex(12)}` });
+  if (plan.only) for (const { taskId, trial } of plan.only) jobs.push({ taskId, trial, id: mintId(plan.ids, 'episode') });
+  else for (let trial = 1; trial <= plan.trials; trial++) for (const taskId of plan.taskIds) jobs.push({ taskId, trial, id: mintId(plan.ids, 'episode') });
   const what = plan.only ? (plan.onlyWhat ?? `the VOIDs of ${plan.runId} played again`) : `${plan.taskIds.length} tasks × ${plan.trials}`;
   io.stdout.write(`${plan.runId}: ${jobs.length} text episodes (${what}) on ${plan.pack.id} with ${plan.harness}, ${plan.handoffMode} handoffs, ${plan.caller} caller, concurrency ${plan.concurrency}\n`);
   const bar = new ProgressBar(io.stderr, jobs.length, plan.runId);

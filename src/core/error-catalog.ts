@@ -1,4 +1,5 @@
 import { EXIT } from './exit-codes.ts';
+import { ID_CHARS } from './ids.ts';
 
 /** An exit status of the scheme every command shares (architecture.md §14). */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -64,7 +65,7 @@ const CATALOG = {
   },
   CALL_ID_MISSING: { meaning: '`POST /tools/:name` without an `X-Mivas-Call-Id` header.', status: 400 },
   CALL_ID_INVALID: {
-    meaning: 'A call id (`X-Simulation-Result-Id` at the upgrade, `X-Mivas-Call-Id`, or `:callId` in a path) does not match `^[A-Za-z0-9_-]{1,64}$`, so it could not name a file.',
+    meaning: `A call id (\`X-Simulation-Result-Id\` at the upgrade, \`X-Mivas-Call-Id\`, or \`:callId\` in a path) does not match \`^${ID_CHARS}$\`, so it could not name a file.`,
     status: 400,
   },
   CALL_NOT_FOUND: { meaning: '`GET /calls/:callId/state` for an id that is neither a live call nor a scratch conversation of the tool routes.', status: 404 },
@@ -90,6 +91,7 @@ const CATALOG = {
   ROUTE_NOT_FOUND: { meaning: 'No HTTP route takes that method and path (a GET on any path is a CHIRP upgrade instead).', status: 404 },
   BAD_REQUEST: { meaning: 'Any other request Fastify refuses before a route runs (a malformed URL, a body that does not match its Content-Length); the status is the 4xx Fastify gives (usually 400) and the message says why.', status: 400 },
   AUDIO_NOT_FOUND: { meaning: '`/ui/audio/:file` names no scored conversation with a recording in the snapshot store.', status: 404 },
+  UI_BUSY: { meaning: 'The results UI already has its most page and scoring requests waiting for its worker thread (32); `Retry-After` says when to try again.', status: 503 },
   SCORES_NOT_FOUND: {
     meaning: 'No `scores.json` where one was expected: `/ui/audio/...` answers 404 (`MIVAS_SCORES_DIR`, else the newest under `<data>/scores`) and `mivas report --scores DIR` exits 3.',
     status: 404,
@@ -122,7 +124,7 @@ const CATALOG = {
 
   // CHIRP upgrade refusals: answered before any 101 (wire.md §1.2).
   TASK_ID_INVALID: { meaning: '`X-Mivas-Task-Id` is not a task id (`^[A-Za-z0-9-]{1,32}$`).', status: 400 },
-  RUN_ID_INVALID: { meaning: '`X-Mivas-Run-Id` does not match `^[A-Za-z0-9_-]{1,64}$`.', status: 400 },
+  RUN_ID_INVALID: { meaning: `\`X-Mivas-Run-Id\` does not match \`^${ID_CHARS}$\`.`, status: 400 },
   CALL_REFUSED: { meaning: "The harness refuses the call before it starts (for example `scripted` without a task it knows); the message is the harness's reason.", status: 400 },
   CALL_ID_LIVE: { meaning: 'The call id is already live, or held by an upgrade still in its handshake.', status: 409 },
   CALL_ID_USED: { meaning: 'The call id was already used: its database, spool set or snapshot exists. A call id names one conversation, once.', status: 409 },
@@ -204,11 +206,6 @@ export type CliErrorCode = CodesWith<'exit'>;
 /** True when the string is a declared code. */
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CATALOG, value);
-}
-
-/** The declared spec of a code. */
-export function errorSpec(code: ErrorCode): ErrorSpec {
-  return ERROR_CATALOG[code];
 }
 
 /** An HTTP refusal: the catalog's status for the code, and a message for this occurrence. */

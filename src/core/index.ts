@@ -9,3 +9,4 @@ export * from './typed-emitter.ts';
 export * from './log.ts';
 export * from './plain-object.ts';
 export * from './bounded-fetch.ts';
+export * from './module-hooks.ts';

@@ -1,5 +1,5 @@
 import type { Clock, IdSource, Timer } from '../core/index.ts';
-import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, isEpisodeId } from '../core/index.ts';
+import { CALL_ID_PATTERN, ConversationIds, EPISODE_ID_PREFIX, isEpisodeId } from '../core/index.ts';
 import type { Pack, Task } from '../packs/index.ts';
 import type { SnapshotPart } from '../snapshot/index.ts';
 import type { CallDatabases, DatabaseDump } from '../store/index.ts';
@@ -43,6 +43,8 @@ export interface EpisodeDeskOptions {
    * `ep_<replica>_<hex>`, which a proxy maps back to this process (`replicaOfEpisode`).
    */
   readonly replica?: string;
+  /** The process's one answer to "is this id free?" (the app's); the desk holds its episodes' ids there. Default: one of its own. */
+  readonly conversationIds?: ConversationIds;
 }
 
 /** The replica an episode id names (`ep_<replica>_<hex>`), or null for an id minted without one or chosen by a client. */
@@ -100,9 +102,12 @@ export class EpisodeDesk {
   private closed = false;
 
   private readonly options: EpisodeDeskOptions;
+  private readonly conversationIds: ConversationIds;
 
   constructor(options: EpisodeDeskOptions) {
     this.options = options;
+    this.conversationIds = options.conversationIds ?? new ConversationIds();
+    this.conversationIds.hold({ useOf: (id) => (this.knows(id) || [...options.packs.values()].some((p) => p.databases.exists(id)) ? 'used' : null) });
     this.reaper = this.schedule();
   }
 
@@ -153,7 +158,7 @@ export class EpisodeDesk {
     if (!HANDOFF_MODES.includes(handoffMode)) throw new EpisodeError('EPISODE_INVALID', `handoff_mode must be native or soft (got ${JSON.stringify(String(request.handoffMode).slice(0, 20))})`);
     const maxTurns = request.maxTurns ?? DEFAULT_MAX_TURNS;
     if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS_LIMIT) throw new EpisodeError('EPISODE_INVALID', `max_turns must be an integer from 1 to ${MAX_TURNS_LIMIT}`);
-    const id = this.idFor(desk, request.episodeId);
+    const id = this.idFor(request.episodeId);
     const kind = request.caller ?? this.options.defaultCaller ?? 'scripted';
     const unavailable = kind === 'llm' ? (this.options.llmUnavailable?.(desk.pack) ?? null) : null;
     if (unavailable) throw new EpisodeError('EPISODE_INVALID', unavailable);
@@ -274,15 +279,14 @@ export class EpisodeDesk {
     return this.done.has(id) ? new EpisodeError('EPISODE_ENDED', `episode ${id} has ended; it takes no more actions`) : new EpisodeError('EPISODE_NOT_FOUND', `no episode ${id} in this process`);
   }
 
-  private idFor(desk: DeskPack, wanted: string | null | undefined): string {
+  private idFor(wanted: string | null | undefined): string {
     if (wanted) {
       // Only the episode namespace: a call's id (finished or still to be dialed) is never an episode's.
       if (!isEpisodeId(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode ids start with ${EPISODE_ID_PREFIX} and match ${CALL_ID_PATTERN.source}; other ids belong to calls`);
-      if (this.knows(wanted) || desk.databases.exists(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode id ${wanted} was used before; an id names one conversation, once`);
+      if (this.conversationIds.useOf(wanted)) throw new EpisodeError('EPISODE_INVALID', `episode id ${wanted} was used before; an id names one conversation, once`);
       return wanted;
     }
-    const replica = this.options.replica;
-    return replica ? `${EPISODE_ID_PREFIX}${replica}_${this.options.ids.hex(24)}` : `${EPISODE_ID_PREFIX}${this.options.ids.hex(24)}`;
+    return this.conversationIds.mintFree(this.options.ids, 'episode', this.options.replica);
   }
 
   private hold(episode: TextEpisode, reapUntouched: boolean): void {

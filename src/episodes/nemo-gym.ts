@@ -97,7 +97,6 @@ export const seedBodySchema = z
     responses_create_params: z.object({ model: z.string().nullish() }).loose().nullish(),
   })
   .loose();
-export type SeedBody = z.infer<typeof seedBodySchema>;
 
 /** The policy's final assistant text in a Responses-API `response` (what it said instead of a tool call), or null. */
 export function trailingAssistantText(response: unknown): string | null {

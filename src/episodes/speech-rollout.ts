@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CALL_ID_PATTERN } from '../core/index.ts';
 import type { CallerDial, ConversationReport, PreparedCaller } from '../caller/index.ts';
 
 /**
@@ -17,7 +18,7 @@ export const rolloutRequestSchema = z
     pack: z.string().optional(),
     task_id: z.string().min(1).max(64).optional(),
     seed: z.number().int().nonnegative().optional(),
-    run_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+    run_id: z.string().regex(CALL_ID_PATTERN).optional(),
     policy: z
       .object({
         /** ws:// or wss:// base URL of the trainer's realtime server, e.g. ws://trainer:9000/v1; `{rollout_id}` is replaced, else the id is put first in the path. */

@@ -63,7 +63,6 @@ export const blueprintSchema = z
 
 export type Blueprint = z.infer<typeof blueprintSchema>;
 export type BlueprintAgent = z.infer<typeof blueprintAgentSchema>;
-export type BlueprintToolRef = z.infer<typeof blueprintToolRefSchema>;
 
 /** The closed set of normalisers (scoring.md §4.1). */
 export const normaliserNames = ['exact', 'text', 'date', 'datetime_minute', 'phone_e164', 'money_cents', 'number', 'bool', 'set_text'] as const;

@@ -46,6 +46,3 @@ export const escalations = sqliteTable('escalations', {
   summary: text('summary'),
   created_at: text('created_at').notNull(),
 });
-
-/** Names of the runtime's per-call tables every pack's template carries. */
-export const RUNTIME_TABLES = ['call_session', 'holds', 'escalations'] as const;

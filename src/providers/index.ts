@@ -13,4 +13,5 @@ export * from './nova/index.ts';
 export * from './gpt-live/index.ts';
 export * from './phonic/index.ts';
 export * from './qwen-audio/index.ts';
+export * from './harness-kit.ts';
 export * from './relay/index.ts';

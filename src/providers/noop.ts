@@ -2,6 +2,7 @@ import type { SpeechSynth } from '../audio/index.ts';
 import type { Clock, Timer } from '../core/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { LocalModelSession, type ResponsePart } from './local-session.ts';
+import { harnessOf } from './harness-kit.ts';
 import type { HarnessFactory } from './model-session.ts';
 import { defaultGreeting } from './scripted.ts';
 
@@ -70,9 +71,5 @@ class NoopSession extends LocalModelSession {
 
 /** Factory of the noop harness. */
 export function noopHarness(synth: SpeechSynth, clock: Clock, waitMs: number): HarnessFactory {
-  return {
-    name: 'noop',
-    refuse: () => null,
-    create: (call) => new NoopSession(synth, call.pack, clock, waitMs),
-  };
+  return harnessOf('noop', (call) => new NoopSession(synth, call.pack, clock, waitMs));
 }

@@ -3,7 +3,7 @@ import type { ProviderSettings } from '../config.ts';
 import { ConfigError, type Clock } from '../core/index.ts';
 import type { HarnessFactory } from './model-session.ts';
 import { noopHarness } from './noop.ts';
-import { azureRealtimeHarness, openaiRealtimeHarness, qwenOmniRealtimeHarness, xaiGrokVoiceHarness } from './realtime/index.ts';
+import { realtimeHarness } from './realtime/index.ts';
 import { scriptedHarness } from './scripted.ts';
 import { cascadedHarness } from './cascaded/index.ts';
 import { geminiLiveHarness } from './gemini/index.ts';
@@ -38,36 +38,26 @@ export const UNCONFIRMED_DETAILS: Readonly<Record<string, readonly string[]>> = 
  * fails at boot (exit 3), not at the first call.
  */
 export function createHarnessFactory(name: string, deps: HarnessDeps): HarnessFactory {
-  switch (name) {
-    case 'scripted':
-      return scriptedHarness(deps.synth);
-    case 'noop':
-      return noopHarness(deps.synth, deps.clock, deps.noopWaitMs);
-    case 'openai/realtime':
-      return openaiRealtimeHarness(deps.providers);
-    case 'azure/realtime':
-      return azureRealtimeHarness(deps.providers);
-    case 'xai/grok-voice':
-      return xaiGrokVoiceHarness(deps.providers);
-    case 'qwen/omni-realtime':
-      return qwenOmniRealtimeHarness(deps.providers);
-    case 'cascaded':
-      return cascadedHarness(deps.providers, deps.clock);
-    case 'google/gemini-live':
-      return geminiLiveHarness(deps.providers);
-    case 'aws/nova-sonic':
-      return novaSonicHarness(deps.providers, deps.clock);
-    case 'openai/gpt-live':
-      return gptLiveHarness(deps.providers);
-    case 'phonic/sts':
-      return phonicHarness(deps.providers, deps.clock);
-    case 'qwen/audio-realtime':
-      return qwenAudioRealtimeHarness(deps.providers);
-    case 'relay/twilio-ms':
-      return twilioRelayHarness(deps.providers, deps.clock);
-    case 'relay/elevenlabs':
-      return elevenLabsRelayHarness(deps.providers, deps.clock);
-    default:
-      throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
-  }
+  if (!(HARNESS_NAMES as readonly string[]).includes(name)) throw new ConfigError('UNKNOWN_HARNESS', `unknown harness "${name}"; known: ${HARNESS_NAMES.join(', ')}`);
+  return HARNESS_BUILDERS[name as HarnessName](deps);
 }
+
+type HarnessName = (typeof HARNESS_NAMES)[number];
+
+/** Each harness name's factory, from what it needs. */
+const HARNESS_BUILDERS: Readonly<Record<HarnessName, (deps: HarnessDeps) => HarnessFactory>> = {
+  scripted: (d) => scriptedHarness(d.synth),
+  noop: (d) => noopHarness(d.synth, d.clock, d.noopWaitMs),
+  'openai/realtime': (d) => realtimeHarness('openai/realtime', d.providers),
+  'azure/realtime': (d) => realtimeHarness('azure/realtime', d.providers),
+  'xai/grok-voice': (d) => realtimeHarness('xai/grok-voice', d.providers),
+  'qwen/omni-realtime': (d) => realtimeHarness('qwen/omni-realtime', d.providers),
+  cascaded: (d) => cascadedHarness(d.providers, d.clock),
+  'google/gemini-live': (d) => geminiLiveHarness(d.providers),
+  'aws/nova-sonic': (d) => novaSonicHarness(d.providers, d.clock),
+  'openai/gpt-live': (d) => gptLiveHarness(d.providers),
+  'phonic/sts': (d) => phonicHarness(d.providers, d.clock),
+  'qwen/audio-realtime': (d) => qwenAudioRealtimeHarness(d.providers),
+  'relay/twilio-ms': (d) => twilioRelayHarness(d.providers, d.clock),
+  'relay/elevenlabs': (d) => elevenLabsRelayHarness(d.providers, d.clock),
+};

@@ -7,7 +7,6 @@ import { renderPage } from './page-shell.ts';
 import { renderRunTable } from './runs-page.ts';
 import { trialCell } from './task-grid.ts';
 import { failingGates, taskHref, type Entry, type LeaderRow, type RankGroup, type ReportModel, type TaskRow } from './ui-model.ts';
-import { taskSlug } from './task-info.ts';
 
 /** One task where two runs' pass rates differ: which passed more often, each side's trials and the gate that decided it. */
 export interface DifferingTask {
@@ -189,9 +188,4 @@ export function renderComparePage(model: ReportModel): string {
   );
   const body = html`<h1>Compare runs</h1><p class="muted">Runs on the same pack version and suite, ranked and compared task by task. Figures are per run: nothing is pooled across runs or harnesses.</p>${renderRunTable(model.runs, null)}${sections}${METHOD}`;
   return renderPage({ title: 'mivas: compare runs', kind: 'compare', body, nav: navOf(model) });
-}
-
-/** The task page's slug for a task id of an entry (used by links from other pages). */
-export function entryTaskHref(entry: Entry, taskId: string): string {
-  return taskHref(taskSlug(entry.pack, taskId));
 }

@@ -1,3 +1,4 @@
+import { ID_CHARS } from '../core/index.ts';
 import { renderConversationPage } from './conversation-page.ts';
 import type { ConversationEvidence } from './evidence-loader.ts';
 import { renderLeaderboardPage } from './leaderboard-page.ts';
@@ -21,7 +22,7 @@ export type SitePage =
   | { readonly kind: 'conversation'; readonly id: string };
 
 const TASK_PAGE = /^task-([A-Za-z0-9_.-]{1,160})\.html$/;
-const CONV_PAGE = /^conv-([A-Za-z0-9_-]{1,64})\.html$/;
+const CONV_PAGE = new RegExp(`^conv-(${ID_CHARS})\\.html$`);
 
 /** Parses a page file name (`index.html`, `tasks.html`, `runs.html`, `compare.html`, `flips.html`, `task-<slug>.html`, `conv-<id>.html`); null otherwise. */
 export function parsePageName(name: string): SitePage | null {

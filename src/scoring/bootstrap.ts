@@ -37,44 +37,83 @@ export const BOOTSTRAP_PRNG = 'mulberry32';
  * percentile interval has no width; the Wilson score interval over the tasks replaces it, counting
  * each task once (trials of a task may be fully correlated, so no more is known).
  */
-function interval(samples: number[], tasks: number): Interval {
+function interval(samples: readonly number[], tasks: number): Interval {
   if (!samples.length) return null;
-  samples.sort((a, b) => a - b);
-  const lo = quantileSorted(samples, 0.025);
-  const hi = quantileSorted(samples, 0.975);
+  // A typed array sorts numerically without a comparator call per step; the values are finite and never -0, so the order is the same.
+  const sorted = Float64Array.from(samples).sort();
+  const lo = quantileSorted(sorted, 0.025);
+  const hi = quantileSorted(sorted, 0.975);
   if (lo === null || hi === null) return null;
   return collapsed([lo, hi]) ? wilsonInterval(lo, tasks) : [lo, hi];
 }
 
-interface Resample {
-  readonly pass1: number;
-  readonly reward: number;
-  readonly hat: readonly (number | null)[];
-  readonly at: readonly (number | null)[];
+/** The pool as flat columns (a resample reads them millions of times); a null pass^k is NaN and skipped, as before. */
+interface Columns {
+  readonly size: number;
+  readonly n: Float64Array;
+  readonly c: Float64Array;
+  readonly reward: Float64Array;
+  readonly hat: Float64Array;
+  readonly at: Float64Array;
 }
 
-function resampleOnce(pool: readonly BootstrapUnit[], k: number, random: () => number): Resample {
+function columnsOf(pool: readonly BootstrapUnit[], k: number): Columns {
+  const cols = { size: pool.length, n: new Float64Array(pool.length), c: new Float64Array(pool.length), reward: new Float64Array(pool.length), hat: new Float64Array(pool.length * k), at: new Float64Array(pool.length * k) };
+  pool.forEach((u, i) => {
+    cols.n[i] = u.n;
+    cols.c[i] = u.c;
+    cols.reward[i] = u.rewardSum;
+    for (let j = 0; j < k; j++) {
+      cols.hat[i * k + j] = u.passHat[j] ?? NaN;
+      cols.at[i * k + j] = u.passAt[j] ?? 0;
+    }
+  });
+  return cols;
+}
+
+/** Running sums of one resample, reused across resamples. */
+interface Sums {
+  readonly hat: Float64Array;
+  readonly at: Float64Array;
+  readonly eligible: Float64Array;
+}
+
+/** One resample: draws `size` tasks with replacement and adds them up in draw order (the same sums, in the same order, as one task object at a time). */
+function resampleOnce(cols: Columns, k: number, random: () => number, sums: Sums, out: Pick<SampleLists, 'pass1' | 'reward' | 'hat' | 'at'>): void {
   let n = 0;
   let c = 0;
   let reward = 0;
-  const hatSum = new Array<number>(k).fill(0);
-  const atSum = new Array<number>(k).fill(0);
-  const eligible = new Array<number>(k).fill(0);
-  for (let i = 0; i < pool.length; i++) {
-    const u = pool[Math.floor(random() * pool.length)] as BootstrapUnit;
-    n += u.n;
-    c += u.c;
-    reward += u.rewardSum;
+  sums.hat.fill(0);
+  sums.at.fill(0);
+  sums.eligible.fill(0);
+  for (let i = 0; i < cols.size; i++) {
+    const u = Math.floor(random() * cols.size);
+    n += cols.n[u] as number;
+    c += cols.c[u] as number;
+    reward += cols.reward[u] as number;
     for (let j = 0; j < k; j++) {
-      const hat = u.passHat[j];
-      if (hat === null || hat === undefined) continue;
-      hatSum[j] = (hatSum[j] ?? 0) + hat;
-      atSum[j] = (atSum[j] ?? 0) + (u.passAt[j] ?? 0);
-      eligible[j] = (eligible[j] ?? 0) + 1;
+      const hat = cols.hat[u * k + j] as number;
+      if (Number.isNaN(hat)) continue;
+      sums.hat[j] = (sums.hat[j] as number) + hat;
+      sums.at[j] = (sums.at[j] as number) + (cols.at[u * k + j] as number);
+      sums.eligible[j] = (sums.eligible[j] as number) + 1;
     }
   }
-  const mean = (sums: number[]): (number | null)[] => sums.map((s, j) => ((eligible[j] ?? 0) ? s / (eligible[j] ?? 1) : null));
-  return { pass1: c / n, reward: reward / n, hat: mean(hatSum), at: mean(atSum) };
+  out.pass1.push(c / n);
+  out.reward.push(reward / n);
+  for (let j = 0; j < k; j++) {
+    const eligible = sums.eligible[j] as number;
+    if (!eligible) continue;
+    out.hat[j]?.push((sums.hat[j] as number) / eligible);
+    out.at[j]?.push((sums.at[j] as number) / eligible);
+  }
+}
+
+interface SampleLists {
+  readonly pass1: number[];
+  readonly reward: number[];
+  readonly hat: number[][];
+  readonly at: number[][];
 }
 
 /**
@@ -84,20 +123,13 @@ function resampleOnce(pool: readonly BootstrapUnit[], k: number, random: () => n
 export function bootstrapIntervals(units: readonly BootstrapUnit[], settings: BootstrapSettings): BootstrapIntervals {
   const pool = units.filter((u) => u.n > 0);
   const k = settings.k;
-  const pass1: number[] = [];
-  const reward: number[] = [];
-  const hat = Array.from({ length: k }, () => [] as number[]);
-  const at = Array.from({ length: k }, () => [] as number[]);
+  const lists: SampleLists = { pass1: [], reward: [], hat: Array.from({ length: k }, () => []), at: Array.from({ length: k }, () => []) };
+  const cols = columnsOf(pool, k);
+  const sums: Sums = { hat: new Float64Array(k), at: new Float64Array(k), eligible: new Float64Array(k) };
   const random = mulberry32(settings.seed);
-  for (let b = 0; pool.length && b < settings.resamples; b++) {
-    const r = resampleOnce(pool, k, random);
-    pass1.push(r.pass1);
-    reward.push(r.reward);
-    r.hat.forEach((v, j) => v !== null && hat[j]?.push(v));
-    r.at.forEach((v, j) => v !== null && at[j]?.push(v));
-  }
+  for (let b = 0; pool.length && b < settings.resamples; b++) resampleOnce(cols, k, random, sums, lists);
   // pass^k and pass@k leave out tasks with fewer than k trials: their Wilson fallback counts only the tasks that have k.
   const eligible = (j: number): number => pool.filter((u) => u.passHat[j] !== null && u.passHat[j] !== undefined).length;
   const perK = (lists: number[][]): Record<string, Interval> => Object.fromEntries(lists.map((list, j) => [String(j + 1), interval(list, eligible(j))]));
-  return { pass_at_1: interval(pass1, pool.length), mean_reward: interval(reward, pool.length), pass_hat_k: perK(hat), pass_at_k: perK(at) };
+  return { pass_at_1: interval(lists.pass1, pool.length), mean_reward: interval(lists.reward, pool.length), pass_hat_k: perK(lists.hat), pass_at_k: perK(lists.at) };
 }

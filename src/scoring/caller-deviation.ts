@@ -46,12 +46,13 @@ function linesFromFile(script: CallerScript, file: CallerFile): Line[] {
   }));
 }
 
-function linesFromTimeline(script: CallerScript, events: readonly TimelineEvent[]): Line[] {
-  return events.flatMap((e) =>
-    e.type === 'transcript' && e.text.trim()
-      ? [{ side: e.side, text: e.text.trim(), scripted: e.side === 'caller' && isScripted(script, e.text), closing: e.side === 'caller' && script.closingLines.some((l) => sameWords(l, e.text)) }]
-      : [],
-  );
+function linesFromTimeline(task: TaskScript, events: readonly TimelineEvent[]): Line[] {
+  const judge = (text: string): { readonly scripted: boolean; readonly closing: boolean } => ({ scripted: isScripted(task.script, text), closing: task.script.closingLines.some((l) => sameWords(l, text)) });
+  return events.flatMap((e) => {
+    if (e.type !== 'transcript' || !e.text.trim()) return [];
+    const caller = e.side === 'caller' ? remembered(task.judged, e.text, judge) : null;
+    return [{ side: e.side, text: e.text.trim(), scripted: caller?.scripted ?? false, closing: caller?.closing ?? false }];
+  });
 }
 
 /** Expected calls of the task that never executed during the call (the graded work still missing). */
@@ -72,11 +73,46 @@ export interface DeviationInput {
   readonly caller: CallerFile | null;
 }
 
+/** A task's caller script and the facts its script makes known, worked out once per task (a run scores each task many times). */
+interface TaskScript {
+  readonly script: CallerScript;
+  readonly known: ReadonlySet<string>;
+  /** Whether a caller text is scripted and whether it closes, by text (bounded). */
+  readonly judged: Map<string, { readonly scripted: boolean; readonly closing: boolean }>;
+}
+
+const scriptsByTask = new WeakMap<Task, TaskScript>();
+
+function taskScript(task: Task): TaskScript {
+  const known = scriptsByTask.get(task);
+  if (known) return known;
+  const script = callerScriptOf(task);
+  const compiled = { script, known: knownFactsOf(scriptTexts(script)), judged: new Map() };
+  scriptsByTask.set(task, compiled);
+  return compiled;
+}
+
+/** At most this many texts are remembered per memo below; past it the memo starts over. */
+const TEXT_MEMO_CAP = 10_000;
+
+function remembered<T>(memo: Map<string, T>, text: string, work: (text: string) => T): T {
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  if (memo.size >= TEXT_MEMO_CAP) memo.clear();
+  const value = work(text);
+  memo.set(text, value);
+  return value;
+}
+
+/** The facts a line states, and those an agent line makes known, by text: the same lines recur across a run's calls. */
+const statedFacts = new Map<string, ReadonlySet<string>>();
+const madeKnown = new Map<string, ReadonlySet<string>>();
+
 /** Every deviation of one call, in the order hung_up_early, invented_fact, repeated_past_exit. */
 export function detectCallerDeviations(input: DeviationInput): CallerDeviation[] {
-  const script = callerScriptOf(input.task);
+  const compiled = taskScript(input.task);
   const call = selectCallEvents(input.events);
-  const lines = input.caller ? linesFromFile(script, input.caller) : linesFromTimeline(script, call);
+  const lines = input.caller ? linesFromFile(compiled.script, input.caller) : linesFromTimeline(compiled, call);
   const callerLines = lines.filter((l) => l.side === 'caller');
   const found: CallerDeviation[] = [];
 
@@ -89,14 +125,14 @@ export function detectCallerDeviations(input: DeviationInput): CallerDeviation[]
   }
 
   // 2. Stated a date or number that is in neither its traits, its intent, its pins nor anything the agent said before.
-  const known = knownFactsOf(scriptTexts(script));
+  const known = new Set(compiled.known);
   for (const line of lines) {
     if (line.side === 'agent') {
-      for (const f of knownFactsOf([line.text])) known.add(f);
+      for (const f of remembered(madeKnown, line.text, (text) => knownFactsOf([text]))) known.add(f);
       continue;
     }
     if (line.scripted) continue;
-    const invented = [...factsIn(line.text)].filter((f) => !isKnownFact(f, known));
+    const invented = [...remembered(statedFacts, line.text, factsIn)].filter((f) => !isKnownFact(f, known));
     if (invented.length) found.push({ kind: 'invented_fact', evidence: `${invented.join(',')} in "${line.text.slice(0, 120)}"` });
   }
 

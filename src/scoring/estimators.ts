@@ -37,7 +37,7 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** Linear-interpolation (type 7) quantile of a sorted list. */
-export function quantileSorted(sorted: readonly number[], p: number): number | null {
+export function quantileSorted(sorted: ArrayLike<number>, p: number): number | null {
   if (!sorted.length) return null;
   const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);

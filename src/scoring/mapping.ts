@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../core/index.ts';
+import { CALL_ID_PATTERN, ConfigError } from '../core/index.ts';
 import type { UnmappedReason } from './types.ts';
 
 /** One conversation-to-task pair from `--mapping`, with the caller platform's status when known. */
@@ -14,7 +14,7 @@ export interface MappingEntry {
 /** Caller-platform statuses of a result that is still running: PENDING (scoring.md §2.3). */
 export const PENDING_STATUSES = ['QUEUED', 'PENDING', 'RUNNING', 'IN_PROGRESS'] as const;
 
-const idSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+const idSchema = z.string().regex(CALL_ID_PATTERN);
 const taskIdSchema = z.string().min(1);
 
 /** A plain JSON mapping: a list of pairs, `{mappings: [...]}`, or an object of conversation id → task id. */

@@ -59,6 +59,21 @@ function inputProperty(tool: ToolShape, field: string): Record<string, unknown> 
  * type default from the input schema.
  */
 export function argumentNormaliser(policy: ComparePolicy, tool: ToolShape, field: string): NormaliserName {
+  const byTool = normalisersByPolicy.get(policy) ?? new WeakMap<ToolShape, Map<string, NormaliserName>>();
+  normalisersByPolicy.set(policy, byTool);
+  const byField = byTool.get(tool) ?? new Map<string, NormaliserName>();
+  byTool.set(tool, byField);
+  const known = byField.get(field);
+  if (known) return known;
+  const name = findArgumentNormaliser(policy, tool, field);
+  byField.set(field, name);
+  return name;
+}
+
+/** Each argument's normaliser, worked out once per policy, tool and field (a run matches the same arguments many times). */
+const normalisersByPolicy = new WeakMap<ComparePolicy, WeakMap<ToolShape, Map<string, NormaliserName>>>();
+
+function findArgumentNormaliser(policy: ComparePolicy, tool: ToolShape, field: string): NormaliserName {
   const tables = [...tool.writes, ...Object.keys(policy.tables).sort()];
   for (const table of tables) {
     const declared = policy.tables[table]?.normalise?.[field];

@@ -7,7 +7,7 @@ import { breakdowns, headlineTasks, leaderboard, type Breakdowns, type Leaderboa
 import type { MappingEntry } from './mapping.ts';
 import type { LoadedSnapshot } from './sources.ts';
 import type { ConversationVerdict, JudgeScores } from './types.ts';
-import { assignTrialIndexes, scoreConversation } from './verdict.ts';
+import { assignTrialIndexes, scoreConversation, type ScoringContext } from './verdict.ts';
 
 /** The scorer's version; bumped whenever a rule, the PRNG or an output shape changes. */
 export const SCORER_VERSION = '1.2.0';
@@ -68,10 +68,25 @@ function conversationIds(snapshots: readonly LoadedSnapshot[], mapping: Readonly
  */
 export function scoreRun(snapshots: readonly LoadedSnapshot[], packs: ReadonlyMap<string, Pack>, mapping: ReadonlyMap<string, MappingEntry>, options: ScoreOptions): ScoreReport {
   const byId = new Map(snapshots.map((s) => [s.callId, s]));
-  const ctx = { packs, minCallMs: options.minCallMs, allowPackDrift: options.allowPackDrift };
+  const ctx = scoringContext(packs, options);
   const scored = conversationIds(snapshots, mapping, options.pack).map((id) =>
     scoreConversation({ conversationId: id, snapshot: byId.get(id) ?? null, entry: mapping.get(id), packHint: options.pack }, ctx),
   );
+  return reportOf(scored, packs, options);
+}
+
+/** What every conversation of a run is scored against. */
+export function scoringContext(packs: ReadonlyMap<string, Pack>, options: Pick<ScoreOptions, 'minCallMs' | 'allowPackDrift'>): ScoringContext {
+  return { packs, minCallMs: options.minCallMs, allowPackDrift: options.allowPackDrift };
+}
+
+/**
+ * The report of a run from its conversations' verdicts (each scored on its own by
+ * `scoreConversation`): trial indexes, order, per-task figures, intervals and tables. `scoreRun`
+ * is this after scoring; a caller that scores conversations as it reads them (and lets each
+ * snapshot go) calls it once at the end.
+ */
+export function reportOf(scored: readonly ConversationVerdict[], packs: ReadonlyMap<string, Pack>, options: ScoreOptions): ScoreReport {
   const conversations = assignTrialIndexes(scored).sort((a, b) => (a.pack === b.pack ? (a.conversation_id < b.conversation_id ? -1 : 1) : a.pack < b.pack ? -1 : 1));
   const settings: BootstrapSettings = { seed: options.seed, resamples: options.resamples, k: options.k };
   const tasks = taskStats(conversations, options.k);

@@ -1,10 +1,9 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import Database from 'better-sqlite3';
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { ConfigError } from '../core/index.ts';
+import { ConfigError, ID_CHARS } from '../core/index.ts';
 import { callerFileSchema, callerPartKey, finalStateSchema, SNAPSHOT_PARTS, snapshotKey, summarySchema, timelineFileSchema, type CallerFile, type FinalState, type SnapshotPart, type Summary, type TimelineEvent } from '../snapshot/index.ts';
-import { dumpDatabase } from '../store/index.ts';
+import { dumpDatabaseAt } from '../store/index.ts';
 
 /** Read access to a snapshot root: a local directory or an S3 prefix. */
 export interface SnapshotSource {
@@ -66,7 +65,7 @@ async function loadCallerPart(source: SnapshotSource, pack: string, callId: stri
   }
 }
 
-const KEY = /^([a-z][a-z0-9-]*)\/([A-Za-z0-9_-]{1,64})\.(summary\.json|timeline\.json|final\.json|db|wav|caller\.json)$/;
+const KEY = new RegExp(`^([a-z][a-z0-9-]*)/(${ID_CHARS})\\.(summary\\.json|timeline\\.json|final\\.json|db|wav|caller\\.json)$`);
 
 function capOf(key: string, limits: SourceLimits): number {
   return key.endsWith('.json') ? limits.maxJsonBytes : limits.maxFileBytes;
@@ -226,21 +225,32 @@ function parseJsonPart<T>(bytes: Buffer | undefined, part: SnapshotPart, parse: 
 
 function dumpDbBytes(bytes: Buffer): FinalState | null {
   try {
-    const db = new Database(bytes, { readonly: true });
-    try {
-      const parsed = finalStateSchema.safeParse(dumpDatabase(db));
-      return parsed.success ? parsed.data : null;
-    } finally {
-      db.close();
-    }
+    const parsed = finalStateSchema.safeParse(dumpDatabaseAt(bytes));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
 }
 
+/** A JSON object as a record (JSON.parse makes only plain objects), or false. */
+function isJsonRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '__proto__');
+}
+
+/**
+ * `finalStateSchema` on parsed JSON, without copying every row: the same shape check (tables of
+ * arrays of row objects) answered in place. A `__proto__` key, which zod's copy drops, goes through
+ * the schema itself so the result is the same.
+ */
+export function parseFinalState(value: unknown): { success: true; data: FinalState } | { success: false } {
+  const shaped = isJsonRecord(value) && Object.values(value).every((rows) => Array.isArray(rows) && rows.every(isJsonRecord));
+  if (shaped) return { success: true, data: value as FinalState };
+  return finalStateSchema.safeParse(value);
+}
+
 async function loadFinal(source: SnapshotSource, pack: string, callId: string, problems: string[]): Promise<{ final: FinalState | null; from: 'json' | 'db' | null }> {
   const jsonProblems: string[] = [];
-  const final = parseJsonPart(await source.read(snapshotKey(pack, callId, 'final.json')), 'final.json', (v) => finalStateSchema.safeParse(v), jsonProblems);
+  const final = parseJsonPart(await source.read(snapshotKey(pack, callId, 'final.json')), 'final.json', parseFinalState, jsonProblems);
   if (final) return { final, from: 'json' };
   const db = await source.read(snapshotKey(pack, callId, 'db'));
   const dumped = db ? dumpDbBytes(db) : null;
@@ -294,20 +304,30 @@ export function mislabel(s: LoadedSnapshot): string | null {
 }
 
 /**
- * Loads every conversation under a source (optionally one pack), a few reads at a time, sorted by
- * pack and id. A mislabelled set (its summary names another call or pack) is left out and reported.
+ * Reads every conversation under a source (optionally one pack) in pack and id order, a few reads
+ * at a time, and hands each to `visit` (with whether a caller part was listed) before reading
+ * further, so only a batch is ever held. A mislabelled set (its summary names another call or pack) is left out and reported.
  */
-export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
+export async function forEachSnapshot(source: SnapshotSource, onlyPack: string | undefined, onSkip: SkipReporter | undefined, visit: (snapshot: LoadedSnapshot, hasCallerPart: boolean) => void | Promise<void>): Promise<void> {
   // A caller part alone (the server never wrote the call) is not a conversation.
   const groups = [...groupKeys(await source.list()).values()].filter((g) => (!onlyPack || g.pack === onlyPack) && g.parts.size > 0);
-  const out: LoadedSnapshot[] = [];
+  groups.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
   for (let i = 0; i < groups.length; i += 8) {
     const batch = groups.slice(i, i + 8);
-    for (const loaded of await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)))) {
-      const wrong = mislabel(loaded);
-      if (wrong) onSkip?.(`${loaded.pack}/${loaded.callId}.*`, `a mislabelled set: ${wrong}`);
-      else out.push(loaded);
+    const loaded = await Promise.all(batch.map((g) => loadSnapshot(source, g.pack, g.callId, g.parts, g.caller === true)));
+    for (const [j, set] of loaded.entries()) {
+      const wrong = mislabel(set);
+      if (wrong) onSkip?.(`${set.pack}/${set.callId}.*`, `a mislabelled set: ${wrong}`);
+      else await visit(set, batch[j]?.caller === true);
     }
   }
-  return out.sort((a, b) => (a.pack === b.pack ? (a.callId < b.callId ? -1 : 1) : a.pack < b.pack ? -1 : 1));
+}
+
+/** Loads every conversation under a source (optionally one pack), sorted by pack and id (`forEachSnapshot`, all held). */
+export async function loadSnapshots(source: SnapshotSource, onlyPack?: string, onSkip?: SkipReporter): Promise<LoadedSnapshot[]> {
+  const out: LoadedSnapshot[] = [];
+  await forEachSnapshot(source, onlyPack, onSkip, (s) => {
+    out.push(s);
+  });
+  return out;
 }

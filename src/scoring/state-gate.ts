@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../core/index.ts';
 import { ignoredColumns, scoredTables, type ComparePolicy, type NormaliserName, type TablePolicy } from '../packs/index.ts';
 import { normalise, sameValue } from './normalisers.ts';
@@ -57,6 +58,8 @@ function rawKey(rules: TableRules, row: PreparedRow): Record<string, unknown> | 
 }
 
 function differingFields(a: PreparedRow, b: PreparedRow): string[] {
+  // Equal canonical rows differ nowhere (most rows a call never touched).
+  if (a.order === b.order) return [];
   const columns = [...new Set([...Object.keys(a.norm), ...Object.keys(b.norm)])].sort();
   return columns.filter((c) => !(c in a.norm) || !(c in b.norm) || !sameValue(a.norm[c], b.norm[c]));
 }
@@ -70,6 +73,8 @@ function pairGroup(expected: readonly PreparedRow[], actual: readonly PreparedRo
   const swap = expected.length > actual.length;
   const small = swap ? actual : expected;
   const large = swap ? expected : actual;
+  if (small.length === 0) return [];
+  if (large.length === 1) return [[0, 0]];
   const cost = small.map((s) => large.map((l) => differingFields(s, l).length));
   const pairs: [number, number][] = [];
   if (large.length > 12) {
@@ -152,10 +157,91 @@ function groupRows(rules: TableRules, rows: readonly PreparedRow[]): Map<string,
   return groups;
 }
 
-function compareTable(rules: TableRules, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): { pass: boolean; diff: StateDiffEntry[] } {
-  const expected = groupRows(rules, expectedRows.map((r) => prepareRow(rules, r)));
-  const actual = groupRows(rules, actualRows.map((r) => prepareRow(rules, r)));
-  const extrasAllowed = rules.mode === 'subset' && (expectedRows.length > 0 || rules.policy.extra_when_empty === true);
+/** Rows prepared under one table's rules, remembered by their JSON text (the seed rows every call carries are prepared once a run). */
+interface CompiledTable {
+  readonly rules: TableRules;
+  readonly rows: Map<string, PreparedRow>;
+  /** Each task's expected rows, prepared and grouped once, with the outcomes already found against them (by the actual rows' digest). */
+  readonly expected: WeakMap<readonly Readonly<Record<string, unknown>>[], ExpectedTable>;
+}
+
+interface ExpectedTable {
+  readonly groups: Map<string, PreparedRow[]>;
+  readonly outcomes: Map<string, TableOutcome>;
+}
+
+type TableOutcome = { readonly pass: boolean; readonly diff: StateDiffEntry[] };
+
+/** At most this many prepared rows are remembered per table's rules, and outcomes per task's table; past it the memory starts over. */
+const PREPARED_ROWS_CAP = 20_000;
+const OUTCOMES_CAP = 64;
+const NO_ROWS: readonly Readonly<Record<string, unknown>>[] = [];
+/** A policy compiled: its scored tables in order, each with its rules and memos. */
+interface CompiledPolicy {
+  readonly scored: readonly string[];
+  readonly tables: ReadonlyMap<string, CompiledTable>;
+}
+
+const compiledPolicies = new WeakMap<ComparePolicy, CompiledPolicy>();
+
+function compiledPolicy(policy: ComparePolicy): CompiledPolicy {
+  const known = compiledPolicies.get(policy);
+  if (known) return known;
+  const scored = scoredTables(policy);
+  const compiled = { scored, tables: new Map(scored.map((table) => [table, compileTable(policy, table)])) };
+  compiledPolicies.set(policy, compiled);
+  return compiled;
+}
+
+function compileTable(policy: ComparePolicy, table: string): CompiledTable {
+  const tablePolicy = policy.tables[table] ?? { scored: true };
+  const rules: TableRules = { table, mode: tablePolicy.mode ?? 'exact', key: tablePolicy.key, ignored: ignoredColumns(policy, table), policy: tablePolicy, strings: policy.defaults.strings };
+  return { rules, rows: new Map<string, PreparedRow>(), expected: new WeakMap() };
+}
+
+/** The policy's scored tables, in order (`scoredTables`, worked out once per policy). */
+export function scoredTablesOf(policy: ComparePolicy): readonly string[] {
+  return compiledPolicy(policy).scored;
+}
+
+function preparedRow(compiled: CompiledTable, row: Readonly<Record<string, unknown>>): PreparedRow {
+  const text = JSON.stringify(row);
+  const known = compiled.rows.get(text);
+  if (known) return known;
+  if (compiled.rows.size >= PREPARED_ROWS_CAP) compiled.rows.clear();
+  const prepared = prepareRow(compiled.rules, row);
+  compiled.rows.set(text, prepared);
+  return prepared;
+}
+
+function expectedTable(compiled: CompiledTable, rows: readonly Readonly<Record<string, unknown>>[]): ExpectedTable {
+  const known = compiled.expected.get(rows);
+  if (known) return known;
+  const table = { groups: groupRows(compiled.rules, rows.map((r) => prepareRow(compiled.rules, r))), outcomes: new Map<string, TableOutcome>() };
+  compiled.expected.set(rows, table);
+  return table;
+}
+
+/**
+ * One table's outcome. The same actual rows (by the digest of their JSON text) against the same
+ * expected rows always give the same outcome, so a table a call left as it found it is compared
+ * once a run, not once a call.
+ */
+function compareTable(compiled: CompiledTable, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): TableOutcome {
+  const expected = expectedTable(compiled, expectedRows);
+  const digest = hash('sha256', JSON.stringify(actualRows), 'base64');
+  const known = expected.outcomes.get(digest);
+  if (known) return known;
+  if (expected.outcomes.size >= OUTCOMES_CAP) expected.outcomes.clear();
+  const outcome = diffTable(compiled, expected.groups, expectedRows.length, actualRows);
+  expected.outcomes.set(digest, outcome);
+  return outcome;
+}
+
+function diffTable(compiled: CompiledTable, expected: Map<string, PreparedRow[]>, expectedCount: number, actualRows: readonly Readonly<Record<string, unknown>>[]): TableOutcome {
+  const { rules } = compiled;
+  const actual = groupRows(rules, actualRows.map((r) => preparedRow(compiled, r)));
+  const extrasAllowed = rules.mode === 'subset' && (expectedCount > 0 || rules.policy.extra_when_empty === true);
   const diff: StateDiffEntry[] = [];
   for (const key of [...new Set([...expected.keys(), ...actual.keys()])].sort()) {
     const exp = expected.get(key) ?? [];
@@ -177,15 +263,17 @@ function compareTable(rules: TableRules, expectedRows: readonly Readonly<Record<
 /**
  * Gate 1 (scoring.md §4): compares the final state with exp_db_state under the comparison policy.
  * A scored table absent from the dump is never read as empty: the gate reports it instead.
+ * Each policy's table rules and each task's expected rows are compiled once (kept while the
+ * policy and the task's rows live), and a row seen before under the same rules is not prepared
+ * again, so a run pays for the rows its calls changed.
  */
 export function judgeState(expectedState: StateTables, actualState: StateTables, policy: ComparePolicy): StateGateOutcome {
-  const tables = scoredTables(policy);
-  const absent = tables.filter((t) => !Object.hasOwn(actualState, t));
+  const compiled = compiledPolicy(policy);
+  const absent = compiled.scored.filter((t) => !Object.hasOwn(actualState, t));
   if (absent.length) return { kind: 'missing_tables', tables: absent };
-  const results = tables.map((table) => {
-    const tablePolicy = policy.tables[table] ?? { scored: true };
-    const rules: TableRules = { table, mode: tablePolicy.mode ?? 'exact', key: tablePolicy.key, ignored: ignoredColumns(policy, table), policy: tablePolicy, strings: policy.defaults.strings };
-    return { table, mode: rules.mode, ...compareTable(rules, expectedState[table] ?? [], actualState[table] ?? []) };
+  const results = compiled.scored.map((table) => {
+    const rules = compiled.tables.get(table) ?? compileTable(policy, table);
+    return { table, mode: rules.rules.mode, ...compareTable(rules, expectedState[table] ?? NO_ROWS, actualState[table] ?? NO_ROWS) };
   });
   const diff = results.flatMap((r) => r.diff);
   const count = (kind: StateDiffEntry['kind']): number => diff.filter((d) => d.kind === kind).length;

@@ -17,8 +17,15 @@ export interface ToolGateInput {
 
 /** Agents that list `tool` in the blueprint, in blueprint order. */
 export function ownersOf(blueprint: Blueprint, tool: string): string[] {
-  return blueprint.agents.filter((a) => a.tools.some((t) => t.name === tool)).map((a) => a.name);
+  const byTool = ownersByBlueprint.get(blueprint) ?? new Map<string, readonly string[]>();
+  ownersByBlueprint.set(blueprint, byTool);
+  const owners = byTool.get(tool) ?? blueprint.agents.filter((a) => a.tools.some((t) => t.name === tool)).map((a) => a.name);
+  byTool.set(tool, owners);
+  return [...owners];
 }
+
+/** Each tool's owners, read from the blueprint once per run (every call of every conversation asks). */
+const ownersByBlueprint = new WeakMap<Blueprint, Map<string, readonly string[]>>();
 
 function toolEvents(events: readonly TimelineEvent[]): ToolEvent[] {
   return events.filter((e): e is ToolEvent => e.type === 'tool').sort((a, b) => a.seq - b.seq);

@@ -1,4 +1,4 @@
-import { effectivePolicy, scoredTables, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
+import { effectivePolicy, type ComparePolicy, type Pack, type Task } from '../packs/index.ts';
 import type { Summary, TimelineEvent, VoidReason } from '../snapshot/index.ts';
 import { diagnosticsOf } from './diagnostics.ts';
 import { costOf, evidenceOf, qualityOf } from './evidence.ts';
@@ -6,7 +6,7 @@ import { judgeHandoff, rewardOf } from './handoff-gate.ts';
 import { isPending, resolveTaskId, type MappingEntry } from './mapping.ts';
 import type { ToolShape } from './matchers.ts';
 import type { LoadedSnapshot } from './sources.ts';
-import { judgeState } from './state-gate.ts';
+import { judgeState, scoredTablesOf } from './state-gate.ts';
 import { describeToolFailures, judgeTools } from './tool-gate.ts';
 import type { ConversationVerdict, HandoffGateResult, StateDiffEntry, StateGateResult, Status, ToolGateResult, UnmappedReason } from './types.ts';
 import { detectVoids } from './voids.ts';
@@ -30,6 +30,22 @@ export interface ConversationInput {
 /** The tool shapes the argument matchers read, from a pack's catalogue. */
 export function toolShapes(pack: Pack): Map<string, ToolShape> {
   return new Map([...pack.catalog.values()].map((t) => [t.name, { name: t.name, inputSchema: t.inputSchema, writes: t.definition?.writes ?? [] }]));
+}
+
+/** Each pack's tool shapes and each task's effective policy, built once (a run scores each task many times; the state gate compiles per policy). */
+const shapesByPack = new WeakMap<Pack, Map<string, ToolShape>>();
+const policyByTask = new WeakMap<Task, ComparePolicy>();
+
+function packShapes(pack: Pack): Map<string, ToolShape> {
+  const shapes = shapesByPack.get(pack) ?? toolShapes(pack);
+  shapesByPack.set(pack, shapes);
+  return shapes;
+}
+
+function taskPolicy(pack: Pack, task: Task): ComparePolicy {
+  const policy = policyByTask.get(task) ?? effectivePolicy(pack.compare, task.compare);
+  policyByTask.set(task, policy);
+  return policy;
 }
 
 interface GateResults {
@@ -94,12 +110,12 @@ function judge(input: ConversationInput, ctx: ScoringContext, pack: Pack | undef
   if (!pack || !task) return { status: 'UNMAPPED', unmapped: 'unknown_task' };
   const drift = snap?.summary ? snap.summary.pack_version !== pack.packVersion : false;
   if (drift && !ctx.allowPackDrift) return { status: 'UNMAPPED', unmapped: 'pack_version_mismatch' };
-  const policy = effectivePolicy(pack.compare, task.compare);
+  const policy = taskPolicy(pack, task);
   const problems = snap ? [...snap.problems] : ['missing:snapshot'];
-  if (snap?.final) problems.push(...scoredTables(policy).filter((t) => !Object.hasOwn(snap.final ?? {}, t)).map((t) => `table_absent:${t}`));
+  if (snap?.final) problems.push(...scoredTablesOf(policy).filter((t) => !Object.hasOwn(snap.final ?? {}, t)).map((t) => `table_absent:${t}`));
   const found = detectVoids({ snapshotProblems: problems, summary: snap?.summary ?? null, events: snap?.events ?? null, platformStatus: input.entry?.platform_status ?? null, minCallMs: ctx.minCallMs, task, caller: snap?.caller ?? null });
   if (found.reason || !snap) return { status: 'VOID', voidReason: found.reason ?? 'snapshot_missing', voidDetail: found.detail, drift };
-  const gates = runGates(pack, task, policy, toolShapes(pack), snap);
+  const gates = runGates(pack, task, policy, packShapes(pack), snap);
   if ('missingTables' in gates) return { status: 'VOID', voidReason: 'snapshot_missing', voidDetail: gates.missingTables.map((t) => `table_absent:${t}`), drift };
   const pass = gates.state.pass && gates.tools.pass && gates.handoff.pass;
   return { status: pass ? 'PASS' : 'FAIL', gates, drift };

@@ -1,17 +1,17 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { createSpeechSynth, type SpeechSynth } from '../audio/index.ts';
 import { directoryCache } from '../caller/index.ts';
 import { CallRegistry, type CallLimits } from '../call/index.ts';
 import type { Config } from '../config.ts';
-import { randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
+import { ConversationIds, randomIds, systemClock, type Clock, type IdSource } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
 import { createHarnessFactory, estimateCost, type CostEstimator, type HarnessFactory } from '../providers/index.ts';
 import { createS3Client, directorySink, s3OperationBudgetMs, s3Sink, SnapshotOutbox, type SnapshotSink } from '../snapshot/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate, type DatabaseDump } from '../store/index.ts';
+import { packDatabases, type CallDatabases, type DatabaseDump } from '../store/index.ts';
 import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
-import Database from 'better-sqlite3';
+import { CallHarnesses } from './call-harnesses.ts';
 import { deriveCaps, openFileLimit, type ProcessCaps } from './file-budget.ts';
 import { HarnessSessions, MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
 import { createOperations, type Operations } from './observability.ts';
@@ -29,27 +29,34 @@ export interface AppContext {
   readonly databases: CallDatabases;
   readonly sink: SnapshotSink;
   readonly outbox: SnapshotOutbox;
-  /** Where live calls' recordings stream to disk (`<data>/recordings`). */
-  readonly recordingsDir: string;
-  readonly harness: HarnessFactory;
-  /** Prices a call's usage at hangup (the shipped price table). */
-  readonly estimateCost: CostEstimator;
+  /** The harness of each call: the served one, or one a speech rollout assigned to its call id. */
+  readonly callHarnesses: CallHarnesses;
+  /** What every live call is built with besides its socket and model. */
+  readonly callSettings: CallSettings;
   readonly registry: CallRegistry;
+  /** The one answer to "is this id free?" (architecture.md §4): live calls, scratch conversations, spooled evidence, databases, and the RL episodes. */
+  readonly callIds: ConversationIds;
   /** Scratch conversations of the HTTP tool routes (ids no caller dialed). */
   readonly harnessSessions: HarnessSessions;
-  readonly limits: CallLimits;
   /** Metrics, traces and the Bluejay link. */
   readonly ops: Operations;
   /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
   readonly rlCallers: CallerMinds;
   /** Speech of the keyless harnesses (`scripted`, `noop`), whoever the call's harness is for (a speech rollout's too). */
   readonly synth: SpeechSynth;
-  /** Per-call harnesses that replace `harness` for one call id (a speech rollout's policy endpoint). */
-  readonly callHarnesses: Map<string, HarnessFactory>;
   /** The caps in force: the configured ones, lowered to fit the open-file limit (docs/reliability.md "Open files"). */
   readonly caps: ProcessCaps;
   /** The OpenEnv WebSockets open now, and their bounds. */
   readonly openEnvSockets: OpenEnvSockets;
+}
+
+/** The settings every live call shares (CallSession's limits, recordings and prices). */
+export interface CallSettings {
+  readonly limits: CallLimits;
+  /** Where live calls' recordings stream to disk (`<data>/recordings`). */
+  readonly recordingsDir: string;
+  /** Prices a call's usage at hangup (the shipped price table). */
+  readonly estimateCost: CostEstimator;
 }
 
 /** Replaceable parts for tests and `mivas run`. */
@@ -91,13 +98,14 @@ function setAsideRecordings(dir: string, bootStamp: string): string[] {
   return left;
 }
 
-function readTemplateDump(file: string): DatabaseDump {
-  const sqlite = new Database(file, { readonly: true });
-  try {
-    return dumpDatabase(sqlite);
-  } finally {
-    sqlite.close();
-  }
+/** Every holder of this app's call ids, in the order a use is reported (a live call has a database too). */
+function callIdsOf(registry: CallRegistry, scratch: HarnessSessions, outbox: SnapshotOutbox, packId: string, databases: CallDatabases): ConversationIds {
+  const callIds = new ConversationIds();
+  callIds.hold(registry);
+  callIds.hold(scratch);
+  callIds.hold({ useOf: (id) => (outbox.isSpooled(packId, id) ? 'ended' : null) });
+  callIds.hold({ useOf: (id) => (databases.exists(id) ? 'used' : null) });
+  return callIds;
 }
 
 /** Builds the app context: loads the pack, builds its template, opens the outbox and resumes spooled uploads. */
@@ -118,13 +126,12 @@ export async function createAppContext(config: Config, overrides: AppContextOver
   const synth = overrides.synth ?? (await createSpeechSynth(16_000));
   const harness = overrides.harness ?? createHarnessFactory(config.harness, { synth, clock, noopWaitMs: config.noopWaitMs, providers: config.providers });
   const dataDir = resolve(config.dataDir);
-  const template = ensureTemplate(join(dataDir, 'templates'), pack);
   const sink = createSink(config);
   const caps = deriveCaps(overrides.fileLimit !== undefined ? overrides.fileLimit : openFileLimit(), { calls: config.maxCalls, scratch: MAX_HARNESS_SESSIONS, episodes: config.rl.maxEpisodes, openEnvSockets: config.rl.maxSockets });
   const lowered = caps.calls < config.maxCalls || caps.scratch < MAX_HARNESS_SESSIONS || (config.rl.enabled && (caps.episodes < config.rl.maxEpisodes || caps.openEnvSockets < config.rl.maxSockets));
   if (lowered) log.warn({ openFileLimit: caps.fileLimit, calls: caps.calls, scratch: caps.scratch, episodes: caps.episodes, openEnvSockets: caps.openEnvSockets }, 'caps lowered to fit the open-file limit (raise it with ulimit -n to raise them)');
   const registry = new CallRegistry(caps.calls);
-  const databases = new CallDatabases(join(dataDir, 'calls'), template);
+  const { databases, templateDump } = packDatabases(dataDir, pack, 'calls');
   // A database left by an earlier process (a crash mid-call) is moved aside so its id starts fresh.
   const setAside = databases.setAsideLeftovers();
   if (setAside.length) log.warn({ count: setAside.length, dir: join(dataDir, 'calls', 'orphaned') }, 'moved call databases left by an earlier process aside');
@@ -179,31 +186,34 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     clock,
     ids,
     pack,
-    templateDump: readTemplateDump(template),
+    templateDump,
     databases,
     harnessSessions,
     sink,
     outbox,
-    recordingsDir,
-    harness,
-    estimateCost,
+    callHarnesses: new CallHarnesses(harness),
+    callSettings: { limits: callLimitsOf(config), recordingsDir, estimateCost },
     registry,
+    callIds: callIdsOf(registry, harnessSessions, outbox, pack.id, databases),
     ops,
     rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
     synth,
-    callHarnesses: new Map(),
     caps,
     openEnvSockets: new OpenEnvSockets({ max: caps.openEnvSockets, idleMs: config.rl.socketIdleMs, episodeIdleMs: config.rl.idleMs, pingMs: config.pingIntervalMs, bufferBytes: config.rl.socketBufferBytes }, clock),
-    limits: {
-      maxCallMs: config.maxCallMs,
-      callerAudioLeadMs: config.callerAudioLeadMs,
-      callerSilenceMs: config.callerSilenceMs,
-      endCallMaxWaitMs: config.endCallMaxWaitMs,
-      nudgeRetryDelayMs: config.nudgeRetryDelayMs,
-      nudgeMaxAttempts: config.nudgeMaxAttempts,
-      pingIntervalMs: config.pingIntervalMs,
-      providerReadyMs: config.providerReadyMs,
-      fast: config.fast,
-    },
+  };
+}
+
+/** A live call's limits, from the configuration. */
+function callLimitsOf(config: Config): CallLimits {
+  return {
+    maxCallMs: config.maxCallMs,
+    callerAudioLeadMs: config.callerAudioLeadMs,
+    callerSilenceMs: config.callerSilenceMs,
+    endCallMaxWaitMs: config.endCallMaxWaitMs,
+    nudgeRetryDelayMs: config.nudgeRetryDelayMs,
+    nudgeMaxAttempts: config.nudgeMaxAttempts,
+    pingIntervalMs: config.pingIntervalMs,
+    providerReadyMs: config.providerReadyMs,
+    fast: config.fast,
   };
 }

@@ -28,7 +28,7 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
     version: ctx.version,
     pack: ctx.pack.id,
     pack_version: ctx.pack.packVersion,
-    harness: ctx.harness.name,
+    harness: ctx.callHarnesses.served.name,
     live_calls: ctx.registry.count(),
     harness_sessions: ctx.harnessSessions.count(),
     capacity: ctx.registry.maxCalls,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { CallSession } from '../call/index.ts';
-import { httpProblem, type HttpProblem, type Log } from '../core/index.ts';
+import { httpProblem, type HttpProblem, type IdUse, type Log } from '../core/index.ts';
 import { encodeServerFrame, isUpgradeProblem, readUpgradeFacts, wrapWebSocket, type UpgradeFacts } from '../chirp/index.ts';
 import { snapshotKey } from '../snapshot/index.ts';
 import { parseTraceparent, type UpgradeRejection } from '../telemetry/index.ts';
@@ -77,8 +77,10 @@ function upgradeGate(ctx: AppContext) {
       request.chirpFacts = facts;
       return;
     }
+    const use = ctx.callIds.useOf(facts.callId);
+    if (use) return refuse(reply, takenProblem(facts.callId, use));
     const refusal = ctx.registry.reserve(facts.callId);
-    if (refusal === 'duplicate') return refuse(reply, httpProblem('CALL_ID_LIVE', `call ${facts.callId} is already live`));
+    if (refusal === 'duplicate') return refuse(reply, takenProblem(facts.callId, 'live'));
     if (refusal) return refuse(reply, refusal === 'draining' ? httpProblem('DRAINING', 'the server is draining') : httpProblem('AT_CAPACITY', 'the server is at capacity'));
     const reservation = holdReservation(ctx, request, facts.callId);
     try {
@@ -127,20 +129,25 @@ async function storeHasSnapshot(ctx: AppContext, key: string, log: Log): Promise
   return false;
 }
 
+/** Why an id that is not free cannot be dialed: 409, live or used (architecture.md §4). */
+function takenProblem(callId: string, use: IdUse): HttpProblem {
+  if (use === 'live') return httpProblem('CALL_ID_LIVE', `call ${callId} is already live`);
+  if (use === 'ended') return httpProblem('CALL_ID_USED', `call ${callId} has ended; a call id is used once`);
+  return httpProblem('CALL_ID_USED', `call ${callId} already has a database (HTTP tool calls used this id); a call id is used once`);
+}
+
+/** What this process cannot know from its own holders: the snapshot store's evidence, and the harness's own refusal. */
 async function callProblem(ctx: AppContext, facts: UpgradeFacts, log: Log): Promise<HttpProblem | null> {
-  if (ctx.harnessSessions.has(facts.callId) || ctx.databases.exists(facts.callId)) {
-    return httpProblem('CALL_ID_USED', `call ${facts.callId} already has a database (HTTP tool calls used this id); a call id is used once`);
-  }
   const key = snapshotKey(ctx.pack.id, facts.callId, 'summary.json');
-  if (ctx.outbox.isSpooled(ctx.pack.id, facts.callId) || (await storeHasSnapshot(ctx, key, log))) {
+  if (await storeHasSnapshot(ctx, key, log)) {
     return httpProblem('CALL_ID_USED', `a snapshot of call ${facts.callId} already exists`);
   }
-  const refused = (ctx.callHarnesses.get(facts.callId) ?? ctx.harness).refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
+  const refused = ctx.callHarnesses.for(facts.callId).refuse({ callId: facts.callId, pack: ctx.pack, taskId: facts.taskId });
   return refused ? httpProblem('CALL_REFUSED', refused) : null;
 }
 
 function answerProbe(ctx: AppContext, socket: WebSocket): void {
-  const frame = { type: 'probe.ok', pack: ctx.pack.id, harness: ctx.harness.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } } as const;
+  const frame = { type: 'probe.ok', pack: ctx.pack.id, harness: ctx.callHarnesses.served.name, version: ctx.version, capacity: { live: ctx.registry.count(), max: ctx.registry.maxCalls } } as const;
   ctx.ops.metrics.probeAnswered();
   socket.send(encodeServerFrame(frame, ctx.ids, ctx.clock.epochMs()));
   socket.close(1000, 'probe ok');
@@ -154,7 +161,7 @@ function platformCallbackUrl(ctx: AppContext, request: FastifyRequest, callId: s
 
 function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, request: FastifyRequest): void {
   // A speech rollout (docs/rl.md) names its own policy endpoint for its call id.
-  const harness = ctx.callHarnesses.get(facts.callId) ?? ctx.harness;
+  const harness = ctx.callHarnesses.for(facts.callId);
   const base = request.log.child({ callId: facts.callId, pack: ctx.pack.id, harness: harness.name });
   const reservation = request.chirpReservation;
   if (socket.readyState !== socket.OPEN) {
@@ -176,7 +183,7 @@ function startCall(ctx: AppContext, socket: WebSocket, facts: UpgradeFacts, requ
     return;
   }
   const session = new CallSession(
-    { clock: ctx.clock, ids: ctx.ids, log, limits: ctx.limits, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, recordingsDir: ctx.recordingsDir, harness: harness.name, estimateCost: ctx.estimateCost, observer, platformHandoffs: ctx.config.providers.relay.handoffs },
+    { ...ctx.callSettings, clock: ctx.clock, ids: ctx.ids, log, pack: ctx.pack, templateDump: ctx.templateDump, databases: ctx.databases, outbox: ctx.outbox, harness: harness.name, observer, platformHandoffs: ctx.config.providers.relay.handoffs },
     { callId: facts.callId, runId: facts.runId, taskId: facts.taskId },
     countAudio(wrapWebSocket(socket), ctx.ops.metrics),
     model,

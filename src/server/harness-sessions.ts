@@ -1,4 +1,4 @@
-import type { Clock, Timer } from '../core/index.ts';
+import type { Clock, IdHolder, IdUse, Timer } from '../core/index.ts';
 import { Conversation } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
 import { Timeline } from '../snapshot/index.ts';
@@ -18,7 +18,7 @@ export const MAX_HARNESS_SESSIONS = 1024;
  * active agent); idle ones are reaped and their databases deleted. Nothing is snapshotted: they
  * are scratch sessions, and their id can never be dialed afterwards (it has a database).
  */
-export class HarnessSessions {
+export class HarnessSessions implements IdHolder {
   private readonly held = new Map<string, HeldConversation>();
   private reaper: Timer;
   private reapedCount = 0;
@@ -67,6 +67,11 @@ export class HarnessSessions {
   /** True when an id belongs to a held conversation. */
   has(id: string): boolean {
     return this.held.has(id);
+  }
+
+  /** `scratch` for an id a held conversation has (the ids `ConversationIds` asks about). */
+  useOf(id: string): IdUse | null {
+    return this.held.has(id) ? 'scratch' : null;
   }
 
   /** Conversations held now. */

@@ -1,3 +1,6 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
 /**
  * Node flags `mivas serve` should start with; the image's CMD passes them (a test keeps the two equal).
  *
@@ -19,4 +22,21 @@ export const SERVE_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=25
 /** The flags of SERVE_NODE_FLAGS this process was not started with. */
 export function missingServeFlags(execArgv: readonly string[] = process.execArgv): string[] {
   return SERVE_NODE_FLAGS.filter((flag) => !execArgv.includes(flag));
+}
+
+/**
+ * One full garbage collection, run once the server listens. Loading the modules leaves most of
+ * the heap as garbage (the sources, the package manifests the loader reads), and with
+ * `--initial-old-space-size=256` nothing collects it until the old space fills: the process sat
+ * at its boot peak for good. Collected, the pages go back to the system within about ten seconds
+ * (docs/performance.md, "Boot"). V8 gives no way to ask for one collection without `--expose-gc`,
+ * so the flag is set for the moment it takes to get its `gc` function, then cleared.
+ */
+export function collectBootGarbage(): void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed();
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  setFlagsFromString('--no-expose-gc');
+  gc();
 }

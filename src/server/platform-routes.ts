@@ -4,9 +4,9 @@ import type { CallSession } from '../call/index.ts';
 import { httpProblem, isCallId, isPlainObject } from '../core/index.ts';
 import { loadDeskMap, packToolName, type DeskMap } from '../providers/index.ts';
 import type { AppContext } from './app-context.ts';
+import { bearerGate } from './auth.ts';
 import { CallMcpSessions } from './call-mcp.ts';
 import { sendProblem } from './problem.ts';
-import { bearerMatches } from './tool-routes.ts';
 
 /**
  * The routes a platform under test calls back on (docs/platforms.md): a relay bot's tools, the
@@ -18,12 +18,11 @@ import { bearerMatches } from './tool-routes.ts';
 
 /** Off unless MIVAS_PLATFORM_TOKEN is set; then every request needs that bearer token. */
 function platformGate(token: string | undefined) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (token === undefined) return void (await sendProblem(reply, httpProblem('PLATFORM_ROUTES_OFF', 'the platform routes are off; set MIVAS_PLATFORM_TOKEN to turn them on')));
-    if (!bearerMatches(request.headers.authorization, token)) {
-      await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-platform"'), httpProblem('PLATFORM_UNAUTHORIZED', 'the platform routes need Authorization: Bearer <MIVAS_PLATFORM_TOKEN>'));
-    }
-  };
+  return bearerGate(token, {
+    off: httpProblem('PLATFORM_ROUTES_OFF', 'the platform routes are off; set MIVAS_PLATFORM_TOKEN to turn them on'),
+    unauthorized: httpProblem('PLATFORM_UNAUTHORIZED', 'the platform routes need Authorization: Bearer <MIVAS_PLATFORM_TOKEN>'),
+    realm: 'mivas-platform',
+  });
 }
 
 /** The live call with this id, or null (never a scratch conversation). */

@@ -81,7 +81,7 @@ export class RolloutDesk {
     const task = request.task_id ? ctx.pack.tasks.get(request.task_id) : tasks[(request.seed ?? 0) % Math.max(1, tasks.length)];
     if (!task) throw new MivasError('EPISODE_INVALID', `pack ${ctx.pack.id} has no task ${request.task_id ?? ''}`);
     const caller = this.callerOf(request, task);
-    const id = `ro_${ctx.ids.hex(24)}`;
+    const id = ctx.callIds.mintFree(ctx.ids, 'rollout');
     const policyUrl = rolloutPolicyUrl(request.policy.url, id);
     let harness: HarnessFactory;
     try {
@@ -91,11 +91,11 @@ export class RolloutDesk {
     }
     const record: RolloutRecord = { rollout_id: id, status: 'running', pack: ctx.pack.id, task_id: task.task_id, protocol: request.policy.protocol, policy_url: policyUrl, caller: request.caller.kind };
     this.remember(record);
-    ctx.callHarnesses.set(id, harness);
+    ctx.callHarnesses.assign(id, harness);
     const done = this.run(record, caller, selfUrl, request.run_id ?? null)
       .catch((err: unknown): RolloutRecord => ({ ...record, status: 'failed', error: err instanceof Error ? err.message : String(err) }))
       .then((finished) => {
-        ctx.callHarnesses.delete(id);
+        ctx.callHarnesses.release(id);
         this.remember(finished);
         return finished;
       });

@@ -1,10 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { CALL_ID_PATTERN, httpProblem, isPlainObject, MivasError, type HttpErrorCode } from '../core/index.ts';
+import { CALL_ID_PATTERN, httpProblem, isPlainObject, mintId, MivasError, type HttpErrorCode } from '../core/index.ts';
 import {
   aggregateMetrics,
   datasetRows,
@@ -30,21 +28,17 @@ import {
 } from '../episodes/index.ts';
 import { callerEndpointConfigured } from '../config.ts';
 import { loadPack } from '../packs/index.ts';
-import { CallDatabases, dumpDatabase, ensureTemplate } from '../store/index.ts';
+import { packDatabases } from '../store/index.ts';
 import type { AppContext } from './app-context.ts';
+import { bearerToken, credentialGate, secretMatches } from './auth.ts';
 import type { OpenEnvSockets } from './openenv-sockets.ts';
 import { sendProblem } from './problem.ts';
-import { McpSessions } from './rl-mcp.ts';
 import { rolloutRoutes } from './rl-rollouts.ts';
 
 /** The cookie a NeMo Gym session is tracked by (any client that keeps cookies carries it). */
 export const EPISODE_COOKIE = 'mivas_episode';
 /** Seconds a client refused at capacity should wait. */
 const RETRY_AFTER_S = 5;
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
 
 /** Where `takeRlUrlToken` keeps a token it took out of the URL, for `rlGate`. */
 const URL_TOKEN = Symbol('mivas.rlUrlToken');
@@ -99,13 +93,11 @@ function decodedOrEmpty(segment: string): string {
  * `Authorization: Bearer`, or in its URL (`takeRlUrlToken`). Compared in constant time.
  */
 function rlGate(token: string | undefined) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (token === undefined) return;
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const presented = m?.[1] ?? (request.raw as TokenRequest)[URL_TOKEN];
-    if (presented !== undefined && timingSafeEqual(digest(presented), digest(token))) return;
-    await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-rl"'), httpProblem('RL_UNAUTHORIZED', 'the RL routes need MIVAS_RL_TOKEN: Authorization: Bearer <token>, or in the URL as /rl/~<token>/… or ?token=<token>'));
-  };
+  return credentialGate((request) =>
+    token === undefined || secretMatches(bearerToken(request.headers.authorization) ?? (request.raw as TokenRequest)[URL_TOKEN], token)
+      ? null
+      : { problem: httpProblem('RL_UNAUTHORIZED', 'the RL routes need MIVAS_RL_TOKEN: Authorization: Bearer <token>, or in the URL as /rl/~<token>/… or ?token=<token>'), challenge: 'Bearer realm="mivas-rl"' },
+  );
 }
 
 /** The Set-Cookie value that names an episode (sent on every answer about it: see nemoGymRoutes). */
@@ -148,12 +140,7 @@ async function deskPacks(ctx: AppContext): Promise<Map<string, DeskPack>> {
       continue;
     }
     const pack = await loadPack(resolve(ctx.config.packsDir), id, resolve(ctx.config.migrationsDir));
-    const dataDir = resolve(ctx.config.dataDir);
-    const template = ensureTemplate(join(dataDir, 'templates'), pack);
-    const sqlite = new Database(template, { readonly: true });
-    const templateDump = dumpDatabase(sqlite);
-    sqlite.close();
-    packs.set(id, { pack, databases: new CallDatabases(join(dataDir, 'episodes', id), template), templateDump });
+    packs.set(id, { pack, ...packDatabases(resolve(ctx.config.dataDir), pack, join('episodes', id)) });
   }
   return packs;
 }
@@ -319,7 +306,7 @@ function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk,
     if (action.data.type === 'call_tool') return sendProblem(reply, httpProblem('EPISODE_NOT_FOUND', 'HTTP /step is stateless (a fresh environment per request): run episodes over /ws, or MCP sessions on POST /mcp'));
     return reply.send({ observation: { tools: entryToolsOf(desk, packId) }, reward: null, done: false });
   });
-  const sessions = new OpenEnvHttpSessions(desk, packId, () => `ses_${ctx.ids.hex(24)}`);
+  const sessions = new OpenEnvHttpSessions(desk, packId, () => mintId(ctx.ids, 'session'));
   app.post(`${prefix}/mcp`, async (request, reply) => reply.send(isPlainObject(request.body) ? await sessions.handle(request.body) : rpcError(null, JSON_RPC.parseError, 'Parse error')));
 }
 
@@ -353,12 +340,15 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     ids: ctx.ids,
     callers: ctx.rlCallers,
     replica: ctx.config.rl.replica,
+    conversationIds: ctx.callIds,
     store: (pack, callId, parts) => {
       // Spooled asynchronously (docs/reliability.md); the episode scores from the parts it holds.
       ctx.outbox.store(pack, callId, parts).catch((err: unknown) => ctx.log.error({ err, callId }, 'an episode snapshot could not be stored'));
     },
   });
   app.addHook('onRequest', rlGate(ctx.config.rl.token));
+  // The MCP SDK loads only when RL is on (docs/performance.md, "Boot").
+  const { McpSessions } = await import('./rl-mcp.ts');
   const mcp = new McpSessions(ctx, desk);
   app.addHook('preClose', async () => {
     await mcp.close();

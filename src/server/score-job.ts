@@ -13,6 +13,10 @@ export function storeSource(target: SnapshotTarget, onSkip?: SkipReporter): Snap
 /** Bootstrap settings of on-demand scoring: the `mivas score` defaults, so the figures match the CLI's. */
 export const ON_DEMAND = { k: 5, seed: 1729, resamples: 10_000 } as const;
 
+/** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
+export const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
+export type Profile = keyof typeof PROFILES;
+
 /** One run to score from the store, as plain data (it crosses to the scoring worker). */
 export interface ScoreJob {
   readonly snapshots: SnapshotTarget;

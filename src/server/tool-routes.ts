@@ -1,27 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CALL_ID_PATTERN, EPISODE_ID_PREFIX, httpProblem, isCallId, isPlainObject, type HttpProblem } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
+import { bearerGate } from './auth.ts';
 import { sendProblem } from './problem.ts';
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Constant-time check of `Authorization: Bearer <token>`. */
-export function bearerMatches(header: string | undefined, token: string): boolean {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return timingSafeEqual(digest(m?.[1] ?? ''), digest(token)) && m !== null;
-}
 
 /** Off unless MIVAS_TOOLS_TOKEN is set; then every request needs that bearer token (not the callers' Basic pair). */
 function toolsGate(token: string | undefined) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (token === undefined) return void (await sendProblem(reply, httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on')));
-    if (!bearerMatches(request.headers.authorization, token)) {
-      await sendProblem(reply.header('WWW-Authenticate', 'Bearer realm="mivas-tools"'), httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'));
-    }
-  };
+  return bearerGate(token, {
+    off: httpProblem('HTTP_TOOLS_OFF', 'the HTTP tool routes are off; set MIVAS_TOOLS_TOKEN to turn them on'),
+    unauthorized: httpProblem('TOOLS_UNAUTHORIZED', 'the tool routes need Authorization: Bearer <MIVAS_TOOLS_TOKEN>'),
+    realm: 'mivas-tools',
+  });
 }
 
 /** Answers 400 unless the id may name a call (and so a file). */
@@ -32,11 +21,9 @@ function invalidCallId(reply: FastifyReply, callId: string | undefined): Fastify
 
 /** Why an id that is not live cannot take HTTP tool calls, or null when it may. */
 function closedProblem(ctx: AppContext, callId: string): HttpProblem | null {
-  if (ctx.registry.hasEnded(callId) || ctx.outbox.isSpooled(ctx.pack.id, callId)) return httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
-  if (ctx.registry.isActive(callId) || (!ctx.harnessSessions.has(callId) && ctx.databases.exists(callId))) {
-    return httpProblem('CALL_ID_USED', `call ${callId} is starting or its id was used before`);
-  }
-  return null;
+  const use = ctx.callIds.useOf(callId);
+  if (use === 'ended') return httpProblem('CALL_ENDED', `call ${callId} has ended; its evidence is frozen`);
+  return use ? httpProblem('CALL_ID_USED', `call ${callId} is starting or its id was used before`) : null;
 }
 
 /**

@@ -1,300 +1,18 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Config } from '../config.ts';
-import { httpProblem, sha256Parts } from '../core/index.ts';
-import { loadPack, type Pack } from '../packs/index.ts';
-import {
-  buildReportModel,
-  loadConversationEvidence,
-  parseBlueprint,
-  parsePageName,
-  parseScoreFile,
-  readPackFacts,
-  renderSitePage,
-  renderStoreRunsPage,
-  SAFE_ID,
-  type ReportModel,
-  type RunListing,
-} from '../report/index.ts';
-import { groupKeys, NO_RUN_ID, SCORER_VERSION, type RunMeta, type ScoreReport, type SnapshotSource } from '../scoring/index.ts';
-import { snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
+import { httpProblem, ID_CHARS } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
-import { ON_DEMAND, storeSource, type ScoreJob } from './score-job.ts';
-import { ScoreThread } from './score-thread.ts';
+import { ScoreThread, UiBusyError } from './score-thread.ts';
+import type { SiteRef } from './ui-site.ts';
+import { PROFILES, type Profile } from './score-job.ts';
 
 /** Same policy as the pages' meta tag: nothing leaves the origin. */
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const AUDIO_FILE = /^([A-Za-z0-9_-]{1,64})\.wav$/;
-const PACK_ID = /^[a-z][a-z0-9-]*$/;
 /** A run set in a URL: run ids joined by `+` (at most 12). */
-const RUN_SET = /^[A-Za-z0-9_-]{1,64}(\+[A-Za-z0-9_-]{1,64}){0,11}$/;
-/** How a run without stored scores is scored on demand: the `mivas score` defaults, or `--fast` (no minimum call length). */
-const PROFILES = { default: { minCallMs: 20_000, fast: false }, fast: { minCallMs: 0, fast: true } } as const;
-type Profile = keyof typeof PROFILES;
-const MODEL_CACHE = 8;
-
-/** The newest folder under `<dataDir>/scores` that holds a scores.json (by its modification time). */
-export function latestScoresDir(dataDir: string): string | null {
-  const root = resolve(dataDir, 'scores');
-  if (!existsSync(root)) return null;
-  const candidates = readdirSync(root)
-    .map((name) => join(root, name, 'scores.json'))
-    .filter((file) => existsSync(file))
-    .map((file) => ({ file, mtimeMs: statSync(file).mtimeMs }))
-    .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? 1 : -1));
-  return candidates[0] ? resolve(candidates[0].file, '..') : null;
-}
-
-/** Every scores.json under a folder: itself, its sub-folders and theirs (`mivas score --all-runs` nests one level). */
-export function scoresFilesUnder(dir: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  const out: string[] = [];
-  const walk = (at: string, depth: number): void => {
-    if (existsSync(join(at, 'scores.json'))) out.push(join(at, 'scores.json'));
-    if (depth >= 2) return;
-    for (const name of readdirSync(at).sort()) {
-      const sub = join(at, name);
-      if (name !== 'report' && statSync(sub).isDirectory()) walk(sub, depth + 1);
-    }
-  };
-  walk(dir, 0);
-  return out;
-}
-
-interface LoadedModel {
-  readonly file: string;
-  readonly mtimeMs: number;
-  readonly model: ReportModel;
-}
-
-/** Node access to the packs folder for the pages' task facts and blueprints. */
-function packFacts(config: Config, packIds: Iterable<string>): ReturnType<typeof readPackFacts> {
-  const dir = resolve(config.packsDir);
-  return readPackFacts(
-    packIds,
-    {
-      read: (pack, path) => (existsSync(join(dir, pack, path)) ? readFileSync(join(dir, pack, path)) : null),
-      taskFiles: (pack) => (existsSync(join(dir, pack, 'tasks')) ? readdirSync(join(dir, pack, 'tasks')).sort() : []),
-    },
-    (bytes) => parseBlueprint(bytes),
-  );
-}
-
-function runFileOf(scoresFile: string): Map<string, RunMeta> {
-  const file = join(resolve(scoresFile, '..'), 'run.json');
-  if (!existsSync(file)) return new Map();
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { runs?: RunMeta[] };
-    return new Map((parsed.runs ?? []).filter((r) => typeof r?.run_id === 'string' && typeof r.label === 'string' && typeof r.caller?.kind === 'string').map((r) => [r.run_id, r]));
-  } catch {
-    return new Map();
-  }
-}
-
-function siteModel(config: Config, reports: readonly ScoreReport[], runMeta: ReadonlyMap<string, RunMeta>, origin: string): ReportModel {
-  const { blueprints, taskInfo } = packFacts(config, reports.flatMap((r) => r.conversations.map((c) => c.pack)));
-  return buildReportModel({ reports, runMeta, blueprints, taskInfo, origin });
-}
-
-/** Loads (and keeps, until the file changes) the model of the configured or newest scores. */
-function modelLoader(ctx: AppContext): () => { model: ReportModel } | { problem: string } {
-  let cached: LoadedModel | null = null;
-  return () => {
-    const dir = ctx.config.scoresDir ? resolve(ctx.config.scoresDir) : latestScoresDir(ctx.config.dataDir);
-    const file = dir ? join(dir, 'scores.json') : null;
-    if (!file || !existsSync(file)) return { problem: `No scores found${dir ? ` in ${dir}` : ` under ${resolve(ctx.config.dataDir, 'scores')}`}. Run mivas run, or mivas score --out, and set MIVAS_SCORES_DIR; or open runs.html for the runs in the snapshot store.` };
-    const mtimeMs = statSync(file).mtimeMs;
-    if (cached?.file === file && cached.mtimeMs === mtimeMs) return { model: cached.model };
-    const parsed = parseScoreFile(readFileSync(file, 'utf8'));
-    if (!parsed.ok) return { problem: parsed.problem };
-    cached = { file, mtimeMs, model: siteModel(ctx.config, [parsed.report], runFileOf(file), `stored scores: ${dir}`) };
-    return { model: cached.model };
-  };
-}
-
-interface StoredCall {
-  readonly pack: string;
-  readonly callId: string;
-  readonly parts: ReadonlySet<SnapshotPart>;
-  readonly runId: string;
-  readonly harness: string | null;
-  readonly model: string | null;
-  readonly packVersion: string | null;
-  readonly startedAt: string | null;
-  /** sha256 of the summary's bytes: what the on-demand scores are cached by. */
-  readonly summaryHash: string;
-}
-
-interface StoredScores {
-  readonly file: string;
-  readonly mtimeMs: number;
-  readonly report: ScoreReport;
-  readonly runs: ReadonlyMap<string, RunMeta>;
-}
-
-/**
- * The runs of the snapshot store: every conversation's summary read once (summaries are
- * written last and never change), grouped by run id; and the stored scores that cover them.
- */
-class StoreRuns {
-  private readonly summaries = new Map<string, StoredCall>();
-  private readonly scores = new Map<string, StoredScores>();
-
-  readonly source: SnapshotSource;
-  private readonly config: Config;
-
-  constructor(
-    source: SnapshotSource,
-    config: Config,
-  ) {
-    this.source = source;
-    this.config = config;
-  }
-
-  get root(): string {
-    return this.source.root;
-  }
-
-  /**
-   * Every conversation with a summary, by run id. Each summary is read on every listing and
-   * hashed (the on-demand scores are cached by these hashes); it is parsed again only when its
-   * bytes change.
-   */
-  async calls(): Promise<Map<string, StoredCall[]>> {
-    const groups = [...groupKeys(await this.source.list()).values()].filter((g) => g.parts.has('summary.json'));
-    for (let i = 0; i < groups.length; i += 8) {
-      await Promise.all(
-        groups.slice(i, i + 8).map(async (g) => {
-          const id = `${g.pack}/${g.callId}`;
-          const bytes = await this.source.read(snapshotKey(g.pack, g.callId, 'summary.json'));
-          const summaryHash = sha256Parts([bytes ? bytes.toString('base64') : '']);
-          if (this.summaries.get(id)?.summaryHash === summaryHash) return;
-          let parsed: ReturnType<typeof summarySchema.safeParse> | null = null;
-          try {
-            parsed = bytes ? summarySchema.safeParse(JSON.parse(bytes.toString('utf8'))) : null;
-          } catch {
-            parsed = null;
-          }
-          const s = parsed?.success ? parsed.data : null;
-          this.summaries.set(id, { pack: g.pack, callId: g.callId, parts: g.parts, runId: s?.run_id ?? NO_RUN_ID, harness: s?.harness ?? null, model: s?.model ?? null, packVersion: s?.pack_version ?? null, startedAt: s?.started_at ?? null, summaryHash });
-        }),
-      );
-    }
-    const byRun = new Map<string, StoredCall[]>();
-    for (const g of groups) {
-      const call = this.summaries.get(`${g.pack}/${g.callId}`);
-      if (call) byRun.set(call.runId, [...(byRun.get(call.runId) ?? []), { ...call, parts: g.parts }]);
-    }
-    return byRun;
-  }
-
-  /** Stored scorings under MIVAS_SCORES_DIR and `<data>/scores`, re-read when a file changes. */
-  storedScores(): StoredScores[] {
-    const roots = [...new Set([this.config.scoresDir ? resolve(this.config.scoresDir) : null, resolve(this.config.dataDir, 'scores')].filter((d): d is string => d !== null))];
-    const files = [...new Set(roots.flatMap(scoresFilesUnder))];
-    return files.flatMap((file) => {
-      const mtimeMs = statSync(file).mtimeMs;
-      const known = this.scores.get(file);
-      if (known?.mtimeMs === mtimeMs) return [known];
-      const parsed = parseScoreFile(readFileSync(file, 'utf8'));
-      if (!parsed.ok) return [];
-      const entry = { file, mtimeMs, report: parsed.report, runs: runFileOf(file) };
-      this.scores.set(file, entry);
-      return [entry];
-    });
-  }
-
-  /** A stored scoring that holds every conversation of the run (the run's verdicts only), or null. */
-  storedFor(runId: string, calls: readonly StoredCall[]): { report: ScoreReport; meta: RunMeta | null; file: string } | null {
-    const ids = new Set(calls.map((c) => c.callId));
-    for (const s of this.storedScores()) {
-      const mine = s.report.conversations.filter((v) => ids.has(v.conversation_id));
-      if (mine.length === ids.size && ids.size > 0) return { report: { ...s.report, conversations: mine }, meta: s.runs.get(runId) ?? null, file: s.file };
-    }
-    return null;
-  }
-
-  async listing(): Promise<RunListing[]> {
-    const byRun = await this.calls();
-    return [...byRun.entries()]
-      .map(([runId, calls]) => {
-        const stored = this.storedFor(runId, calls);
-        const distinct = (xs: (string | null)[]): string[] => [...new Set(xs.filter((x): x is string => x !== null))].sort();
-        const packs = distinct(calls.map((c) => c.pack)).map((id) => ({ id, pack_version: distinct(calls.filter((c) => c.pack === id).map((c) => c.packVersion)).join('+') || null }));
-        return { run_id: runId, label: stored?.meta?.label ?? null, packs, harnesses: distinct(calls.map((c) => c.harness)), models: distinct(calls.map((c) => c.model)), conversations: calls.length, started_at: distinct(calls.map((c) => c.startedAt))[0] ?? null, scores: stored ? ('stored' as const) : ('on demand' as const) };
-      })
-      .sort((a, b) => ((b.started_at ?? '') < (a.started_at ?? '') ? -1 : (b.started_at ?? '') > (a.started_at ?? '') ? 1 : a.run_id < b.run_id ? -1 : 1));
-  }
-
-  /** The job that scores one run from its snapshots, as `mivas score --run` would (each run on its own). */
-  jobFor(runId: string, calls: readonly StoredCall[], profile: Profile): ScoreJob {
-    const p = PROFILES[profile];
-    const list = calls.map((c) => ({ pack: c.pack, callId: c.callId, parts: [...c.parts] }));
-    return { snapshots: this.config.snapshots, packsDir: this.config.packsDir, migrationsDir: this.config.migrationsDir, runId, calls: list, minCallMs: p.minCallMs, fast: p.fast };
-  }
-}
-
-/** What a run's on-demand scores are cached by: the profile, the run, and the hashes of its summaries (in id order). */
-function contentKey(profile: Profile, runId: string, calls: readonly StoredCall[]): string {
-  return sha256Parts([profile, runId, ...[...calls].sort((a, b) => (`${a.pack}/${a.callId}` < `${b.pack}/${b.callId}` ? -1 : 1)).map((c) => `${c.pack}/${c.callId}:${c.summaryHash}`)]);
-}
-
-/** Keeps at most `max` entries, dropping the oldest. */
-function bounded<V>(cache: Map<string, V>, max: number): void {
-  while (cache.size > max) cache.delete(cache.keys().next().value as string);
-}
-
-/**
- * The model of a run set from the store: stored scores where they cover a run, else scored on
- * demand in the scoring thread. Each run's scores are cached by its content (`contentKey`), so a
- * run set asked in another order reuses them, and a changed or added summary scores the run again.
- */
-function runSetLoader(ctx: AppContext, store: StoreRuns, thread: ScoreThread): (profile: Profile, runIds: readonly string[]) => Promise<{ model: ReportModel } | { problem: string }> {
-  const reports = new Map<string, Promise<ScoreReport>>();
-  const models = new Map<string, Promise<ReportModel>>();
-  const reportOf = (key: string, job: () => ScoreJob): Promise<ScoreReport> => {
-    let pending = reports.get(key);
-    if (!pending) {
-      const scored = job();
-      ctx.log.info({ runId: scored.runId, conversations: scored.calls.length }, 'scoring a run on demand for the results UI');
-      pending = thread.score(scored);
-      reports.set(key, pending);
-      pending.catch(() => reports.delete(key));
-      bounded(reports, MODEL_CACHE * 4);
-    }
-    return pending;
-  };
-  return async (profile, runIds) => {
-    const byRun = await store.calls();
-    const missing = runIds.filter((id) => !byRun.has(id));
-    if (missing.length) return { problem: `No conversations of run ${missing.join(', ')} in ${store.root}.` };
-    const plan = runIds.map((id) => {
-      const calls = byRun.get(id) ?? [];
-      const stored = store.storedFor(id, calls);
-      return { id, calls, stored, key: stored ? `stored:${stored.file}` : contentKey(profile, id, calls) };
-    });
-    const modelKey = sha256Parts([profile, ...plan.map((p) => `${p.id}=${p.key}`)]);
-    let pending = models.get(modelKey);
-    if (!pending) {
-      pending = (async () => {
-        const runReports = await Promise.all(plan.map((p) => (p.stored ? p.stored.report : reportOf(p.key, () => store.jobFor(p.id, p.calls, profile)))));
-        const runMeta = new Map<string, RunMeta>(plan.flatMap((p) => (p.stored?.meta ? [[p.id, p.stored.meta] as const] : [])));
-        const origin = plan.map((p) => `${p.id}: ${p.stored ? `stored scores ${p.stored.file}` : `scored on demand (scorer ${SCORER_VERSION}, ${profile === 'fast' ? '--fast' : 'default'} profile, B=${ON_DEMAND.resamples})`}`).join(' · ');
-        return siteModel(ctx.config, runReports, runMeta, `snapshot store ${store.root} · ${origin}`);
-      })();
-      models.set(modelKey, pending);
-      pending.catch(() => models.delete(modelKey));
-      bounded(models, MODEL_CACHE);
-    }
-    try {
-      return { model: await pending };
-    } catch (err) {
-      return { problem: `Could not score ${runIds.join(', ')}: ${err instanceof Error ? err.message : String(err)}` };
-    }
-  };
-}
+const RUN_SET = new RegExp(`^${ID_CHARS}(\\+${ID_CHARS}){0,11}$`);
+/** Seconds a request refused because the UI thread is full is told to wait. */
+const RETRY_AFTER_S = 5;
+const STORED: SiteRef = { stored: true };
 
 function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(body);
@@ -314,11 +32,28 @@ export function byteRange(header: string | undefined, size: number): { start: nu
   return start <= end && start < size ? { start, end } : null;
 }
 
-async function sendAudio(read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, model: ReportModel, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
-  const id = AUDIO_FILE.exec(file)?.[1];
-  const v = id && SAFE_ID.test(id) ? model.conversations.get(id) : undefined;
-  // The key is built from the scored conversation's own pack and id: never a path from the request.
-  const found = v && PACK_ID.test(v.pack) && v.evidence.audio_uri ? await read(snapshotKey(v.pack, v.conversation_id, 'wav')) : null;
+/** A request the UI thread refused because it is full: 503 with Retry-After (the connection closes, as every refusal's does). */
+function sendBusy(reply: FastifyReply, err: UiBusyError): FastifyReply {
+  return sendProblem(reply.header('Retry-After', String(RETRY_AFTER_S)), httpProblem('UI_BUSY', err.message));
+}
+
+/** Asks the UI thread; a full thread is answered 503 UI_BUSY with Retry-After here, and null returned. */
+async function ask<T>(reply: FastifyReply, question: () => Promise<T>): Promise<T | null> {
+  try {
+    return await question();
+  } catch (err) {
+    if (!(err instanceof UiBusyError)) throw err;
+    await sendProblem(reply.header('Retry-After', String(RETRY_AFTER_S)), httpProblem('UI_BUSY', err.message));
+    return null;
+  }
+}
+
+async function sendAudio(thread: ScoreThread, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, site: SiteRef, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
+  const answer = await ask(reply, () => thread.audio(site, file));
+  if (!answer) return reply;
+  if ('problem' in answer) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', answer.problem));
+  // The key is built by the UI thread from the scored conversation's own pack and id: never a path from the request.
+  const found = answer.key ? await read(answer.key) : null;
   if (!found) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no recording for that conversation'));
   const bytes = Buffer.from(found.buffer, found.byteOffset, found.byteLength);
   reply.header('content-type', 'audio/wav').header('accept-ranges', 'bytes').header('cache-control', 'no-store');
@@ -327,16 +62,15 @@ async function sendAudio(read: (key: string) => Promise<Buffer | Uint8Array | nu
   return reply.code(206).header('content-range', `bytes ${part.start}-${part.end}/${bytes.length}`).send(bytes.subarray(part.start, part.end + 1));
 }
 
-async function sendPage(reply: FastifyReply, model: ReportModel, name: string, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>): Promise<FastifyReply> {
-  const page = parsePageName(name);
-  if (!page) return notFound(reply, 'No such page.');
-  const evidence = async (id: string) => {
-    const v = model.conversations.get(id);
-    if (!v) throw new Error('conversation vanished from the model');
-    return loadConversationEvidence(read, v, model.blueprints.get(v.pack) ?? null);
-  };
-  const body = await renderSitePage(model, page, evidence);
-  return body === null ? notFound(reply, 'No such task or conversation in these scores.') : sendHtml(reply, 200, body);
+async function sendPage(thread: ScoreThread, site: SiteRef, name: string, reply: FastifyReply): Promise<FastifyReply> {
+  const answer = await ask(reply, () => thread.page(site, name));
+  if (!answer) return reply;
+  return 'html' in answer ? sendHtml(reply, 200, answer.html) : notFound(reply, answer.notFound);
+}
+
+async function sendRunsPage(thread: ScoreThread, base: string, reply: FastifyReply): Promise<FastifyReply> {
+  const html = await ask(reply, () => thread.runsPage(base));
+  return html === null ? reply : sendHtml(reply, 200, html);
 }
 
 /**
@@ -344,50 +78,31 @@ async function sendPage(reply: FastifyReply, model: ReportModel, name: string, r
  * the same files `mivas report` writes, so every link is relative and works in both places.
  * `/ui/<page>` shows the stored scores (`MIVAS_SCORES_DIR` or the newest); `/ui/runs.html` lists
  * the runs of the snapshot store; `/ui/r/<profile>/<run+run…>/<page>` is the site of chosen runs,
- * from their stored scores or scored on demand.
+ * from their stored scores or scored on demand. The store's listing, the scoring, the models and
+ * the pages are all the UI thread's (`score-thread.ts`), never the event loop's; recordings are
+ * read from the snapshot sink here, by the key the thread gives.
  */
 export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const load = modelLoader(ctx);
-  const store = new StoreRuns(storeSource(ctx.config.snapshots, (key, reason) => ctx.log.warn({ key, reason }, 'the results UI skipped a file of the snapshot store')), ctx.config);
-  const thread = new ScoreThread();
+  const thread = new ScoreThread(ctx.config, (event) => {
+    if ('scoring' in event) ctx.log.info(event.scoring, 'scoring a run on demand for the results UI');
+    else ctx.log.warn(event.skipped, 'the results UI skipped a file of the snapshot store');
+  });
   app.addHook('onClose', async () => thread.close());
-  const runSet = runSetLoader(ctx, store, thread);
-  const storeRead = (key: string) => store.source.read(key);
-  const storePage = async (reply: FastifyReply, base: string): Promise<FastifyReply> => {
-    try {
-      return sendHtml(reply, 200, renderStoreRunsPage(store.root, await store.listing(), base));
-    } catch (err) {
-      return sendHtml(reply, 200, renderStoreRunsPage(store.root, [], base, `The snapshot store could not be listed: ${err instanceof Error ? err.message : String(err)}`));
-    }
-  };
   app.get('/ui', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get('/ui/', async (_request, reply) => reply.redirect('/ui/index.html'));
-  app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => {
-    const loaded = load();
-    if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
-    return sendAudio((key) => ctx.sink.get(key), loaded.model, request.params.file, request.headers.range, reply);
-  });
-  app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => {
-    if (request.params.page === 'runs.html') return storePage(reply, 'r/default/');
-    const loaded = load();
-    if ('problem' in loaded) return notFound(reply, loaded.problem);
-    return sendPage(reply, loaded.model, request.params.page, (key) => ctx.sink.get(key));
-  });
-  const runSetOf = (profile: string, runs: string): { profile: Profile; ids: string[] } | null => (profile in PROFILES && RUN_SET.test(runs) ? { profile: profile as Profile, ids: [...new Set(runs.split('+'))] } : null);
+  app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => sendAudio(thread, (key) => ctx.sink.get(key), STORED, request.params.file, request.headers.range, reply));
+  app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => (request.params.page === 'runs.html' ? sendRunsPage(thread, 'r/default/', reply) : sendPage(thread, STORED, request.params.page, reply)));
+  const runSetOf = (profile: string, runs: string): SiteRef | null => (profile in PROFILES && RUN_SET.test(runs) ? { profile: profile as Profile, runIds: [...new Set(runs.split('+'))] } : null);
   app.get<{ Params: { profile: string; runs: string } }>('/ui/r/:profile/:runs', async (request, reply) => reply.redirect(`/ui/r/${encodeURIComponent(request.params.profile)}/${encodeURIComponent(request.params.runs)}/index.html`));
   app.get<{ Params: { profile: string; runs: string; file: string } }>('/ui/r/:profile/:runs/audio/:file', async (request, reply) => {
-    const set = runSetOf(request.params.profile, request.params.runs);
-    if (!set) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no such run set'));
-    const loaded = await runSet(set.profile, set.ids);
-    if ('problem' in loaded) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', loaded.problem));
-    return sendAudio(storeRead, loaded.model, request.params.file, request.headers.range, reply);
+    const site = runSetOf(request.params.profile, request.params.runs);
+    if (!site) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no such run set'));
+    return sendAudio(thread, (key) => ctx.sink.get(key), site, request.params.file, request.headers.range, reply);
   });
   app.get<{ Params: { profile: string; runs: string; page: string } }>('/ui/r/:profile/:runs/:page', async (request, reply) => {
-    const set = runSetOf(request.params.profile, request.params.runs);
-    if (!set) return notFound(reply, 'No such run set: /ui/r/<default|fast>/<run_id>[+<run_id>…]/<page>.');
-    if (request.params.page === 'runs.html') return storePage(reply, '../../default/');
-    const loaded = await runSet(set.profile, set.ids);
-    if ('problem' in loaded) return notFound(reply, loaded.problem);
-    return sendPage(reply, loaded.model, request.params.page, storeRead);
+    const site = runSetOf(request.params.profile, request.params.runs);
+    if (!site) return notFound(reply, 'No such run set: /ui/r/<default|fast>/<run_id>[+<run_id>…]/<page>.');
+    if (request.params.page === 'runs.html') return sendRunsPage(thread, '../../default/', reply);
+    return sendPage(thread, site, request.params.page, reply);
   });
 }

@@ -30,6 +30,15 @@ export const refusalSchema = z.enum(['UNKNOWN_TOOL', 'TOOL_NOT_AVAILABLE', 'HAND
 
 const base = { seq: z.number().int().nonnegative(), at_ms: z.number().nonnegative() };
 
+/** One cascaded turn's latency breakdown: the `turn.latency` event and the summary's `turn_latency` rows. */
+const turnLatencyFields = {
+  endpoint_ms: z.number().nonnegative(),
+  stt_ms: z.number().nonnegative(),
+  llm_first_token_ms: z.number().nonnegative().nullable(),
+  tts_first_byte_ms: z.number().nonnegative().nullable(),
+  total_ms: z.number().nonnegative().nullable(),
+};
+
 /** The envelope as recorded (handoff outputs are `{assistant}` and stay as sent). */
 const recordedOutput = z.record(z.string(), z.unknown());
 
@@ -75,17 +84,12 @@ export const timelineEventSchema = z.discriminatedUnion('type', [
     .object({
       ...base,
       type: z.literal('turn.latency'),
-      endpoint_ms: z.number().nonnegative(),
-      stt_ms: z.number().nonnegative(),
-      llm_first_token_ms: z.number().nonnegative().nullable(),
-      tts_first_byte_ms: z.number().nonnegative().nullable(),
-      total_ms: z.number().nonnegative().nullable(),
+      ...turnLatencyFields,
     })
     .strict(),
   z.object({ ...base, type: z.literal('response.done'), response_id: z.string().nullable(), status: z.string(), usage: z.record(z.string(), z.number()).nullable() }).strict(),
 ]);
 export type TimelineEvent = z.infer<typeof timelineEventSchema>;
-export type TimelineEventType = TimelineEvent['type'];
 
 /** timeline.json */
 export const timelineFileSchema = z.object({ events: z.array(timelineEventSchema) }).strict();
@@ -184,13 +188,7 @@ export const summarySchema = z
     turn_latency: z
       .array(
         z
-          .object({
-            endpoint_ms: z.number().nonnegative(),
-            stt_ms: z.number().nonnegative(),
-            llm_first_token_ms: z.number().nonnegative().nullable(),
-            tts_first_byte_ms: z.number().nonnegative().nullable(),
-            total_ms: z.number().nonnegative().nullable(),
-          })
+          .object(turnLatencyFields)
           .strict(),
       )
       .optional(),

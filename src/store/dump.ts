@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 
 /** A database dump: every table's rows, ordered by primary key (the snapshot's final.json). */
 export type DatabaseDump = Record<string, Record<string, unknown>[]>;
@@ -36,4 +36,17 @@ export function dumpDatabase(sqlite: Database.Database, plan: DumpPlan = dumpPla
   const dump: DatabaseDump = {};
   for (const { table, select } of plan) dump[table] = sqlite.prepare(select).all() as Record<string, unknown>[];
   return dump;
+}
+
+/**
+ * Dumps a database opened read-only for the dump alone: a file (a template) or the bytes of a
+ * snapshot's `db` part. Everything outside `store/` reads a database through here.
+ */
+export function dumpDatabaseAt(source: string | Buffer): DatabaseDump {
+  const sqlite = new Database(source, { readonly: true });
+  try {
+    return dumpDatabase(sqlite);
+  } finally {
+    sqlite.close();
+  }
 }

@@ -118,7 +118,9 @@ async function scoredBy(server: ServeProcess): Promise<Map<string, { status: str
   return new Map(scored.conversations.map((c) => [c.conversation_id, { status: c.status, reward: c.reward }]));
 }
 
-describe.skipIf(!existsSync(NGINX))('two mivas processes behind nginx (deploy/nginx/mivas-rl.conf)', () => {
+const SKIP_REASON = existsSync(NGINX) ? '' : ` (skipped: needs nginx at ${NGINX}; .ci/run installs the nginx package)`;
+
+describe.skipIf(!existsSync(NGINX))(`two mivas processes behind nginx (deploy/nginx/mivas-rl.conf)${SKIP_REASON}`, () => {
   it('routes a path-form episode to the process that minted it; each process counts only its own live episodes', async () => {
     const seeded = await Promise.all(rows.slice(0, PATH_FORM).map((row) => request(`${base}/rl/healthcare/seed_session`, row)));
     const ids = seeded.map((s) => String(s.body.episode_id));
@@ -175,9 +177,3 @@ describe.skipIf(!existsSync(NGINX))('two mivas processes behind nginx (deploy/ng
     for (const server of servers) expect((await request(`${server.httpUrl}/rl`)).body).toMatchObject({ live_episodes: 0 });
   }, 180_000);
 });
-
-if (!existsSync(NGINX)) {
-  describe('two mivas processes behind nginx', () => {
-    it.skip(`needs nginx at ${NGINX} (.ci/run installs the nginx package); not installed here`, () => undefined);
-  });
-}

@@ -1,14 +1,12 @@
 import type { ProviderSettings } from '../../config.ts';
-import { ConfigError, type Clock } from '../../core/index.ts';
+import type { Clock } from '../../core/index.ts';
+import { harnessOf, requiredSetting } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
 import { CascadedSession, type CascadedTargets } from './cascaded-session.ts';
 import { chatTools } from './endpoints.ts';
 
 function required(value: string | undefined, variable: string): string {
-  if (value === undefined || value.trim() === '') {
-    throw new ConfigError('PROVIDER_SETTING_MISSING', `harness cascaded needs ${variable}; set it in the environment (see .env.example and docs/providers.md)`);
-  }
-  return value;
+  return requiredSetting(value, variable, 'cascaded');
 }
 
 /** The three endpoints of the cascade from settings; a missing base URL or chat model throws a ConfigError (exit 3 at boot). */
@@ -26,10 +24,5 @@ export function cascadedTargets(settings: ProviderSettings): CascadedTargets {
 /** `cascaded`: STT → LLM → TTS on OpenAI-compatible endpoints, the graph hosted natively (architecture.md §19). */
 export function cascadedHarness(settings: ProviderSettings, clock: Clock): HarnessFactory {
   const targets = cascadedTargets(settings);
-  return {
-    name: 'cascaded',
-    refuse: () => null,
-    create: () => new CascadedSession(targets, settings.cascaded, { clock }),
-    offeredTools: (agent) => chatTools(agent.tools),
-  };
+  return harnessOf('cascaded', () => new CascadedSession(targets, settings.cascaded, { clock }), (agent) => chatTools(agent.tools));
 }

@@ -5,6 +5,7 @@ import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-sess
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { functionCallOf, GPT_LIVE_RATE_HZ, parseLiveEvent, sessionStart, toolOutputEvent, type LiveEvent } from './wire.ts';
+import { refuseOnUpgradeFailure, socketSetup } from '../socket-setup.ts';
 
 /** How long opening a session (upgrade and `session.started`) may take. */
 const OPEN_TIMEOUT_MS = 15_000;
@@ -39,38 +40,22 @@ class LiveSocket {
     onLost: (socket: LiveSocket, why: string) => void,
   ) {
     this.ws = new WebSocket(options.url, { headers: { Authorization: `Bearer ${options.apiKey}` }, perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
-    let settled = false;
-    this.ready = new Promise((resolve, reject) => {
-      const fail = (why: string): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(new Error(why));
-      };
-      const timer = setTimeout(() => fail('no session.started in time'), OPEN_TIMEOUT_MS);
-      this.ws.once('open', () => this.send(start));
-      this.ws.on('message', (data: Buffer) => {
-        const event = parseLiveEvent(data.toString('utf8'));
-        if (!event) return;
-        if (event.type === 'error' && !settled) fail(`GPT-Live refused the session: ${event.error.code}: ${event.error.message}`);
-        if (event.type === 'session.started' && !settled) {
-          settled = true;
-          clearTimeout(timer);
-          resolve();
-        }
-        onEvent(this, event);
-      });
-      this.ws.once('unexpected-response', (_req, res) => {
-        fail(`GPT-Live refused the upgrade: HTTP ${res.statusCode ?? 0}`);
-        res.resume();
-        this.ws.terminate();
-      });
-      this.ws.on('error', (err) => fail(err.message));
-      this.ws.on('close', (code, reason) => {
-        const why = `GPT-Live closed the session (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
-        fail(why);
-        if (!this.closedByUs) onLost(this, why);
-      });
+    const setup = socketSetup(OPEN_TIMEOUT_MS, 'no session.started in time');
+    this.ready = setup.done;
+    this.ws.once('open', () => this.send(start));
+    this.ws.on('message', (data: Buffer) => {
+      const event = parseLiveEvent(data.toString('utf8'));
+      if (!event) return;
+      if (event.type === 'error') setup.settle(new Error(`GPT-Live refused the session: ${event.error.code}: ${event.error.message}`));
+      if (event.type === 'session.started') setup.settle(null);
+      onEvent(this, event);
+    });
+    refuseOnUpgradeFailure(this.ws, setup, 'GPT-Live refused the upgrade');
+    this.ws.on('error', (err) => setup.settle(new Error(err.message)));
+    this.ws.on('close', (code, reason) => {
+      const why = `GPT-Live closed the session (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+      setup.settle(new Error(why));
+      if (!this.closedByUs) onLost(this, why);
     });
     // A session that never starts is reported by whoever awaits `ready`.
     this.ready.catch(() => undefined);

@@ -1,5 +1,5 @@
 import type { ProviderSettings } from '../../config.ts';
-import { ConfigError } from '../../core/index.ts';
+import { harnessOf, requiredSetting } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
 import { GptLiveSession, type GptLiveOptions } from './gpt-live-session.ts';
 import { gptLiveTools } from './wire.ts';
@@ -20,17 +20,11 @@ export const GPT_LIVE_UNCONFIRMED = [
 /** The harness's options from settings; a missing key is a ConfigError (exit 3 at boot). */
 export function gptLiveOptions(settings: ProviderSettings): GptLiveOptions {
   const g = settings.gptLive;
-  if (!g.apiKey?.trim()) throw new ConfigError('PROVIDER_SETTING_MISSING', 'harness openai/gpt-live needs OPENAI_API_KEY; set it in the environment (see .env.example and docs/providers.md)');
-  return { url: `${g.baseUrl.replace(/\/+$/, '')}${GPT_LIVE_PATH}`, apiKey: g.apiKey, model: g.model, voice: g.voice, backendModel: g.backendModel, turnGapMs: TURN_GAP_MS };
+  return { url: `${g.baseUrl.replace(/\/+$/, '')}${GPT_LIVE_PATH}`, apiKey: requiredSetting(g.apiKey, 'OPENAI_API_KEY', 'openai/gpt-live'), model: g.model, voice: g.voice, backendModel: g.backendModel, turnGapMs: TURN_GAP_MS };
 }
 
 /** `openai/gpt-live`: OpenAI's full-duplex Live API, a new session per specialist seeded with the history (architecture.md §19). */
 export function gptLiveHarness(settings: ProviderSettings): HarnessFactory {
   const options = gptLiveOptions(settings);
-  return {
-    name: 'openai/gpt-live',
-    refuse: () => null,
-    create: () => new GptLiveSession(options),
-    offeredTools: (agent) => gptLiveTools(agent),
-  };
+  return harnessOf('openai/gpt-live', () => new GptLiveSession(options), gptLiveTools);
 }

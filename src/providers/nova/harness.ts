@@ -1,5 +1,6 @@
 import type { ProviderSettings } from '../../config.ts';
 import type { Clock } from '../../core/index.ts';
+import { harnessOf } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
 import { NovaSonicSession, novaTools } from './nova-session.ts';
 import { bedrockTransport, type NovaTransport } from './transport.ts';
@@ -12,10 +13,5 @@ import { bedrockTransport, type NovaTransport } from './transport.ts';
 export function novaSonicHarness(settings: ProviderSettings, clock: Clock, transport?: NovaTransport): HarnessFactory {
   const n = settings.nova;
   const open = transport ?? bedrockTransport({ region: n.region, endpoint: n.endpoint });
-  return {
-    name: 'aws/nova-sonic',
-    refuse: () => null,
-    create: () => new NovaSonicSession({ model: n.model, voice: n.voice, endpointing: n.endpointing, transport: open, clock }),
-    offeredTools: (agent) => novaTools(agent),
-  };
+  return harnessOf('aws/nova-sonic', () => new NovaSonicSession({ model: n.model, voice: n.voice, endpointing: n.endpointing, transport: open, clock }), novaTools);
 }

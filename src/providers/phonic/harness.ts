@@ -1,5 +1,6 @@
 import type { ProviderSettings } from '../../config.ts';
-import { ConfigError, type Clock } from '../../core/index.ts';
+import type { Clock } from '../../core/index.ts';
+import { harnessOf, requiredSetting } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
 import { PhonicSession, type PhonicOptions } from './phonic-session.ts';
 import { phonicTools } from './wire.ts';
@@ -17,17 +18,11 @@ export const PHONIC_UNCONFIRMED = [
 /** The harness's options from settings; a missing key is a ConfigError (exit 3 at boot). */
 export function phonicOptions(settings: ProviderSettings): PhonicOptions {
   const p = settings.phonic;
-  if (!p.apiKey?.trim()) throw new ConfigError('PROVIDER_SETTING_MISSING', 'harness phonic/sts needs PHONIC_API_KEY; set it in the environment (see .env.example and docs/providers.md)');
-  return { url: `${p.baseUrl}${PHONIC_PATH}`, apiKey: p.apiKey, model: p.model, voice: p.voice };
+  return { url: `${p.baseUrl}${PHONIC_PATH}`, apiKey: requiredSetting(p.apiKey, 'PHONIC_API_KEY', 'phonic/sts'), model: p.model, voice: p.voice };
 }
 
 /** `phonic/sts`: Phonic's speech-to-speech WebSocket, one conversation reset per specialist (architecture.md §19). */
 export function phonicHarness(settings: ProviderSettings, clock: Clock): HarnessFactory {
   const options = phonicOptions(settings);
-  return {
-    name: 'phonic/sts',
-    refuse: () => null,
-    create: () => new PhonicSession(options, clock),
-    offeredTools: (agent) => phonicTools(agent),
-  };
+  return harnessOf('phonic/sts', () => new PhonicSession(options, clock), phonicTools);
 }

@@ -4,6 +4,7 @@ import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-sess
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { outputValue, parsePhonicEvent, phonicConfig, PHONIC_CHUNK_MS, PHONIC_RATE_HZ, type PhonicEvent } from './wire.ts';
+import { refuseOnUpgradeFailure, socketSetup } from '../socket-setup.ts';
 
 /** How long opening the conversation (upgrade and readiness) may take. */
 const OPEN_TIMEOUT_MS = 15_000;
@@ -135,36 +136,24 @@ export class PhonicSession implements ModelSession {
   private open(agent: AgentSetup): Promise<void> {
     const ws = new WebSocket(this.options.url, { headers: { Authorization: `Bearer ${this.options.apiKey}` }, perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
     this.ws = ws;
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const settle = (err: Error | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      const timer = setTimeout(() => settle(new Error('Phonic was not ready in time')), OPEN_TIMEOUT_MS);
-      ws.once('open', () => this.send({ type: 'config', ...phonicConfig(agent, { model: this.options.model, voice: this.options.voice, seed: [] }) }));
-      ws.on('message', (data: Buffer) => {
-        const event = parsePhonicEvent(data.toString('utf8'));
-        if (!event) return;
-        if (event.type === 'error' && !settled) settle(new Error(`Phonic refused the conversation: ${event.error.message}`));
-        if (event.type === 'ready_to_start_conversation' || event.type === 'conversation_created') settle(null);
-        this.onEvent(event);
-      });
-      ws.once('unexpected-response', (_req, res) => {
-        settle(new Error(`Phonic refused the upgrade: HTTP ${res.statusCode ?? 0}`));
-        res.resume();
-        ws.terminate();
-      });
-      ws.on('error', (err) => settle(err));
-      ws.on('close', (code, reason) => {
-        const why = `Phonic closed the conversation (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
-        settle(new Error(why));
-        if (!this.closed && this.isReady) this.events.emit('failure', { code: 'provider_disconnected', message: why, fatal: true });
-      });
+    const setup = socketSetup(OPEN_TIMEOUT_MS, 'Phonic was not ready in time');
+    const settle = setup.settle;
+    ws.once('open', () => this.send({ type: 'config', ...phonicConfig(agent, { model: this.options.model, voice: this.options.voice, seed: [] }) }));
+    ws.on('message', (data: Buffer) => {
+      const event = parsePhonicEvent(data.toString('utf8'));
+      if (!event) return;
+      if (event.type === 'error' && !setup.isSettled()) settle(new Error(`Phonic refused the conversation: ${event.error.message}`));
+      if (event.type === 'ready_to_start_conversation' || event.type === 'conversation_created') settle(null);
+      this.onEvent(event);
     });
+    refuseOnUpgradeFailure(ws, setup, 'Phonic refused the upgrade');
+    ws.on('error', (err) => settle(err));
+    ws.on('close', (code, reason) => {
+      const why = `Phonic closed the conversation (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+      settle(new Error(why));
+      if (!this.closed && this.isReady) this.events.emit('failure', { code: 'provider_disconnected', message: why, fatal: true });
+    });
+    return setup.done;
   }
 
   private onEvent(e: PhonicEvent): void {

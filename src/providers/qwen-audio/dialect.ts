@@ -1,4 +1,4 @@
-import { dashScopeHeaders, fixedHeaders, nestedTools, QWEN_SEED_TEXT, realtimeUrl, type QwenDialectOptions, type RealtimeDialect } from '../realtime/index.ts';
+import { dashScopeDialect, type QwenDialectOptions, type RealtimeDialect } from '../realtime/index.ts';
 
 /**
  * Qwen-Audio realtime (Alibaba Model Studio's Qwen-Audio-Realtime, `qwen-audio-3.x-realtime-*`):
@@ -21,27 +21,5 @@ export const QWEN_AUDIO_OUTPUT_RATE_HZ = 24_000;
  * as for Qwen-Omni. Key and workspace are sent as for Qwen-Omni.
  */
 export function qwenAudioDialect(options: QwenDialectOptions): RealtimeDialect {
-  return {
-    provider: 'qwen',
-    model: options.model,
-    url: realtimeUrl(options.baseUrl, options.model),
-    authHeaders: fixedHeaders(dashScopeHeaders(options.apiKey, options.workspace)),
-    inputRateHz: QWEN_AUDIO_INPUT_RATE_HZ,
-    outputRateHz: QWEN_AUDIO_OUTPUT_RATE_HZ,
-    tools: nestedTools,
-    sessionUpdate: (agent) => ({
-      type: 'session.update',
-      session: {
-        modalities: ['text', 'audio'],
-        voice: options.voice,
-        instructions: agent.instructions,
-        turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 800 },
-        tools: nestedTools(agent),
-      },
-    }),
-    agentUpdate: (agent) => ({ type: 'session.update', session: { instructions: agent.instructions, tools: nestedTools(agent) } }),
-    responseCreate: () => ({ type: 'response.create' }),
-    seedText: QWEN_SEED_TEXT,
-    truncates: false,
-  };
+  return dashScopeDialect(options, { inputRateHz: QWEN_AUDIO_INPUT_RATE_HZ, outputRateHz: QWEN_AUDIO_OUTPUT_RATE_HZ, sessionAudio: {}, response: null });
 }

@@ -1,7 +1,7 @@
 import type { ProviderSettings } from '../../config.ts';
-import { ConfigError } from '../../core/index.ts';
+import { requiredSetting } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
-import { RealtimeSession, type RealtimeDialect } from '../realtime/index.ts';
+import { realtimeFactory, type RealtimeDialect } from '../realtime/index.ts';
 import { qwenAudioDialect } from './dialect.ts';
 
 /** Details of the Qwen-Audio wire no reference confirmed on 2026-12-01 (docs/providers.md); `mivas preflight` prints them. */
@@ -15,17 +15,10 @@ export const QWEN_AUDIO_UNCONFIRMED = [
 /** The dialect from settings; a missing key is a ConfigError (exit 3 at boot). */
 export function qwenAudioDialectOf(settings: ProviderSettings): RealtimeDialect {
   const s = settings.qwenAudio;
-  if (!s.apiKey?.trim()) throw new ConfigError('PROVIDER_SETTING_MISSING', 'harness qwen/audio-realtime needs DASHSCOPE_API_KEY; set it in the environment (see .env.example and docs/providers.md)');
-  return qwenAudioDialect({ baseUrl: s.baseUrl, model: s.model, voice: s.voice, apiKey: s.apiKey, workspace: s.workspace });
+  return qwenAudioDialect({ baseUrl: s.baseUrl, model: s.model, voice: s.voice, apiKey: requiredSetting(s.apiKey, 'DASHSCOPE_API_KEY', 'qwen/audio-realtime'), workspace: s.workspace });
 }
 
 /** `qwen/audio-realtime`: Qwen-Audio realtime on the realtime adapter, one socket with instruction swaps (architecture.md §19). */
 export function qwenAudioRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  const dialect = qwenAudioDialectOf(settings);
-  return {
-    name: 'qwen/audio-realtime',
-    refuse: () => null,
-    create: () => new RealtimeSession(dialect),
-    offeredTools: (agent) => dialect.tools(agent),
-  };
+  return realtimeFactory('qwen/audio-realtime', qwenAudioDialectOf(settings));
 }

@@ -1,5 +1,5 @@
 import type { ProviderSettings } from '../../config.ts';
-import { ConfigError } from '../../core/index.ts';
+import { harnessOf, requiredSetting as required } from '../harness-kit.ts';
 import type { HarnessFactory } from '../model-session.ts';
 import { azureAuthHeaders } from './azure-auth.ts';
 import type { RealtimeDialect } from './dialect.ts';
@@ -8,22 +8,9 @@ import { qwenDialect } from './qwen-dialect.ts';
 import { RealtimeSession } from './realtime-session.ts';
 import { xaiDialect } from './xai-dialect.ts';
 
-/** A setting the selected harness cannot run without; thrown at boot, not at the first call. */
-function required(value: string | undefined, variable: string, harness: string): string {
-  if (value === undefined || value.trim() === '') {
-    throw new ConfigError('PROVIDER_SETTING_MISSING', `harness ${harness} needs ${variable}; set it in the environment (see .env.example and docs/providers.md)`);
-  }
-  return value;
-}
-
-/** Every realtime variant is the same session over a different dialect. */
-function realtimeFactory(name: string, dialect: RealtimeDialect): HarnessFactory {
-  return {
-    name,
-    refuse: () => null,
-    create: () => new RealtimeSession(dialect),
-    offeredTools: (agent) => dialect.tools(agent),
-  };
+/** Every realtime variant (Qwen-Audio's too) is the same session over a different dialect. */
+export function realtimeFactory(name: string, dialect: RealtimeDialect): HarnessFactory {
+  return harnessOf(name, () => new RealtimeSession(dialect), (agent) => dialect.tools(agent));
 }
 
 /** The realtime harness names, each with the dialect its settings build. */
@@ -37,23 +24,15 @@ export function isRealtimeHarness(name: string): name is RealtimeHarnessName {
 
 /** The dialect a realtime harness speaks with these settings; a missing setting throws a ConfigError. */
 export function realtimeDialect(name: RealtimeHarnessName, settings: ProviderSettings): RealtimeDialect {
-  switch (name) {
-    case 'openai/realtime':
-      return openaiDialect(settings);
-    case 'azure/realtime':
-      return azureDialect(settings);
-    case 'xai/grok-voice':
-      return xaiDialectOf(settings);
-    case 'qwen/omni-realtime':
-      return qwenDialectOf(settings);
-  }
+  return REALTIME_DIALECTS[name](settings);
+}
+
+/** A realtime harness by name: its dialect from the settings over the one realtime session. */
+export function realtimeHarness(name: RealtimeHarnessName, settings: ProviderSettings): HarnessFactory {
+  return realtimeFactory(name, realtimeDialect(name, settings));
 }
 
 /** `openai/realtime`: OpenAI Realtime GA (wire.md §2). */
-export function openaiRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  return realtimeFactory('openai/realtime', openaiDialect(settings));
-}
-
 function openaiDialect(settings: ProviderSettings): RealtimeDialect {
   const name = 'openai/realtime';
   const s = settings.openai;
@@ -72,10 +51,6 @@ function openaiDialect(settings: ProviderSettings): RealtimeDialect {
  * `azure/realtime`: Azure OpenAI on the GA endpoint, the deployment as model, `api-key` or Entra ID
  * auth, and the transcription *deployment* as the transcription model (docs/providers.md).
  */
-export function azureRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  return realtimeFactory('azure/realtime', azureDialect(settings));
-}
-
 function azureDialect(settings: ProviderSettings): RealtimeDialect {
   const name = 'azure/realtime';
   const s = settings.azure;
@@ -92,10 +67,6 @@ function azureDialect(settings: ProviderSettings): RealtimeDialect {
 }
 
 /** `xai/grok-voice`: xAI Grok Voice Agent, billed per minute (wire.md §3.2). */
-export function xaiGrokVoiceHarness(settings: ProviderSettings): HarnessFactory {
-  return realtimeFactory('xai/grok-voice', xaiDialectOf(settings));
-}
-
 function xaiDialectOf(settings: ProviderSettings): RealtimeDialect {
   const name = 'xai/grok-voice';
   const s = settings.xai;
@@ -109,10 +80,6 @@ function xaiDialectOf(settings: ProviderSettings): RealtimeDialect {
 }
 
 /** `qwen/omni-realtime`: Qwen omni realtime, beta session shape (wire.md §3.3). */
-export function qwenOmniRealtimeHarness(settings: ProviderSettings): HarnessFactory {
-  return realtimeFactory('qwen/omni-realtime', qwenDialectOf(settings));
-}
-
 function qwenDialectOf(settings: ProviderSettings): RealtimeDialect {
   const name = 'qwen/omni-realtime';
   const s = settings.qwen;
@@ -124,3 +91,11 @@ function qwenDialectOf(settings: ProviderSettings): RealtimeDialect {
       workspace: s.workspace,
     });
 }
+
+/** Each realtime harness name's dialect builder. */
+const REALTIME_DIALECTS: Readonly<Record<RealtimeHarnessName, (settings: ProviderSettings) => RealtimeDialect>> = {
+  'openai/realtime': openaiDialect,
+  'azure/realtime': azureDialect,
+  'xai/grok-voice': xaiDialectOf,
+  'qwen/omni-realtime': qwenDialectOf,
+};

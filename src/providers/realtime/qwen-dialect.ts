@@ -32,13 +32,37 @@ export function dashScopeHeaders(apiKey: string, workspace: string | undefined):
  * `conversation.item.truncate` not a Qwen client event, so neither is sent (docs/providers.md).
  */
 export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
+  return dashScopeDialect(options, {
+    inputRateHz: 16_000,
+    outputRateHz: 24_000,
+    sessionAudio: { input_audio_format: 'pcm', output_audio_format: 'pcm', input_audio_transcription: { model: QWEN_TRANSCRIPTION_MODEL } },
+    response: { modalities: ['audio', 'text'] },
+  });
+}
+
+/** What differs between DashScope's realtime models (Qwen-Omni, Qwen-Audio) on their one session shape. */
+export interface DashScopeWire {
+  readonly inputRateHz: number;
+  readonly outputRateHz: number;
+  /** Session fields about audio beyond the shared ones (formats, input transcription). */
+  readonly sessionAudio: Readonly<Record<string, unknown>>;
+  /** The `response` field of `response.create`, or null to send a bare one. */
+  readonly response: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * A DashScope realtime dialect: the key and workspace headers, server VAD, nested tools, a handoff
+ * that updates only instructions and tools, the seed text before the greeting, and no
+ * `conversation.item.truncate` (neither model's client events list it; docs/providers.md).
+ */
+export function dashScopeDialect(options: QwenDialectOptions, wire: DashScopeWire): RealtimeDialect {
   return {
     provider: 'qwen',
     model: options.model,
     url: realtimeUrl(options.baseUrl, options.model),
     authHeaders: fixedHeaders(dashScopeHeaders(options.apiKey, options.workspace)),
-    inputRateHz: 16_000,
-    outputRateHz: 24_000,
+    inputRateHz: wire.inputRateHz,
+    outputRateHz: wire.outputRateHz,
     tools: nestedTools,
     sessionUpdate: (agent) => ({
       type: 'session.update',
@@ -46,17 +70,14 @@ export function qwenDialect(options: QwenDialectOptions): RealtimeDialect {
         modalities: ['text', 'audio'],
         voice: options.voice,
         instructions: agent.instructions,
-        input_audio_format: 'pcm',
-        output_audio_format: 'pcm',
-        input_audio_transcription: { model: QWEN_TRANSCRIPTION_MODEL },
+        ...wire.sessionAudio,
         turn_detection: { type: 'server_vad', threshold: 0.5, silence_duration_ms: 800 },
         tools: nestedTools(agent),
       },
     }),
     agentUpdate: (agent) => ({ type: 'session.update', session: { instructions: agent.instructions, tools: nestedTools(agent) } }),
-    responseCreate: () => ({ type: 'response.create', response: { modalities: ['audio', 'text'] } }),
+    responseCreate: () => (wire.response ? { type: 'response.create', response: wire.response } : { type: 'response.create' }),
     seedText: QWEN_SEED_TEXT,
-    // Qwen's client events list no conversation.item.truncate (docs/providers.md).
     truncates: false,
   };
 }

@@ -1,9 +1,10 @@
 import WebSocket from 'ws';
-import { TypedEmitter, type Clock } from '../../core/index.ts';
-import type { AgentSetup, CallInfo, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { Clock } from '../../core/index.ts';
+import type { CallInfo } from '../model-session.ts';
 import { packToolName, type DeskMap } from './desk-map.ts';
 import { ELEVENLABS_FORMAT, ELEVENLABS_RATE_HZ, initiation, parseElevenLabsEvent, type ElevenLabsClientMessage, type ElevenLabsEvent } from './elevenlabs-wire.ts';
-import { RelayUtterances } from './relay-utterances.ts';
+import { RelaySocketSession } from './relay-socket.ts';
+import { refuseOnUpgradeFailure, socketSetup } from '../socket-setup.ts';
 
 /** How long the upgrade and the conversation's metadata may take. */
 const OPEN_TIMEOUT_MS = 15_000;
@@ -28,47 +29,24 @@ export interface ElevenLabsRelayOptions {
  * a platform call, its node mapped through the desk map, recorded and applied with nothing sent
  * back. `interruption` is the agent's barge-in; the socket closing is the agent hanging up.
  */
-export class ElevenLabsRelaySession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class ElevenLabsRelaySession extends RelaySocketSession<ElevenLabsClientMessage, ElevenLabsRelayOptions> {
   readonly provider = 'elevenlabs';
-  readonly model = null;
   readonly inputRateHz = ELEVENLABS_RATE_HZ;
   readonly outputRateHz = ELEVENLABS_RATE_HZ;
-  readonly speaksFirst = true;
-  private ws: WebSocket | null = null;
-  private closed = false;
   private ready = false;
-  private readonly utterances: RelayUtterances;
-
-  private readonly options: ElevenLabsRelayOptions;
-  private readonly call: CallInfo;
 
   constructor(options: ElevenLabsRelayOptions, call: CallInfo, clock: Clock) {
-    this.options = options;
-    this.call = call;
-    this.utterances = new RelayUtterances(this.events, clock, 'el_item');
+    super(options, call, clock, 'el_item');
   }
 
-  async connect(_agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the agent was dialed');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    try {
-      await this.open();
-    } catch (err) {
-      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
-      throw err;
-    }
-    if (this.closed) return;
+  /** The conversation's metadata arrived: caller audio may flow. */
+  protected override opened(): void {
     this.ready = true;
-    this.events.emit('ready');
   }
 
   sendAudio(pcm: Buffer): void {
     if (this.ready && pcm.length) this.send({ user_audio_chunk: pcm.toString('base64') });
   }
-
-  /** The platform owns its agents: a handoff changes nothing on this socket. */
-  applyAgent(): void {}
 
   sendToolOutput(callId: string, output: string): void {
     let failed = false;
@@ -80,61 +58,25 @@ export class ElevenLabsRelaySession implements ModelSession {
     this.send({ type: 'client_tool_result', tool_call_id: callId, result: output, is_error: failed });
   }
 
-  /** The agent decides when it speaks. */
-  requestResponse(): void {}
-
-  cancelResponse(): void {}
-
-  truncate(): void {}
-
-  /** ElevenLabs runs its own turn detection. */
-  callerSpeech(): void {}
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.utterances.end();
-    const ws = this.ws;
-    this.ws = null;
-    if (ws?.readyState === WebSocket.OPEN) ws.close(1000, 'done');
-    else ws?.terminate();
-  }
-
-  private send(message: ElevenLabsClientMessage): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
-  }
-
   /** Dials, sends the initiation frame, and resolves on the conversation's metadata (PCM 16 kHz both ways). */
-  private open(): Promise<void> {
+  protected open(): Promise<void> {
     const ws = new WebSocket(this.options.url, { perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
     this.ws = ws;
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const settle = (err: Error | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      const timer = setTimeout(() => settle(new Error('ElevenLabs sent no conversation metadata in time')), OPEN_TIMEOUT_MS);
-      ws.once('open', () => this.send(initiation(this.call.callId)));
-      ws.on('message', (data: Buffer) => {
-        const event = parseElevenLabsEvent(data.toString('utf8'));
-        if (event?.type === 'conversation_initiation_metadata') settle(formatProblem(event));
-        else if (event) this.onEvent(event);
-      });
-      ws.once('unexpected-response', (_req, res) => {
-        settle(new Error(`ElevenLabs refused the conversation: HTTP ${res.statusCode ?? 0}`));
-        res.resume();
-        ws.terminate();
-      });
-      ws.on('error', (err) => settle(err));
-      ws.on('close', () => {
-        settle(new Error('ElevenLabs closed the conversation before it started'));
-        this.onClosed();
-      });
+    const setup = socketSetup(OPEN_TIMEOUT_MS, 'ElevenLabs sent no conversation metadata in time');
+    const settle = setup.settle;
+    ws.once('open', () => this.send(initiation(this.call.callId)));
+    ws.on('message', (data: Buffer) => {
+      const event = parseElevenLabsEvent(data.toString('utf8'));
+      if (event?.type === 'conversation_initiation_metadata') settle(formatProblem(event));
+      else if (event) this.onEvent(event);
     });
+    refuseOnUpgradeFailure(ws, setup, 'ElevenLabs refused the conversation');
+    ws.on('error', (err) => settle(err));
+    ws.on('close', () => {
+      settle(new Error('ElevenLabs closed the conversation before it started'));
+      if (this.ready) this.peerClosed();
+    });
+    return setup.done;
   }
 
   private onEvent(e: ElevenLabsEvent): void {
@@ -161,15 +103,6 @@ export class ElevenLabsRelaySession implements ModelSession {
       default:
         return;
     }
-  }
-
-  /** ElevenLabs closed the conversation: the agent's ending, once what it said has played. */
-  private onClosed(): void {
-    if (this.closed || !this.ready) return;
-    this.utterances.end();
-    this.ws = null;
-    this.closed = true;
-    this.events.emit('agentHangup');
   }
 }
 

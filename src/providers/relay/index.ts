@@ -5,3 +5,4 @@ export * from './desk-map.ts';
 export * from './elevenlabs-wire.ts';
 export * from './elevenlabs-session.ts';
 export * from './relay-utterances.ts';
+export * from './relay-socket.ts';

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
-import { TypedEmitter, type Clock } from '../../core/index.ts';
-import type { AgentSetup, CallInfo, ModelSession, ModelSessionEvents } from '../model-session.ts';
-import { RelayUtterances } from './relay-utterances.ts';
+import type { Clock } from '../../core/index.ts';
+import type { CallInfo } from '../model-session.ts';
+import { RelaySocketSession } from './relay-socket.ts';
 import { CALL_ID_PARAMETER, TOOLS_URL_PARAMETER, muLawToPcm, parseBotMessage, pcmToMuLaw, TWILIO_ENCODING, TWILIO_FRAME_BYTES, TWILIO_RATE_HZ, twilioIds, twilioSignature, type BotMessage, type TwilioFrame, type TwilioIds } from './twilio-wire.ts';
 
 /** How long the upgrade to the bot may take. */
@@ -29,46 +29,26 @@ export interface TwilioRelayOptions {
  * `start.customParameters` (docs/platforms.md); nothing is ever sent back on this socket for them,
  * and no tool call is ever made up from what the bot says.
  */
-export class TwilioRelaySession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class TwilioRelaySession extends RelaySocketSession<TwilioFrame, TwilioRelayOptions> {
   readonly provider = 'twilio-ms';
-  readonly model = null;
   readonly inputRateHz = TWILIO_RATE_HZ;
   readonly outputRateHz = TWILIO_RATE_HZ;
-  /** The bot greets on its own: no nudge. */
-  readonly speaksFirst = true;
   readonly platformCallId: string;
   private readonly ids: TwilioIds;
-  private ws: WebSocket | null = null;
-  private closed = false;
   private sequence = 0;
   private chunk = 0;
   private mediaMs = 0;
   /** Caller audio not yet a whole 20 ms frame. */
   private pending = Buffer.alloc(0);
-  private readonly utterances: RelayUtterances;
-
-  private readonly options: TwilioRelayOptions;
-  private readonly call: CallInfo;
 
   constructor(options: TwilioRelayOptions, call: CallInfo, clock: Clock) {
-    this.options = options;
-    this.call = call;
-    this.utterances = new RelayUtterances(this.events, clock, 'tw_item');
+    super(options, call, clock, 'tw_item');
     this.ids = twilioIds(options.accountSid);
     this.platformCallId = this.ids.callSid;
   }
 
-  async connect(_agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the bot was dialed');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    try {
-      await this.open();
-    } catch (err) {
-      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
-      throw err;
-    }
-    if (this.closed) return;
+  /** Twilio's first two frames: `connected`, then `start` with the call id in its custom parameters. */
+  protected override opened(): void {
     this.send({ event: 'connected', protocol: 'Call', version: '1.0.0' });
     const { streamSid, accountSid, callSid } = this.ids;
     this.send({
@@ -77,7 +57,6 @@ export class TwilioRelaySession implements ModelSession {
       start: { streamSid, accountSid, callSid, tracks: ['inbound'], customParameters: this.customParameters(), mediaFormat: { encoding: TWILIO_ENCODING, sampleRate: TWILIO_RATE_HZ, channels: 1 } },
       streamSid,
     });
-    this.events.emit('ready');
   }
 
   sendAudio(pcm: Buffer): void {
@@ -91,34 +70,12 @@ export class TwilioRelaySession implements ModelSession {
     }
   }
 
-  /** The bot owns its agents; a handoff it made through the tool routes changes nothing on this socket. */
-  applyAgent(): void {}
-
   /** Tools reach the call over HTTP, never this socket: there is nothing to answer here. */
   sendToolOutput(): void {}
 
-  /** The bot decides when it speaks. */
-  requestResponse(): void {}
-
-  /** Twilio cannot stop a bot's reply; the bot stops on its own (its `clear`). */
-  cancelResponse(): void {}
-
-  truncate(): void {}
-
-  /** The bot runs its own speech detection on the audio it gets. */
-  callerSpeech(): void {}
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.utterances.end();
-    const ws = this.ws;
-    this.ws = null;
-    if (ws?.readyState === WebSocket.OPEN) {
-      // Twilio tells the bot the stream is over before it closes.
-      ws.send(JSON.stringify({ event: 'stop', sequenceNumber: this.nextSequence(), streamSid: this.ids.streamSid, stop: { accountSid: this.ids.accountSid, callSid: this.ids.callSid } } satisfies TwilioFrame));
-      ws.close(1000, 'done');
-    } else ws?.terminate();
+  /** Twilio tells the bot the stream is over before it closes. */
+  protected override farewell(): void {
+    this.send({ event: 'stop', sequenceNumber: this.nextSequence(), streamSid: this.ids.streamSid, stop: { accountSid: this.ids.accountSid, callSid: this.ids.callSid } });
   }
 
   /** The call id, and where the bot calls the call's tools when mivas knows it. */
@@ -131,12 +88,8 @@ export class TwilioRelaySession implements ModelSession {
     return String(++this.sequence);
   }
 
-  private send(frame: TwilioFrame): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
-  }
-
   /** Dials the bot; resolves once the socket is open. */
-  private open(): Promise<void> {
+  protected open(): Promise<void> {
     const { url, authToken } = this.options;
     const headers: Record<string, string> = authToken ? { 'X-Twilio-Signature': twilioSignature(authToken, url) } : {};
     const ws = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: OPEN_TIMEOUT_MS, maxPayload: MAX_FRAME_BYTES });
@@ -156,7 +109,9 @@ export class TwilioRelaySession implements ModelSession {
         if (!opened) reject(err);
       });
       ws.on('message', (data: Buffer) => this.onMessage(parseBotMessage(data.toString('utf8'))));
-      ws.on('close', () => this.onBotClosed(opened));
+      ws.on('close', () => {
+        if (opened) this.peerClosed();
+      });
     });
   }
 
@@ -175,14 +130,5 @@ export class TwilioRelaySession implements ModelSession {
         this.events.emit('callerSpeechStarted');
         return;
     }
-  }
-
-  /** The bot hung up: the agent's ending, after what it already said has played. */
-  private onBotClosed(opened: boolean): void {
-    if (this.closed || !opened) return;
-    this.utterances.end();
-    this.ws = null;
-    this.closed = true;
-    this.events.emit('agentHangup');
   }
 }

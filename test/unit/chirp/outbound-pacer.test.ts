@@ -322,3 +322,43 @@ describe('OutboundPacer.playedOutAtMs', () => {
   });
 });
 
+
+describe('OutboundPacer timers', () => {
+  it('keeps the timer armed for the next frame when audio is topped up mid-utterance: one timer per frame, none cancelled', () => {
+    const clock = new ManualClock();
+    let set = 0;
+    let cancelled = 0;
+    const counting: Clock = {
+      nowMs: () => clock.nowMs(),
+      epochMs: () => clock.epochMs(),
+      setTimer: (ms, fn): Timer => {
+        set++;
+        const timer = clock.setTimer(ms, fn);
+        return { cancel: () => (cancelled++, timer.cancel()) };
+      },
+    };
+    const { effects, events } = recorder(clock);
+    const pacer = new OutboundPacer(counting, effects, counter());
+    const chunk = Buffer.alloc(5 * FRAME_BYTES); // 100 ms, as a provider delta arrives
+    let chunksLeft = 20;
+    const topUp = (): void => {
+      while (chunksLeft > 0 && pacer.queuedMs() < 400) {
+        chunksLeft--;
+        pacer.push('item_1', chunk);
+      }
+      if (chunksLeft === 0) pacer.finish('item_1');
+    };
+    topUp();
+    while (!pacer.isIdle()) {
+      clock.advance(1);
+      topUp();
+    }
+    const frames = events.filter((e) => e.kind === 'frame');
+    expect(frames).toHaveLength(100);
+    // The schedule is unchanged: frame n leaves at n × 20 ms − 200 ms (never before 0).
+    expect(frames.map((f) => f.at)).toEqual(frames.map((_, n) => Math.max(0, n * 20 - MAX_LEAD_MS)));
+    // Frames 0–10 leave at once; each later frame needed one timer, and no push re-armed one.
+    expect(set).toBe(frames.length - MAX_LEAD_MS / 20 - 1);
+    expect(cancelled).toBe(0);
+  });
+});

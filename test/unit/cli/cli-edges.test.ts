@@ -63,7 +63,10 @@ describe('mivas score', () => {
       expect(r.err).toMatch(/^mivas score: cannot read s3:\/\/no-such-bucket\/prefix: \w+: .+credentials come from the AWS SDK's chain/);
       expect(r.err).not.toMatch(/\n\s+at /);
     } finally {
-      process.env = saved;
+      // Put the values back into the real environment object: replacing process.env with a plain
+      // object would cut this worker's later files (and the threads they start) off from it.
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
     }
   }, 20_000);
 
