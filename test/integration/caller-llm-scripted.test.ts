@@ -4,6 +4,7 @@ import { ruleBrain, runWithCaller, standInCaller } from '../support/caller-rig.t
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
 import { startTestServer } from '../support/server.ts';
 import { modemSynth } from '../support/text-modem.ts';
+import { SCORED_PACK_IDS } from '../support/scored-packs.ts';
 
 /**
  * Issue 16, acceptance 1 (first half): with stand-ins only, an `llm`-caller voice run of one task
@@ -11,7 +12,7 @@ import { modemSynth } from '../support/text-modem.ts';
  * transcription stand-in hears its real words; the chat stand-in plays the caller model; the
  * mouth goes through the speech stand-in (24 kHz PCM, resampled by the caller).
  */
-describe.each(['healthcare', 'legal', 'customer-support'])('llm caller against the scripted harness on %s', (packId) => {
+describe.each(SCORED_PACK_IDS)('llm caller against the scripted harness on %s', (packId) => {
   let standIn: OpenAICompatibleStandIn;
   beforeAll(async () => {
     standIn = await OpenAICompatibleStandIn.start({
