@@ -102,7 +102,10 @@ function serve(dir: string, port: number): void {
     const path = laneDir(dir, role, lane);
     const hash = createHash('sha256').update(text).digest('hex');
     const key = `${role}/${lane}/${hash}`;
+    // Only a retry of the lane's latest request joins it: a later conversation that opens with the same
+    // words (a task and its correction variant) is a new request, answered anew, never from an old one.
     let seq = pendingByHash.get(key);
+    if (seq !== undefined && seq !== nextSeq.get(`${role}/${lane}`)) seq = undefined;
     if (seq === undefined) {
       seq = (nextSeq.get(`${role}/${lane}`) ?? existingSeqs(path).length) + 1;
       nextSeq.set(`${role}/${lane}`, seq);

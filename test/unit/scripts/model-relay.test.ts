@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,5 +56,39 @@ describe('scripts/model-relay.ts', () => {
     const agent = relay('next', '--dir', dir, '--watch', 'agent:L2', '--wait', '0').stdout;
     expect(agent).toContain('YOU ARE THE AGENT on lane L2');
     expect(agent).not.toContain('exactly one tool call');
+  });
+
+  it('answers a request anew when an earlier conversation asked the same, and joins only a retry of the latest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-'));
+    dirs.push(dir);
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => done(free));
+      });
+    });
+    const server = spawn(process.execPath, [resolve('scripts/model-relay.ts'), 'serve', '--dir', dir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise((done) => server.stdout.once('data', done));
+      const url = `http://127.0.0.1:${port}/agent/L1/v1/chat/completions`;
+      const ask = (text: string): Promise<string> => fetch(url, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: text }] }) }).then((r) => r.text());
+      const answered = async (seq: number, say: string, reply: Promise<string>): Promise<string> => {
+        for (let i = 0; i < 100 && !existsSync(join(dir, 'agent-L1', `${seq}.request.json`)); i++) await new Promise((r) => setTimeout(r, 50));
+        expect(relay('answer', '--dir', dir, '--as', 'agent:L1', '--say', say).code).toBe(0);
+        return JSON.parse(await reply).choices[0].message.content as string;
+      };
+      expect(await answered(1, 'first', ask('Hello'))).toBe('first');
+      expect(await answered(2, 'second', ask('Something else'))).toBe('second');
+      // The same body as request 1, in a later conversation: a new request 3, not answer 1.
+      expect(await answered(3, 'third', ask('Hello'))).toBe('third');
+      // A retry of the latest request while it waits joins it: one request file, both get its answer.
+      const a = ask('Retry me');
+      const b = ask('Retry me');
+      expect(await answered(4, 'fourth', a)).toBe('fourth');
+      expect(JSON.parse(await b).choices[0].message.content).toBe('fourth');
+      expect(existsSync(join(dir, 'agent-L1', '5.request.json'))).toBe(false);
+    } finally {
+      server.kill();
+    }
   });
 });
