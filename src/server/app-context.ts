@@ -192,7 +192,7 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     sink,
     outbox,
     callHarnesses: new CallHarnesses(harness),
-    callSettings: { limits: callLimitsOf(config), recordingsDir, estimateCost },
+    callSettings: { limits: config, recordingsDir, estimateCost },
     registry,
     callIds: callIdsOf(registry, harnessSessions, outbox, pack.id, databases),
     ops,
@@ -200,20 +200,5 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     synth,
     caps,
     openEnvSockets: new OpenEnvSockets({ max: caps.openEnvSockets, idleMs: config.rl.socketIdleMs, episodeIdleMs: config.rl.idleMs, pingMs: config.pingIntervalMs, bufferBytes: config.rl.socketBufferBytes }, clock),
-  };
-}
-
-/** A live call's limits, from the configuration. */
-function callLimitsOf(config: Config): CallLimits {
-  return {
-    maxCallMs: config.maxCallMs,
-    callerAudioLeadMs: config.callerAudioLeadMs,
-    callerSilenceMs: config.callerSilenceMs,
-    endCallMaxWaitMs: config.endCallMaxWaitMs,
-    nudgeRetryDelayMs: config.nudgeRetryDelayMs,
-    nudgeMaxAttempts: config.nudgeMaxAttempts,
-    pingIntervalMs: config.pingIntervalMs,
-    providerReadyMs: config.providerReadyMs,
-    fast: config.fast,
   };
 }
