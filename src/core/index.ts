@@ -5,6 +5,7 @@ export * from './exit-codes.ts';
 export * from './error-catalog.ts';
 export * from './error-docs.ts';
 export * from './hash.ts';
+export * from './random.ts';
 export * from './typed-emitter.ts';
 export * from './log.ts';
 export * from './plain-object.ts';
