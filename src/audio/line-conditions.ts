@@ -278,6 +278,7 @@ export function muLawEncode(sample: number): number {
   return ~(sign | (exponent << 4) | mantissa) & 0xff;
 }
 
+/** The 16-bit sample of a G.711 μ-law code. */
 export function muLawDecode(code: number): number {
   const u = ~code & 0xff;
   const sign = u & 0x80;
