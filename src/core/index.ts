@@ -9,5 +9,6 @@ export * from './random.ts';
 export * from './typed-emitter.ts';
 export * from './log.ts';
 export * from './plain-object.ts';
+export * from './json-text.ts';
 export * from './bounded-fetch.ts';
 export * from './module-hooks.ts';
