@@ -3,6 +3,7 @@ import { bytesToMs, CHIRP_RATE_HZ } from '../../audio/index.ts';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents, TurnLatency } from '../model-session.ts';
+import { bindToCall } from '../harness-kit.ts';
 import { EndpointError, streamChat, streamSpeech, transcribe, type ChatMessage, type ChatToolCall, type ChatUsage, type EndpointTarget } from './endpoints.ts';
 import { EnergyVad } from './vad.ts';
 
@@ -123,8 +124,7 @@ export class CascadedSession implements ModelSession {
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the harness started');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
+    bindToCall(signal, () => this.close(), 'the harness started');
     this.agent = agent;
     // Three stateless HTTP endpoints: nothing to open, so the session is ready at once.
     queueMicrotask(() => {

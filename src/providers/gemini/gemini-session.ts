@@ -1,6 +1,7 @@
 import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter } from '../../core/index.ts';
+import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
 import { StreamHistory, type SeedTurn } from '../stream-history.ts';
@@ -162,18 +163,11 @@ export class GeminiLiveSession implements ModelSession {
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    const stream = this.open(agent, null, []);
-    this.stream = stream;
-    try {
-      await stream.ready;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.events.emit('failure', { code: 'connect_failed', message, fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
+      this.stream = this.open(agent, null, []);
+      return this.stream.ready;
+    });
     if (this.closed) return;
     this.isReady = true;
     this.events.emit('ready');

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { TypedEmitter } from '../../core/index.ts';
 import { emptyUsage } from '../../snapshot/index.ts';
+import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
@@ -111,18 +112,11 @@ export class GptLiveSession implements ModelSession {
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    const socket = this.open(agent, false);
-    this.socket = socket;
-    try {
-      await socket.ready;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.events.emit('failure', { code: 'connect_failed', message, fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
+      this.socket = this.open(agent, false);
+      return this.socket.ready;
+    });
     if (this.closed) return;
     this.events.emit('ready');
   }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter, type Clock, type Timer } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
+import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
 import { StreamHistory, type SeedTurn } from '../stream-history.ts';
@@ -144,16 +145,10 @@ export class NovaSonicSession implements ModelSession {
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    try {
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
       this.stream = this.openStream(agent, []);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.events.emit('failure', { code: 'connect_failed', message, fatal: true });
-      throw err;
-    }
+    });
     queueMicrotask(() => {
       if (!this.closed) this.events.emit('ready');
     });

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
+import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
@@ -58,15 +59,10 @@ export class PhonicSession implements ModelSession {
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    try {
-      await this.open(agent);
-    } catch (err) {
-      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
+      return this.open(agent);
+    });
     if (this.closed) return;
     this.isReady = true;
     this.events.emit('ready');
