@@ -1,10 +1,9 @@
 import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
-import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter } from '../../core/index.ts';
 import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
-import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
-import { StreamHistory, type SeedTurn } from '../stream-history.ts';
+import { SpokenTurns } from '../spoken-turns.ts';
+import type { SeedTurn } from '../stream-history.ts';
 import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, liveConfig, usageFromGemini } from './wire.ts';
 
 /** How long opening a stream (upgrade and setupComplete) may take. */
@@ -137,19 +136,16 @@ export class GeminiLiveSession implements ModelSession {
   readonly outputRateHz = GEMINI_OUTPUT_RATE_HZ;
   private agent: AgentSetup | null = null;
   private stream: LiveStream | null = null;
-  private readonly history = new StreamHistory();
-  private readonly response = new ResponseSlot(this.events, 'gemini');
-  private counter = 0;
+  private readonly turns = new SpokenTurns(this.events, 'gemini', GEMINI_OUTPUT_RATE_HZ);
+  /** Numbers the ids made up for calls that came without one. */
+  private madeUpIds = 0;
   private closed = false;
   private isReady = false;
-  private spokeOnce = false;
   /** Tool outputs to send back in one toolResponse, and the calls still unanswered (by call id). */
   private readonly batch: { id: string; name: string; response: Record<string, unknown> }[] = [];
   private readonly unanswered = new Map<string, { id: string | null; name: string }>();
   /** Every call of the session by the model's id, for naming cancelled ones. */
   private readonly calls = new Map<string, string>();
-  /** The model continues by itself after a toolResponse: no cue is needed. */
-  private continuesAlone = false;
   /** A handoff in progress: the next agent's stream is opening; the cue waits for it. */
   private handoff: { readonly from: string; readonly to: AgentSetup; cueWanted: boolean } | null = null;
 
@@ -190,30 +186,30 @@ export class GeminiLiveSession implements ModelSession {
     const call = this.unanswered.get(callId);
     if (!call) return;
     this.unanswered.delete(callId);
-    this.history.toolResult(callId, output);
+    this.turns.history.toolResult(callId, output);
     // The old specialist's stream is never told about the handoff: the next one is seeded instead.
     if (!this.handoff) this.answer(call, output);
     if (this.unanswered.size === 0) this.flushToolResponses();
   }
 
   requestResponse(): void {
-    if (this.closed || this.response.current) return;
+    if (this.closed || this.turns.current) return;
     if (this.handoff) {
       this.handoff.cueWanted = true;
       return;
     }
-    if (this.continuesAlone) return;
+    if (this.turns.continuesAlone) return;
     // The greeting (and its retries): the model only speaks when given input.
-    if (!this.spokeOnce) this.stream?.text(GEMINI_OPENING_CUE);
+    if (!this.turns.spokeOnce) this.stream?.text(GEMINI_OPENING_CUE);
   }
 
   /** The Live API has no cancel: audio of the interrupted turn that still arrives is dropped. */
   cancelResponse(): void {
-    this.response.cancel();
+    this.turns.cut();
   }
 
   truncate(itemId: string, audioEndMs: number): void {
-    this.history.truncate(itemId, audioEndMs);
+    this.turns.history.truncate(itemId, audioEndMs);
   }
 
   callerSpeech(): void {
@@ -248,7 +244,7 @@ export class GeminiLiveSession implements ModelSession {
     await Promise.resolve();
     if (this.closed) return;
     const old = this.stream;
-    const next = this.open(agent, null, this.history.seedTurns());
+    const next = this.open(agent, null, this.turns.history.seedTurns());
     this.stream = next;
     try {
       await next.ready;
@@ -263,7 +259,7 @@ export class GeminiLiveSession implements ModelSession {
     if (this.closed || this.stream !== next) return;
     const handoff = this.handoff;
     this.handoff = null;
-    this.continuesAlone = false;
+    this.turns.continuesAlone = false;
     if (handoff?.cueWanted) next.text(handoffCue(handoff.from, agent.name));
   }
 
@@ -303,73 +299,44 @@ export class GeminiLiveSession implements ModelSession {
       void this.resume(stream.handle, `goAway (${m.goAway.timeLeft ?? 'soon'})`);
       return;
     }
-    if (m.usageMetadata) this.response.addUsage(usageFromGemini(m.usageMetadata));
+    if (m.usageMetadata) this.turns.addUsage(usageFromGemini(m.usageMetadata));
     const content = m.serverContent;
-    if (content?.inputTranscription?.text) this.history.callerText(content.inputTranscription.text);
+    if (content?.inputTranscription?.text) this.turns.callerText(content.inputTranscription.text);
     if (content?.interrupted) this.onInterrupted();
     for (const part of content?.modelTurn?.parts ?? []) {
-      if (part.inlineData?.data) this.onAudio(part.inlineData.data);
+      if (part.inlineData?.data) this.turns.audio(Buffer.from(part.inlineData.data, 'base64'));
     }
-    if (content?.outputTranscription?.text) this.history.agentText(this.begin().itemId, content.outputTranscription.text);
+    if (content?.outputTranscription?.text) this.turns.agentText(content.outputTranscription.text);
     if (m.toolCall?.functionCalls?.length) this.onToolCall(m.toolCall.functionCalls);
     if (m.toolCallCancellation?.ids?.length) this.onToolCallCancellation(m.toolCallCancellation.ids);
-    if (content?.turnComplete) this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
-  }
-
-  private onAudio(base64: string): void {
-    const response = this.begin();
-    if (response.cancelled) return;
-    const pcm = Buffer.from(base64, 'base64');
-    response.spoke = true;
-    this.spokeOnce = true;
-    this.history.agentAudio(response.itemId, bytesToMs(pcm.length, GEMINI_OUTPUT_RATE_HZ));
-    this.events.emit('audio', response.itemId, pcm);
-  }
-
-  /** The model's output began: open a response (closing the caller's transcript first). */
-  private begin(): OpenResponse {
-    if (this.response.current) return this.response.current;
-    const said = this.history.closeCallerTurn();
-    if (said) {
-      this.events.emit('callerSpeechStopped');
-      this.events.emit('transcript', 'caller', said, `caller_${this.counter + 1}`);
-    }
-    this.continuesAlone = false;
-    return this.response.start(++this.counter);
-  }
-
-  private end(status: string): void {
-    this.response.finish(status, (response) => {
-      const text = this.history.agentTextOf(response.itemId);
-      if (text) this.events.emit('transcript', 'agent', text, response.itemId);
-    });
+    if (content?.turnComplete) this.turns.end();
   }
 
   /** The server heard the caller over the model: barge-in. */
   private onInterrupted(): void {
-    this.response.cancel();
+    this.turns.cut();
     this.events.emit('callerSpeechStarted');
   }
 
   private onToolCall(calls: readonly GeminiFunctionCall[]): void {
-    const response = this.begin();
+    this.turns.begin();
     const agent = this.agent?.name ?? '';
     const made: { callId: string; name: string; arguments: string }[] = [];
     for (const fc of calls) {
       if (!fc.name) continue;
       // Ids have been seen missing: one is made up for the call's record.
-      const callId = fc.id ?? `gemini_call_${++this.counter}`;
+      const callId = fc.id ?? `gemini_call_${++this.madeUpIds}`;
       const args = JSON.stringify(fc.args ?? {});
       this.unanswered.set(callId, { id: fc.id ?? null, name: fc.name });
       if (fc.id) this.calls.set(fc.id, fc.name);
-      this.history.toolCall(callId, fc.name, args, agent);
+      this.turns.history.toolCall(callId, fc.name, args, agent);
       made.push({ callId, name: fc.name, arguments: args });
     }
     // BLOCKING calls: the model waits for the results and answers them by itself (no cue); the
     // calls belong to this response, which ends with them as the turn driver sees it.
-    this.continuesAlone = true;
+    this.turns.continuesAlone = true;
     for (const call of made) this.events.emit('functionCall', call);
-    this.end(response.cancelled ? 'cancelled' : 'completed');
+    this.turns.end();
   }
 
   /**
