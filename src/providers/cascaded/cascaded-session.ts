@@ -3,12 +3,13 @@ import { bytesToMs, CHIRP_RATE_HZ } from '../../audio/index.ts';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents, TurnLatency } from '../model-session.ts';
+import { OPENING_CUE } from '../cues.ts';
 import { bindToCall } from '../harness-kit.ts';
 import { EndpointError, streamChat, streamSpeech, transcribe, type ChatMessage, type ChatToolCall, type ChatUsage, type EndpointTarget } from './endpoints.ts';
 import { EnergyVad } from './vad.ts';
 
 /** The user message put into an empty conversation so the first completion has something to answer (recorded as item.injected). */
-export const CASCADE_OPENING_CUE = '(The caller has just been connected. Open the call.)';
+export const CASCADE_OPENING_CUE = OPENING_CUE;
 
 /** Caller audio kept from before a turn opens, so its first syllable reaches the transcriber. */
 const PREROLL_MS = 300;

@@ -1,5 +1,6 @@
 import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import { TypedEmitter } from '../../core/index.ts';
+import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
@@ -9,12 +10,8 @@ import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, liveCon
 /** How long opening a stream (upgrade and setupComplete) may take. */
 const OPEN_TIMEOUT_MS = 15_000;
 
-/** The realtime text that makes the entry agent speak first (the Live API waits for input otherwise). */
-export const GEMINI_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-/** The realtime text that makes the next specialist speak once its stream is open. */
-export function handoffCue(from: string, to: string): string {
-  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
-}
+/** The realtime text that makes the entry agent speak first (the Live API waits for input otherwise): the shared opening cue. */
+export const GEMINI_OPENING_CUE = OPENING_CUE;
 
 /** What the Gemini harness is configured with. */
 export interface GeminiOptions {
@@ -260,7 +257,7 @@ export class GeminiLiveSession implements ModelSession {
     const handoff = this.handoff;
     this.handoff = null;
     this.turns.continuesAlone = false;
-    if (handoff?.cueWanted) next.text(handoffCue(handoff.from, agent.name));
+    if (handoff?.cueWanted) next.text(handoffCueText(handoff.from, agent.name));
   }
 
   private onLost(stream: LiveStream, why: string): void {

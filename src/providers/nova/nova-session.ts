@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { bytesToMs } from '../../audio/index.ts';
 import { TypedEmitter, type Clock, type Timer } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
+import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
@@ -21,10 +22,8 @@ export const NOVA_RENEW_AFTER_MS = 7 * 60_000;
 const KEEPALIVE_MS = 1_000;
 const KEEPALIVE_BYTES = 3_200;
 
-export const NOVA_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-export function novaHandoffCue(from: string, to: string): string {
-  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
-}
+/** The text block that makes the entry agent speak first (the model does not speak from silence): the shared opening cue. */
+export const NOVA_OPENING_CUE = OPENING_CUE;
 
 /** What the Nova Sonic harness is configured with. */
 export interface NovaOptions {
@@ -273,7 +272,7 @@ export class NovaSonicSession implements ModelSession {
       if (old) this.endStream(old);
     }
     this.continuesAlone = false;
-    this.sendText(novaHandoffCue(from, agent.name));
+    this.sendText(handoffCueText(from, agent.name));
   }
 
   /** Before the connection limit: the same agent on a fresh stream with the history (no cue: nothing was asked). */
