@@ -1,8 +1,8 @@
 import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
-import { TypedEmitter } from '../../core/index.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { connectForCall } from '../harness-kit.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import type { SeedTurn } from '../stream-history.ts';
 import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, liveConfig, usageFromGemini } from './wire.ts';
@@ -125,18 +125,14 @@ class LiveStream {
  * stream resumes the session by its resumption handle; a stream that cannot be opened at a
  * handoff ends the call (`handoff_stream_lost`).
  */
-export class GeminiLiveSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class GeminiLiveSession extends OwnTurnsSession {
   readonly provider = 'google';
-  readonly model: string;
   readonly inputRateHz = GEMINI_INPUT_RATE_HZ;
   readonly outputRateHz = GEMINI_OUTPUT_RATE_HZ;
-  private agent: AgentSetup | null = null;
   private stream: LiveStream | null = null;
   private readonly turns = new SpokenTurns(this.events, 'gemini', GEMINI_OUTPUT_RATE_HZ);
   /** Numbers the ids made up for calls that came without one. */
   private madeUpIds = 0;
-  private closed = false;
   private isReady = false;
   /** Tool outputs to send back in one toolResponse, and the calls still unanswered (by call id). */
   private readonly batch: { id: string; name: string; response: Record<string, unknown> }[] = [];
@@ -150,8 +146,8 @@ export class GeminiLiveSession implements ModelSession {
   private readonly ai: GoogleGenAI;
 
   constructor(options: GeminiOptions) {
+    super(options.model);
     this.options = options;
-    this.model = options.model;
     this.ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: { baseUrl: options.baseUrl, apiVersion: GEMINI_API_VERSION } });
   }
 
@@ -209,13 +205,7 @@ export class GeminiLiveSession implements ModelSession {
     this.turns.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* the Live API's automatic activity detection takes turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.stream?.close();
     this.stream = null;
   }

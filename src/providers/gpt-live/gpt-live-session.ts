@@ -1,8 +1,8 @@
 import WebSocket from 'ws';
-import { TypedEmitter } from '../../core/index.ts';
 import { emptyUsage } from '../../snapshot/index.ts';
 import { connectForCall } from '../harness-kit.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { functionCallOf, GPT_LIVE_RATE_HZ, parseLiveEvent, sessionStart, toolOutputEvent, type LiveEvent } from './wire.ts';
@@ -88,16 +88,12 @@ class LiveSocket {
  * seeded with the conversation as startup `input` and closes the old one without answering the
  * handoff call.
  */
-export class GptLiveSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class GptLiveSession extends OwnTurnsSession {
   readonly provider = 'openai';
-  readonly model: string;
   readonly inputRateHz = GPT_LIVE_RATE_HZ;
   readonly outputRateHz = GPT_LIVE_RATE_HZ;
-  private agent: AgentSetup | null = null;
   private socket: LiveSocket | null = null;
   private readonly turns = new SpokenTurns(this.events, 'gptlive', GPT_LIVE_RATE_HZ);
-  private closed = false;
   private gapTimer: NodeJS.Timeout | null = null;
   /** Some answered backend call awaits `response.create`. */
   private outputsSent = false;
@@ -107,8 +103,8 @@ export class GptLiveSession implements ModelSession {
   private readonly options: GptLiveOptions;
 
   constructor(options: GptLiveOptions) {
+    super(options.model);
     this.options = options;
-    this.model = options.model;
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
@@ -169,13 +165,7 @@ export class GptLiveSession implements ModelSession {
     this.turns.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* GPT-Live listens continuously and takes its own turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.clearGap();
     this.socket?.close();
     this.socket = null;

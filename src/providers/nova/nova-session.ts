@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { bytesToMs } from '../../audio/index.ts';
-import { TypedEmitter, type Clock, type Timer } from '../../core/index.ts';
+import type { Clock, Timer } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { connectForCall } from '../harness-kit.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
 import { StreamHistory, type SeedTurn } from '../stream-history.ts';
 import type { NovaDuplex, NovaEvent, NovaTransport } from './transport.ts';
@@ -114,18 +115,14 @@ interface Stream {
  * connection limit the session moves to a fresh stream seeded the same way; a stream that cannot
  * be opened at a handoff ends the call (`handoff_stream_lost`).
  */
-export class NovaSonicSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class NovaSonicSession extends OwnTurnsSession {
   readonly provider = 'aws';
-  readonly model: string;
   readonly inputRateHz = NOVA_INPUT_RATE_HZ;
   readonly outputRateHz = NOVA_OUTPUT_RATE_HZ;
-  private agent: AgentSetup | null = null;
   private stream: Stream | null = null;
   private readonly history = new StreamHistory();
   private readonly response = new ResponseSlot(this.events, 'nova');
   private counter = 0;
-  private closed = false;
   private spokeOnce = false;
   private continuesAlone = false;
   private readonly pendingCalls: { callId: string; name: string; arguments: string }[] = [];
@@ -139,8 +136,8 @@ export class NovaSonicSession implements ModelSession {
   private readonly options: NovaOptions;
 
   constructor(options: NovaOptions) {
+    super(options.model);
     this.options = options;
-    this.model = options.model;
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
@@ -193,13 +190,7 @@ export class NovaSonicSession implements ModelSession {
     this.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* Nova Sonic's own turn detection takes turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.keepalive?.cancel();
     this.renewal?.cancel();
     if (this.stream) this.endStream(this.stream);

@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
-import { TypedEmitter, type Clock } from '../../core/index.ts';
+import type { Clock } from '../../core/index.ts';
 import { connectForCall } from '../harness-kit.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { outputValue, parsePhonicEvent, phonicConfig, PHONIC_CHUNK_MS, PHONIC_RATE_HZ, type PhonicEvent } from './wire.ts';
@@ -34,16 +35,12 @@ export interface PhonicOptions {
  * `generate_reply` cue; the handoff call itself is not answered. Phonic has no cancel or truncate:
  * on barge-in the rest of the turn's audio is dropped.
  */
-export class PhonicSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class PhonicSession extends OwnTurnsSession {
   readonly provider = 'phonic';
-  readonly model: string;
   readonly inputRateHz = PHONIC_RATE_HZ;
   readonly outputRateHz = PHONIC_RATE_HZ;
   private ws: WebSocket | null = null;
-  private agent: AgentSetup | null = null;
   private readonly turns = new SpokenTurns(this.events, 'phonic', PHONIC_RATE_HZ);
-  private closed = false;
   private isReady = false;
   private audioSent = false;
   /** A reset was sent; the next response request cues the new agent. */
@@ -53,9 +50,9 @@ export class PhonicSession implements ModelSession {
   private readonly clock: Clock;
 
   constructor(options: PhonicOptions, clock: Clock) {
+    super(options.model);
     this.options = options;
     this.clock = clock;
-    this.model = options.model;
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
@@ -112,13 +109,7 @@ export class PhonicSession implements ModelSession {
     this.turns.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* Phonic's own voice activity detection takes turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.close(1000, 'done');
     else this.ws?.terminate();
     this.ws = null;

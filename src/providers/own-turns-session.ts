@@ -1,0 +1,43 @@
+import { TypedEmitter } from '../core/index.ts';
+import type { AgentSetup, ModelSession, ModelSessionEvents } from './model-session.ts';
+
+/**
+ * What the sessions whose provider detects the caller's speech and takes its own turns share
+ * (Gemini Live, Nova Sonic, GPT-Live, Phonic): the event emitter, the model, the agent on the
+ * line, the caller's CHIRP speech events left unused, and a close that runs once. Each session
+ * supplies its wire, and what closing releases (`release`).
+ */
+export abstract class OwnTurnsSession implements ModelSession {
+  readonly events = new TypedEmitter<ModelSessionEvents>();
+  abstract readonly provider: string;
+  readonly model: string;
+  abstract readonly inputRateHz: number;
+  abstract readonly outputRateHz: number;
+  /** The agent whose instructions and tools the provider has (or is being given). */
+  protected agent: AgentSetup | null = null;
+  protected closed = false;
+
+  protected constructor(model: string) {
+    this.model = model;
+  }
+
+  abstract connect(agent: AgentSetup, signal: AbortSignal): Promise<void>;
+  abstract sendAudio(pcm: Buffer): void;
+  abstract applyAgent(agent: AgentSetup): void;
+  abstract sendToolOutput(callId: string, output: string): void;
+  abstract requestResponse(): void;
+  abstract cancelResponse(): void;
+  abstract truncate(itemId: string, audioEndMs: number): void;
+
+  /** The provider's own speech detection takes turns (wire.md §1.4). */
+  callerSpeech(): void {}
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.release();
+  }
+
+  /** Stops the session's timers and closes its connection to the provider; runs once, at close. */
+  protected abstract release(): void;
+}
