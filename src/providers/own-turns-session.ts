@@ -38,6 +38,24 @@ export abstract class OwnTurnsSession implements ModelSession {
     this.release();
   }
 
+  /**
+   * A handoff to the next specialist's own stream (Gemini Live, GPT-Live): waits until `next` is
+   * up, then closes `old`; a next stream that cannot open ends the call (`handoff_stream_lost`).
+   * True when the session is still open afterwards.
+   */
+  protected async handedOver(next: { readonly ready: Promise<void> }, old: { close(): void } | null, agent: string): Promise<boolean> {
+    try {
+      await next.ready;
+    } catch (err) {
+      const message = `the next specialist's stream (${agent}) could not be opened: ${err instanceof Error ? err.message : String(err)}`;
+      if (!this.closed) this.events.emit('failure', { code: 'handoff_stream_lost', message, fatal: true });
+      return false;
+    } finally {
+      old?.close();
+    }
+    return !this.closed;
+  }
+
   /** Stops the session's timers and closes its connection to the provider; runs once, at close. */
   protected abstract release(): void;
 }

@@ -233,17 +233,7 @@ export class GeminiLiveSession extends OwnTurnsSession {
     const old = this.stream;
     const next = this.open(agent, null, this.turns.history.seedTurns());
     this.stream = next;
-    try {
-      await next.ready;
-    } catch (err) {
-      if (this.closed) return;
-      const message = `the next specialist's stream (${agent.name}) could not be opened: ${err instanceof Error ? err.message : String(err)}`;
-      this.events.emit('failure', { code: 'handoff_stream_lost', message, fatal: true });
-      return;
-    } finally {
-      old?.close();
-    }
-    if (this.closed || this.stream !== next) return;
+    if (!(await this.handedOver(next, old, agent.name)) || this.stream !== next) return;
     const handoff = this.handoff;
     this.handoff = null;
     this.turns.continuesAlone = false;

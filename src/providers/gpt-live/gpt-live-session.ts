@@ -191,17 +191,7 @@ export class GptLiveSession extends OwnTurnsSession {
     const old = this.socket;
     const next = this.open(agent, true);
     this.socket = next;
-    try {
-      await next.ready;
-    } catch (err) {
-      if (this.closed) return;
-      const message = `the next specialist's session (${agent.name}) could not be started: ${err instanceof Error ? err.message : String(err)}`;
-      this.events.emit('failure', { code: 'handoff_stream_lost', message, fatal: true });
-      return;
-    } finally {
-      old?.close();
-    }
-    if (this.closed || this.socket !== next) return;
+    if (!(await this.handedOver(next, old, agent.name)) || this.socket !== next) return;
     const handoff = this.handoff;
     this.handoff = null;
     this.turns.continuesAlone = false;
