@@ -4,10 +4,10 @@ import type { AgentSetup, ModelSession, ModelSessionEvents } from './model-sessi
 /**
  * What the sessions whose provider detects the caller's speech and takes its own turns share
  * (Gemini Live, Nova Sonic, GPT-Live, Phonic): the event emitter, the model, the agent on the
- * line, the caller's CHIRP speech events left unused, and a close that runs once. Each session
+ * line, its options, the caller's CHIRP speech events left unused, and a close that runs once. Each session
  * supplies its wire, and what closing releases (`release`).
  */
-export abstract class OwnTurnsSession implements ModelSession {
+export abstract class OwnTurnsSession<Options extends { readonly model: string }> implements ModelSession {
   readonly events = new TypedEmitter<ModelSessionEvents>();
   abstract readonly provider: string;
   readonly model: string;
@@ -16,9 +16,12 @@ export abstract class OwnTurnsSession implements ModelSession {
   /** The agent whose instructions and tools the provider has (or is being given). */
   protected agent: AgentSetup | null = null;
   protected closed = false;
+  /** What the harness was configured with (its model among them). */
+  protected readonly options: Options;
 
-  protected constructor(model: string) {
-    this.model = model;
+  protected constructor(options: Options) {
+    this.options = options;
+    this.model = options.model;
   }
 
   abstract connect(agent: AgentSetup, signal: AbortSignal): Promise<void>;

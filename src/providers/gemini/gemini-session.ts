@@ -125,7 +125,7 @@ class LiveStream {
  * stream resumes the session by its resumption handle; a stream that cannot be opened at a
  * handoff ends the call (`handoff_stream_lost`).
  */
-export class GeminiLiveSession extends OwnTurnsSession {
+export class GeminiLiveSession extends OwnTurnsSession<GeminiOptions> {
   readonly provider = 'google';
   readonly inputRateHz = GEMINI_INPUT_RATE_HZ;
   readonly outputRateHz = GEMINI_OUTPUT_RATE_HZ;
@@ -142,12 +142,10 @@ export class GeminiLiveSession extends OwnTurnsSession {
   /** A handoff in progress: the next agent's stream is opening; the cue waits for it. */
   private handoff: { readonly from: string; readonly to: AgentSetup; cueWanted: boolean } | null = null;
 
-  private readonly options: GeminiOptions;
   private readonly ai: GoogleGenAI;
 
   constructor(options: GeminiOptions) {
-    super(options.model);
-    this.options = options;
+    super(options);
     this.ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: { baseUrl: options.baseUrl, apiVersion: GEMINI_API_VERSION } });
   }
 

@@ -88,7 +88,7 @@ class LiveSocket {
  * seeded with the conversation as startup `input` and closes the old one without answering the
  * handoff call.
  */
-export class GptLiveSession extends OwnTurnsSession {
+export class GptLiveSession extends OwnTurnsSession<GptLiveOptions> {
   readonly provider = 'openai';
   readonly inputRateHz = GPT_LIVE_RATE_HZ;
   readonly outputRateHz = GPT_LIVE_RATE_HZ;
@@ -100,11 +100,8 @@ export class GptLiveSession extends OwnTurnsSession {
   /** A handoff in progress: the next agent's session is starting; the cue waits for it. */
   private handoff: { readonly from: string; cueWanted: boolean } | null = null;
 
-  private readonly options: GptLiveOptions;
-
   constructor(options: GptLiveOptions) {
-    super(options.model);
-    this.options = options;
+    super(options);
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {

@@ -115,7 +115,7 @@ interface Stream {
  * connection limit the session moves to a fresh stream seeded the same way; a stream that cannot
  * be opened at a handoff ends the call (`handoff_stream_lost`).
  */
-export class NovaSonicSession extends OwnTurnsSession {
+export class NovaSonicSession extends OwnTurnsSession<NovaOptions> {
   readonly provider = 'aws';
   readonly inputRateHz = NOVA_INPUT_RATE_HZ;
   readonly outputRateHz = NOVA_OUTPUT_RATE_HZ;
@@ -133,11 +133,8 @@ export class NovaSonicSession extends OwnTurnsSession {
   private keepalive: Timer | null = null;
   private renewal: Timer | null = null;
 
-  private readonly options: NovaOptions;
-
   constructor(options: NovaOptions) {
-    super(options.model);
-    this.options = options;
+    super(options);
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {

@@ -35,7 +35,7 @@ export interface PhonicOptions {
  * `generate_reply` cue; the handoff call itself is not answered. Phonic has no cancel or truncate:
  * on barge-in the rest of the turn's audio is dropped.
  */
-export class PhonicSession extends OwnTurnsSession {
+export class PhonicSession extends OwnTurnsSession<PhonicOptions> {
   readonly provider = 'phonic';
   readonly inputRateHz = PHONIC_RATE_HZ;
   readonly outputRateHz = PHONIC_RATE_HZ;
@@ -46,12 +46,10 @@ export class PhonicSession extends OwnTurnsSession {
   /** A reset was sent; the next response request cues the new agent. */
   private handoffFrom: string | null = null;
 
-  private readonly options: PhonicOptions;
   private readonly clock: Clock;
 
   constructor(options: PhonicOptions, clock: Clock) {
-    super(options.model);
-    this.options = options;
+    super(options);
     this.clock = clock;
   }
 
