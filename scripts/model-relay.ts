@@ -29,6 +29,7 @@ interface Tool {
 interface Body {
   readonly messages: readonly Message[];
   readonly tools?: readonly Tool[];
+  readonly tool_choice?: unknown;
 }
 interface Answer {
   readonly say?: string;
@@ -161,6 +162,18 @@ function view(path: string, seq: number, full: boolean): string {
   return lines.join('\n');
 }
 
+/**
+ * A request that must be answered with a tool call (the `llm` caller sends `tool_choice: "required"`)
+ * says so after every view, with the tools' names: a player who answers in words alone is heard as
+ * plain words, never as a scripted line, a closing line or silence.
+ */
+function toolHint(path: string, seq: number): string {
+  const body = JSON.parse(readFileSync(join(path, `${seq}.request.json`), 'utf8')) as Body;
+  if (body.tool_choice !== 'required' || !body.tools?.length) return '';
+  const names = body.tools.map((t) => t.function.name).join(', ');
+  return `\n(this seat answers with exactly one tool call: --tool NAME --args JSON, NAME one of ${names}; for example --tool say_pin --args '{"pin":3}' or --tool stay_silent. --say alone is taken as plain words.)`;
+}
+
 /** A role on a lane, written `agent:L1` or `caller:L2`. */
 interface Seat {
   readonly role: 'agent' | 'caller';
@@ -185,7 +198,7 @@ async function next(dir: string, seats: readonly Seat[], waitS: number, full: bo
       const path = laneDir(dir, role, lane);
       const seq = pendingOf(path);
       if (seq !== undefined) {
-        console.log(`######## YOU ARE THE ${role.toUpperCase()} on lane ${lane} (request ${seq}); answer with --as ${role}:${lane} ########\n${view(path, seq, full)}`);
+        console.log(`######## YOU ARE THE ${role.toUpperCase()} on lane ${lane} (request ${seq}); answer with --as ${role}:${lane} ########\n${view(path, seq, full)}${toolHint(path, seq)}`);
         return;
       }
     }

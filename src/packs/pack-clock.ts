@@ -22,7 +22,7 @@ export interface PackClock {
   addBusinessDays(date: string, days: number): string;
   /** Whole minutes from the pack's now until a local datetime (negative when past). */
   minutesUntil(datetime: string): number;
-  /** "Wednesday, October 7" */
+  /** "Wednesday, October 7" in the clock's year; "Sunday, September 30, 2029" in any other, so a caller never hears a date in another year as this year's. */
   spokenDate(date: string): string;
   /** "Wednesday, October 7 at ten a.m." style, with digits for the time: "at 10:00 AM". */
   spokenDateTime(datetime: string): string;
@@ -80,7 +80,8 @@ export function createPackClock(spec: PackClockSpec): PackClock {
     minutesUntil: (datetime) => localMinutes(datetime) - localMinutes(spec.now),
     spokenDate: (date) => {
       const d = dateToUtc(date);
-      return `${WEEKDAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
+      const day = `${WEEKDAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
+      return date.slice(0, 4) === spec.now.slice(0, 4) ? day : `${day}, ${date.slice(0, 4)}`;
     },
     spokenDateTime: (datetime) => {
       const [date = '', time = '00:00'] = datetime.split('T');

@@ -40,11 +40,25 @@ export function moneyInWords(cents: number): string {
   return `${sign}${dollarPart}${rest ? ` and ${centPart}` : ''}`;
 }
 
-/** A calendar date (YYYY-MM-DD) as said: "Wednesday, October seventh". */
-export function dateInWords(iso: string): string {
+/** A year as said: 2027 → "twenty twenty-seven", 2005 → "two thousand five", 1979 → "nineteen seventy-nine", 1905 → "nineteen oh five". */
+export function yearInWords(y: number): string {
+  const century = Math.floor(y / 100);
+  const rest = y % 100;
+  if (rest === 0) return century % 10 === 0 ? numberInWords(y) : `${numberInWords(century)} hundred`;
+  if (y > 2000 && y < 2010) return `two thousand ${numberInWords(rest)}`;
+  return `${numberInWords(century)} ${rest < 10 ? `oh ${numberInWords(rest)}` : numberInWords(rest)}`;
+}
+
+/**
+ * A calendar date (YYYY-MM-DD) as said: "Wednesday, October seventh". Given the year of the pack's
+ * clock (`today`, YYYY-MM-DD), a date in any other year says its year too ("Sunday, November
+ * twenty-eighth, twenty twenty-seven"), so a caller never hears it as this year's.
+ */
+export function dateInWords(iso: string, today?: string): string {
   const [y, m, d] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
   const weekday = WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()] ?? '';
-  return `${weekday}, ${MONTHS[m - 1] ?? ''} ${ordinalInWords(d)}`;
+  const day = `${weekday}, ${MONTHS[m - 1] ?? ''} ${ordinalInWords(d)}`;
+  return today === undefined || today.slice(0, 4) === iso.slice(0, 4) ? day : `${day}, ${yearInWords(y)}`;
 }
 
 /** A clock time (HH:MM, 24-hour) as said: "10:00" → "ten a.m.", "14:30" → "two thirty p.m.", "09:05" → "nine oh five a.m.". */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerScriptOf } from '../../src/packs/index.ts';
 import { ruleBrain, runWithCaller, standInCaller } from '../support/caller-rig.ts';
 import { OpenAICompatibleStandIn } from '../support/openai-compatible.ts';
+import { SCORED_PACKS } from '../support/scored-packs.ts';
 import { startTestServer } from '../support/server.ts';
 import { modemSynth } from '../support/text-modem.ts';
 
@@ -11,7 +12,7 @@ import { modemSynth } from '../support/text-modem.ts';
  * transcription stand-in hears its real words; the chat stand-in plays the caller model; the
  * mouth goes through the speech stand-in (24 kHz PCM, resampled by the caller).
  */
-describe.each(['healthcare', 'legal', 'customer-support'])('llm caller against the scripted harness on %s', (packId) => {
+describe.each(SCORED_PACKS)('llm caller against the scripted harness on %s', (packId) => {
   let standIn: OpenAICompatibleStandIn;
   beforeAll(async () => {
     standIn = await OpenAICompatibleStandIn.start({

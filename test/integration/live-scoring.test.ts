@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSpeechSynth } from '../../src/audio/index.ts';
 import { dialOpeningLine, openingLineOf } from '../../src/caller/index.ts';
 import { directorySource, loadSnapshots, scoreRun } from '../../src/scoring/index.ts';
+import { SCORED_PACKS } from '../support/scored-packs.ts';
 import { startTestServer } from '../support/server.ts';
 
 /**
@@ -10,7 +11,7 @@ import { startTestServer } from '../support/server.ts';
  * one task with a handoff and a write is dialed with the scripted harness (it must PASS with
  * reward 1) and with noop (it must FAIL). No Chromium: the scores are read, not rendered.
  */
-describe.each(['healthcare', 'legal', 'customer-support'])('live snapshots of %s score as the engine played them', (packId) => {
+describe.each(SCORED_PACKS)('live snapshots of %s score as the engine played them', (packId) => {
   it('scripted passes, noop fails', async () => {
     const synth = await createSpeechSynth(16_000, { preferTones: true });
     const verdicts: Record<string, { status: string; reward: number | null }> = {};

@@ -14,8 +14,8 @@ import { ScriptedMind } from '../../src/caller/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
-/** The scored packs every episode test covers. */
-export const SCORED_PACKS = ['healthcare', 'legal', 'customer-support'] as const;
+/** The scored packs every episode test covers: found in packs/, not listed. */
+export { SCORED_PACKS } from './scored-packs.ts';
 
 /** A loaded pack with its own template and a scratch directory for episode databases. */
 export interface EpisodePack {

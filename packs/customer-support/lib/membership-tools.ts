@@ -138,9 +138,9 @@ export const quoteMembershipChange = defineTool({
       amount_display: moneyDisplay(amount),
       amount_reason: reason,
       months_left: money.months_left,
-      save_offer: newRenewal ? { months_free: policy.save_offer_months_free, new_renews_on: newRenewal, script: saveOfferScript(dateInWords(newRenewal)) } : null,
+      save_offer: newRenewal ? { months_free: policy.save_offer_months_free, new_renews_on: newRenewal, script: saveOfferScript(dateInWords(newRenewal, ctx.clock.today())) } : null,
       requires_acknowledgement: true as const,
-      script: termsScript(payload, dateInWords(m.renews_on), money.months_left),
+      script: termsScript(payload, dateInWords(m.renews_on, ctx.clock.today()), money.months_left),
     });
   },
 });
@@ -184,7 +184,7 @@ export const confirmMembershipChange = defineTool({
     }
     if (args.terms_acknowledged !== true) {
       const money = moneyOf(m, ctx.clock.today());
-      return refuse('ACK_REQUIRED', { recoverable: true, script: termsScript(p, dateInWords(m.renews_on), money.months_left) });
+      return refuse('ACK_REQUIRED', { recoverable: true, script: termsScript(p, dateInWords(m.renews_on, ctx.clock.today()), money.months_left) });
     }
     const id = `mch_${m.id.slice(4)}_${p.action}`;
     if (!changeById(ctx.db).get({ id })) insertChange(ctx.db).run({ id, membership_id: m.id, customer_id: c.id, action: p.action, amount_cents: p.amount_cents, new_tier: p.action === 'upgrade' ? 'elite' : null, created_at: now });

@@ -44,6 +44,8 @@ export function intakeIdFor(callerName: string, incidentDate: string): string {
 }
 
 const NEXT_STEP = 'The intake team reviews every new matter within one business day and will call you back.';
+// An urgent file is seen first; telling its caller "within one business day" would contradict that.
+const URGENT_NEXT_STEP = 'The file is marked urgent, and the intake team sees urgent files first: they will call you back today.';
 
 export const createIntake = defineTool({
   name: 'create_intake',
@@ -115,7 +117,7 @@ export const createIntake = defineTool({
       window_status: row.window_status === 'urgent' ? ('urgent' as const) : ('open' as const),
       deadline: row.deadline,
       deadline_spoken: spokenDateWithYear(ctx.clock, row.deadline),
-      next_step: NEXT_STEP,
+      next_step: row.priority === 'urgent' ? URGENT_NEXT_STEP : NEXT_STEP,
       idempotent: existing !== undefined,
     });
   },

@@ -75,5 +75,6 @@ export function maskEmail(email: string): string {
 
 /** "Wednesday, October 7, 2026": a spoken date with its year, for deadlines in other years. */
 export function spokenDateWithYear(clock: PackClock, date: string): string {
-  return `${clock.spokenDate(date)}, ${date.slice(0, 4)}`;
+  const spoken = clock.spokenDate(date); // already with its year when that is not the clock's
+  return spoken.endsWith(date.slice(0, 4)) ? spoken : `${spoken}, ${date.slice(0, 4)}`;
 }

@@ -160,7 +160,8 @@ export const holdConsult = defineTool({
     const payload: HoldPayload = { opening_id: opening.id, intake_id: subject.intake_id, client_id: subject.client_id, area: subject.area, fee_cents: subject.fee_cents, fee_reason: subject.fee_reason };
     const token = openHold(ctx, { kind: 'consult', target: subject.subject, payload });
     const slot = describeSlot(ctx, opening);
-    const what = subject.client_id ? 'A case meeting' : `A ${AREA_NAMES[subject.area as Area]} consultation`;
+    const area = AREA_NAMES[subject.area as Area];
+    const what = subject.client_id ? 'A case meeting' : `${/^[aeiou]/.test(area) ? 'An' : 'A'} ${area} consultation`;
     return ok({
       token,
       summary: `${what} on ${slot.spoken} with ${slot.attorney}, ${opening.location === 'video' ? 'by video call' : `at the ${slot.location_name} office`}.`,

@@ -20,12 +20,13 @@ import {
 import { espeakArgs, ESPEAK_CALLER_VOICES, espeakVoiceSynth } from '../../../src/audio/index.ts';
 import { callerScriptOf, closingLinesOf, loadPack, type Pack, type Task } from '../../../src/packs/index.ts';
 import { emptyCallerUsage, type CallerFile } from '../../../src/snapshot/index.ts';
+import { SCORED_PACKS } from '../../support/scored-packs.ts';
 
 const packs: Pack[] = [];
 let task: Task;
 beforeAll(async () => {
-  for (const id of ['healthcare', 'legal', 'customer-support']) packs.push(await loadPack(resolve('packs'), id, resolve('migrations')));
-  const found = packs[0]?.tasks.get('C1-E1');
+  for (const id of SCORED_PACKS) packs.push(await loadPack(resolve('packs'), id, resolve('migrations')));
+  const found = packs.find((p) => p.id === 'healthcare')?.tasks.get('C1-E1');
   if (!found) throw new Error('C1-E1 missing');
   task = found;
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateInWords, moneyInWords, numberInWords, ordinalInWords, timeInWords } from '../../../src/packs/index.ts';
+import { dateInWords, moneyInWords, numberInWords, ordinalInWords, timeInWords, yearInWords } from '../../../src/packs/index.ts';
 
 describe('spoken words for scripts read word for word', () => {
   it('writes numbers, money, dates and times with no digit or symbol', () => {
@@ -16,5 +16,18 @@ describe('spoken words for scripts read word for word', () => {
     expect(timeInWords('12:00')).toBe('twelve p.m.');
     expect(() => numberInWords(1.5)).toThrow(RangeError);
     for (const said of [moneyInWords(123456), dateInWords('2026-12-31'), timeInWords('23:59')]) expect(said).not.toMatch(/[0-9$%]/);
+  });
+
+  it('says the year of a date outside the clock\'s year, in words', () => {
+    expect(yearInWords(2027)).toBe('twenty twenty-seven');
+    expect(yearInWords(2030)).toBe('twenty thirty');
+    expect(yearInWords(2005)).toBe('two thousand five');
+    expect(yearInWords(2000)).toBe('two thousand');
+    expect(yearInWords(1979)).toBe('nineteen seventy-nine');
+    expect(yearInWords(1905)).toBe('nineteen oh five');
+    expect(yearInWords(1900)).toBe('nineteen hundred');
+    expect(dateInWords('2026-11-28', '2026-10-08')).toBe('Saturday, November twenty-eighth');
+    expect(dateInWords('2027-11-28', '2026-10-08')).toBe('Sunday, November twenty-eighth, twenty twenty-seven');
+    expect(dateInWords('2027-11-28', '2026-10-08')).not.toMatch(/[0-9]/);
   });
 });

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, validatePack } from '../../../src/cli/index.ts';
 import { loadPack, taskSchema, type Pack, type Task } from '../../../src/packs/index.ts';
+import { SCORED_PACKS } from '../../support/scored-packs.ts';
 
 const ID = 'C1-M1-COR';
 let healthcare: Pack;
@@ -55,7 +56,7 @@ describe('mivas tasks validate on duplex tasks (issue 33)', () => {
 });
 
 describe('mivas tasks list names the duplex tasks of every scored pack (issue 33 acceptance 3)', () => {
-  it.each(['healthcare', 'legal', 'customer-support'])('%s: six correction variants, by id', async (pack) => {
+  it.each(SCORED_PACKS)('%s: six correction variants, by id', async (pack) => {
     let out = '';
     const code = await runCli(['tasks', 'list', '--pack', pack], { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: () => true }, env: {}, cwd: process.cwd() });
     expect(code).toBe(0);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,5 +38,22 @@ describe('scripts/model-relay.ts', () => {
     expect(waited.stdout).toContain('NO MORE CONVERSATIONS');
     expect(existsSync(join(dir, 'done-L2'))).toBe(false);
     expect(relay('next', '--dir', dir, '--watch', 'agent:L2', '--wait', '0').stdout).toContain('nothing yet');
+  });
+
+  it('tells the player of a seat that must answer with a tool call (the llm caller) how to, and no one else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-'));
+    dirs.push(dir);
+    const tools = [{ type: 'function', function: { name: 'say_pin', parameters: {} } }, { type: 'function', function: { name: 'stay_silent', parameters: {} } }];
+    const messages = [{ role: 'system', content: 'You are the caller.' }, { role: 'user', content: 'Hello, how can I help?' }];
+    mkdirSync(join(dir, 'caller-L1'));
+    writeFileSync(join(dir, 'caller-L1', '1.request.json'), JSON.stringify({ messages, tools, tool_choice: 'required' }));
+    mkdirSync(join(dir, 'agent-L2'));
+    writeFileSync(join(dir, 'agent-L2', '1.request.json'), JSON.stringify({ messages, tools }));
+    const caller = relay('next', '--dir', dir, '--watch', 'caller:L1', '--wait', '0').stdout;
+    expect(caller).toContain('YOU ARE THE CALLER on lane L1');
+    expect(caller).toContain('answers with exactly one tool call: --tool NAME --args JSON, NAME one of say_pin, stay_silent');
+    const agent = relay('next', '--dir', dir, '--watch', 'agent:L2', '--wait', '0').stdout;
+    expect(agent).toContain('YOU ARE THE AGENT on lane L2');
+    expect(agent).not.toContain('exactly one tool call');
   });
 });

@@ -1,0 +1,47 @@
+import type { ErrorCodeEntry } from '../../../src/packs/index.ts';
+
+/**
+ * Every refusal a Fennwood tool returns, with its one fixed spoken sentence (packs.md §2.9). The
+ * runtime adds NOT_VERIFIED, INVALID_ARGUMENTS and INTERNAL_ERROR.
+ */
+export const errorCodes: Record<string, ErrorCodeEntry> = {
+  NO_MATCH: { safe_message: 'I could not match those details to a membership.', recoverable: true },
+  NEED_SECOND_FACTOR: { safe_message: 'I need the ZIP code on the membership to finish checking your identity.', recoverable: true },
+  IDENTITY_LOCKED: { safe_message: 'For your security, I cannot check identity on this call anymore. A member of our team can help.', recoverable: false },
+  NO_MOBILE_ON_FILE: { safe_message: 'There is no mobile number on this membership, so I cannot send a text.', recoverable: false },
+  CODE_NOT_SENT: { safe_message: 'I have not sent a code on this call yet.', recoverable: true },
+  CODE_WRONG: { safe_message: 'That code does not match the one we sent.', recoverable: true },
+  STEP_UP_REQUIRED: { safe_message: 'For this request I first need to confirm a one-time code sent to the mobile number on file.', recoverable: true },
+  ACCOUNT_NOT_FOUND: { safe_message: 'I could not find that account on this membership.', recoverable: true },
+  TRANSACTION_NOT_FOUND: { safe_message: 'I could not find that transaction on this membership.', recoverable: true },
+  NOT_A_FEE: { safe_message: 'That transaction is not an overdraft or returned item fee.', recoverable: false },
+  FEE_TOO_OLD: { safe_message: 'Courtesy refunds are only for fees that posted in the last thirty days.', recoverable: false },
+  FEE_REFUND_USED: { safe_message: 'This membership already had its one courtesy fee refund in the last twelve months.', recoverable: false },
+  FEE_ALREADY_REFUNDED: { safe_message: 'That fee has already been refunded.', recoverable: false },
+  PAYEE_NOT_FOUND: { safe_message: 'I could not find that payee on this membership.', recoverable: true },
+  PAYEE_EXISTS: { safe_message: 'That payee is already saved on this membership.', recoverable: false },
+  DESTINATION_REQUIRED: { safe_message: 'I need either a saved payee or one of your own accounts to send the money to.', recoverable: true },
+  SAME_ACCOUNT: { safe_message: 'The money cannot go from an account to the same account.', recoverable: true },
+  DATE_IN_PAST: { safe_message: 'That date has already passed.', recoverable: true },
+  BEYOND_HORIZON: { safe_message: 'Payments can be scheduled up to ninety days ahead.', recoverable: true },
+  INSUFFICIENT_FUNDS: { safe_message: 'The available balance in that account is not enough for this amount.', recoverable: true },
+  NEW_PAYEE_LIMIT: { safe_message: 'A payee added in the last three days can receive at most five hundred dollars per payment.', recoverable: true },
+  PAYMENT_NOT_FOUND: { safe_message: 'I could not find that scheduled payment on this membership.', recoverable: true },
+  PAYMENT_PROCESSING: { safe_message: 'That payment is already being processed, so it can no longer be changed or cancelled.', recoverable: false },
+  PAYMENT_NOT_ACTIVE: { safe_message: 'That payment is no longer scheduled.', recoverable: false },
+  NOTHING_TO_CHANGE: { safe_message: 'I need a new amount or a new date to change that payment.', recoverable: true },
+  TOKEN_UNKNOWN: { safe_message: 'I do not have an open request to confirm.', recoverable: true },
+  TOKEN_WRONG_KIND: { safe_message: 'That confirmation belongs to a different kind of request.', recoverable: true },
+  TOKEN_WRONG_OWNER: { safe_message: 'That open request belongs to a different member.', recoverable: false },
+  TOKEN_USED: { safe_message: 'That request has already been completed.', recoverable: false },
+  TOKEN_SUPERSEDED: { safe_message: 'That quote was replaced by a newer one.', recoverable: true },
+  ACK_REQUIRED: { safe_message: 'Before I go ahead, I need the member to agree to the terms I read.', recoverable: true },
+  CARD_NOT_FOUND: { safe_message: 'I could not find a card ending in those digits on this membership.', recoverable: true },
+  CARD_CLOSED: { safe_message: 'That card is closed.', recoverable: false },
+  TRAVEL_RANGE_TOO_LONG: { safe_message: 'A travel notice can cover at most ninety days.', recoverable: true },
+  INVALID_DATE_RANGE: { safe_message: 'The last date comes before the first date.', recoverable: true },
+  NOT_A_CARD_PURCHASE: { safe_message: 'Only card purchases can be disputed by phone.', recoverable: false },
+  DISPUTE_WINDOW_CLOSED: { safe_message: 'That purchase posted more than sixty days ago, so it is past the window to dispute it.', recoverable: false },
+  DISPUTE_EXISTS: { safe_message: 'There is already a dispute open for that purchase.', recoverable: false },
+  NOT_A_DUPLICATE: { safe_message: 'I do not see another charge of the same amount from that merchant on the same day.', recoverable: false },
+};
