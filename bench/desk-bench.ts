@@ -106,7 +106,7 @@ export async function benchDesk(options: { readonly concurrency: readonly number
     idleMs: 600_000,
     clock: ctx.clock,
     ids: ctx.ids,
-    callers: ctx.rlCallers,
+    callers: ctx.rl.callers,
     store: (pack, callId, parts) => void ctx.outbox.store(pack, callId, parts).catch(() => undefined),
   });
   const tasks = [...ctx.pack.tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../core/index.ts';
 import { pcm16Samples } from './pcm.ts';
 
 /**
@@ -31,17 +32,8 @@ export interface LineCondition {
   process(frame: Buffer): Buffer;
 }
 
-/** mulberry32: a small, fast, seedable PRNG with a 32-bit state. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded noise source of line conditions: core's one seeded PRNG (mulberry32). */
+export const seededRandom = mulberry32;
 
 /** One RBJ-cookbook biquad section, direct form I. */
 class Biquad {
@@ -286,6 +278,7 @@ export function muLawEncode(sample: number): number {
   return ~(sign | (exponent << 4) | mantissa) & 0xff;
 }
 
+/** The 16-bit sample of a G.711 μ-law code. */
 export function muLawDecode(code: number): number {
   const u = ~code & 0xff;
   const sign = u & 0x80;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { StereoRecorder, CHIRP_RATE_HZ, createResampler, type FinishedRecording } from '../audio/index.ts';
 import { decodeCallerFrame, type ChirpSocket } from '../chirp/index.ts';
+import type { Config } from '../config.ts';
 import type { Clock, IdSource, Log, Timer } from '../core/index.ts';
 import { ConversationRun, type Conversation, type DispatchRequest, type DispatchResult } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
@@ -14,20 +15,11 @@ import { InboundAudio } from './inbound-audio.ts';
 import { inferredHop, listenToPlatform, type PlatformHandoffMode } from './platform-calls.ts';
 import { TurnDriver, type TurnDriverHost } from './turn-driver.ts';
 
-/** Limits and timings a call runs under (from configuration). */
-export interface CallLimits {
-  readonly maxCallMs: number;
-  /** How far caller audio may run ahead of real time before the call ends caller_flood. */
-  readonly callerAudioLeadMs: number;
-  readonly callerSilenceMs: number;
-  readonly endCallMaxWaitMs: number;
-  readonly nudgeRetryDelayMs: number;
-  readonly nudgeMaxAttempts: number;
-  readonly pingIntervalMs: number;
-  /** How long a connected provider may take to be ready (its first session.updated) before the call ends provider_error. */
-  readonly providerReadyMs: number;
-  readonly fast: boolean;
-}
+/**
+ * Limits and timings a call runs under: the part of the configuration a call reads (its meanings
+ * are documented on `Config`), so nothing copies the fields one by one.
+ */
+export type CallLimits = Pick<Config, 'maxCallMs' | 'callerAudioLeadMs' | 'callerSilenceMs' | 'endCallMaxWaitMs' | 'nudgeRetryDelayMs' | 'nudgeMaxAttempts' | 'pingIntervalMs' | 'providerReadyMs' | 'fast'>;
 
 /** What a call needs from the app (architecture.md convention 11). */
 export interface CallContext {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IdSource } from '../core/index.ts';
+import { parseJson, type IdSource } from '../core/index.ts';
 
 /**
  * The one CHIRP text-frame codec (wire.md §1.4), for both directions. The server encodes
@@ -62,13 +62,9 @@ export type DecodedEnvelope = { readonly ok: true; readonly type: string; readon
 
 /** Reads a text frame as a CHIRP envelope, whatever its type. */
 export function decodeEnvelope(text: string): DecodedEnvelope {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'not_json' };
-  }
-  const envelope = envelopeSchema.safeParse(json);
+  const json = parseJson(text);
+  if (!json.ok) return { ok: false, reason: 'not_json' };
+  const envelope = envelopeSchema.safeParse(json.value);
   if (!envelope.success) return { ok: false, reason: 'bad_envelope' };
   return { ok: true, type: envelope.data.type, data: envelope.data.data ?? {} };
 }

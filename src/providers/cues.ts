@@ -1,7 +1,8 @@
 /**
  * The text cues that make a model speak when nothing the caller said asks it to: the opening of
  * the call, and a specialist's first words after a handoff (GPT-Live appends them as instructions,
- * Phonic sends them in `generate_reply`). Gemini Live and Nova Sonic word theirs the same way.
+ * Phonic sends them in `generate_reply`, Gemini Live as realtime text, Nova Sonic as a USER text
+ * block; the cascade opens with the opening cue as the caller's first item).
  */
 
 /** Makes the entry agent open the call. */

@@ -11,8 +11,8 @@ export interface OpenResponse {
 }
 
 /**
- * The one open response of a session whose provider has no response objects of its own (Gemini
- * Live, Nova Sonic), and the usage reported while it is open: opening emits `responseStarted`,
+ * The one open response of a session whose provider has no response objects of its own (Nova
+ * Sonic; Gemini Live, GPT-Live and Phonic through `SpokenTurns`), and the usage reported while it is open: opening emits `responseStarted`,
  * closing emits `audioDone` (when it spoke) and `responseDone` with that usage.
  */
 export class ResponseSlot {

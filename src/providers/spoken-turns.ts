@@ -6,8 +6,8 @@ import { ResponseSlot, type OpenResponse } from './response-slot.ts';
 import { StreamHistory } from './stream-history.ts';
 
 /**
- * The turns of a provider that drives its own turns and has no response objects (GPT-Live,
- * Phonic): its audio, transcripts, tool calls and barge-ins become the session's normalised
+ * The turns of a provider that drives its own turns and has no response objects (Gemini Live,
+ * GPT-Live, Phonic): its audio, transcripts, tool calls and barge-ins become the session's normalised
  * events, one open response at a time, and the conversation is kept as text for the next
  * specialist's seed. The provider's session decides when a turn ends.
  */
@@ -92,6 +92,11 @@ export class SpokenTurns {
     this.cancel();
     this.events.emit('callerSpeechStarted');
     return true;
+  }
+
+  /** Marks the open turn cut off: its later audio is dropped and the provider's own turn end closes it. */
+  cut(): void {
+    this.response.cancel();
   }
 
   /** The turn driver cut the turn off (the provider has no cancel): it closes here and its later audio is dropped. */

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { parseJson } from '../core/index.ts';
 
 /** A server event type the harness does not act on. */
 export interface OtherEvent {
@@ -11,12 +12,9 @@ export interface OtherEvent {
  * frame that is not JSON. Never throws.
  */
 export function parseTaggedEvent<T>(schema: z.ZodType<T>, listed: ReadonlySet<string>, data: string): T | OtherEvent | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    return null;
-  }
+  const read = parseJson(data);
+  if (!read.ok) return null;
+  const json = read.value;
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
   const type = json !== null && typeof json === 'object' && 'type' in json ? json.type : undefined;

@@ -1,3 +1,4 @@
+import { muLawEncode } from '../audio/index.ts';
 import { wavLayout } from './waveform.ts';
 
 /**
@@ -12,30 +13,8 @@ export function compactBytesPerSecond(channels = 2): number {
   return COMPACT_RATE_HZ * channels;
 }
 
-/** G.711 μ-law of one PCM16 sample. */
-export function linearToMulaw(sample: number): number {
-  const BIAS = 0x84;
-  const CLIP = 32635;
-  let s = Math.round(sample);
-  const sign = s < 0 ? 0x80 : 0;
-  if (sign) s = -s;
-  if (s > CLIP) s = CLIP;
-  s += BIAS;
-  let exponent = 7;
-  for (let mask = 0x4000; (s & mask) === 0 && exponent > 0; exponent--, mask >>= 1);
-  const mantissa = (s >> (exponent + 3)) & 0x0f;
-  return ~(sign | (exponent << 4) | mantissa) & 0xff;
-}
-
-/** The PCM16 value of a μ-law byte (for tests and checks). */
-export function mulawToLinear(byte: number): number {
-  const u = ~byte & 0xff;
-  const sign = u & 0x80;
-  const exponent = (u >> 4) & 0x07;
-  const mantissa = u & 0x0f;
-  const magnitude = (((mantissa << 3) + 0x84) << exponent) - 0x84;
-  return sign ? -magnitude : magnitude;
-}
+/** G.711 μ-law of one PCM16 sample, and back (audio's one codec; the names the report has always exported). */
+export { muLawEncode as linearToMulaw, muLawDecode as mulawToLinear } from '../audio/index.ts';
 
 /** A 15-tap windowed-sinc low-pass at `cutoff` (a fraction of the input rate), normalised to unit gain. */
 function lowPass(cutoff: number, taps = 15): Float64Array {
@@ -106,7 +85,7 @@ export function compactWav(bytes: Uint8Array): Buffer | null {
     const frac = t - j;
     for (let c = 0; c < ch; c++) {
       const v = frac === 0 ? filtered(j, c) : filtered(j, c) * (1 - frac) + filtered(j + 1, c) * frac;
-      body[i * ch + c] = linearToMulaw(Math.max(-32768, Math.min(32767, v)));
+      body[i * ch + c] = muLawEncode(Math.max(-32768, Math.min(32767, v)));
     }
   }
   return Buffer.concat([header(ch, outFrames), body]);

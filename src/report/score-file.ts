@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../core/index.ts';
 import type { ScoreReport } from '../scoring/index.ts';
 
 /**
@@ -20,14 +21,10 @@ export type ScoreFileResult = { readonly ok: true; readonly report: ScoreReport 
 
 /** Parses a scores.json written by `mivas score`. */
 export function parseScoreFile(text: string): ScoreFileResult {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { ok: false, problem: 'scores.json is not JSON' };
-  }
-  const parsed = scoresOutline.safeParse(raw);
+  const json = parseJson(text);
+  if (!json.ok) return { ok: false, problem: 'scores.json is not JSON' };
+  const parsed = scoresOutline.safeParse(json.value);
   if (!parsed.success) return { ok: false, problem: `scores.json does not look like a mivas score export: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` };
   // The outline held; the rest of the shape is the scorer's own ScoreReport (same code wrote it).
-  return { ok: true, report: raw as ScoreReport };
+  return { ok: true, report: json.value as ScoreReport };
 }

@@ -24,17 +24,8 @@ export function flipRate(n: number, c: number): number | null {
   return n < 2 ? null : (c * (n - c)) / ((n * (n - 1)) / 2);
 }
 
-/** mulberry32: the pinned bootstrap PRNG (scoring.md §8.4); returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The pinned bootstrap PRNG (scoring.md §8.4): core's one seeded random source. */
+export { mulberry32 } from '../core/index.ts';
 
 /** Linear-interpolation (type 7) quantile of a sorted list. */
 export function quantileSorted(sorted: ArrayLike<number>, p: number): number | null {

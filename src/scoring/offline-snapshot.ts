@@ -1,6 +1,6 @@
 import { addSpeech, OFFLINE_FIRST_ACTION_MS, openOfflineTimeline, type OfflineOptions } from '../conversation/index.ts';
 import type { Pack } from '../packs/index.ts';
-import { emptyUsage, type EndReason, type FinalState, type Summary, type TimelineEvent, type TimelineEventInput } from '../snapshot/index.ts';
+import { buildSummary, emptyUsage, type CallRecord, type EndReason, type FinalState, type Smoke, type Summary, type TimelineEvent, type TimelineEventInput } from '../snapshot/index.ts';
 import type { LoadedSnapshot } from './sources.ts';
 
 /**
@@ -48,32 +48,36 @@ export function syntheticTimeline(steps: readonly SyntheticStep[], options: Synt
   return [...timeline.events()];
 }
 
-/** A summary consistent with a synthetic timeline; fields can be overridden. */
+/** The smoke rubric of a synthetic call: every check passed. */
+const SYNTHETIC_SMOKE: Smoke = { both_sides_spoke: true, tools_recorded: true, trace_id_present: null, dead_air_max_s: 2, dead_air_ok: true, outbound_dropouts: 0, clipping_events: 0, clean_audio: true, first_agent_audio_ms: 500, first_audio_ok: true, pass: true };
+
+/**
+ * A summary consistent with a synthetic timeline, written by the one summary builder
+ * (`buildSummary`) over a one-minute call with no usage, no cost and no rows written; fields can
+ * be overridden.
+ */
 export function syntheticSummary(pack: Pick<Pack, 'id' | 'packVersion' | 'templateHash'>, options: SyntheticCallOptions & { readonly startedAt?: string; readonly model?: string | null }, overrides: Partial<Summary> = {}): Summary {
-  return {
-    call_id: options.callId,
-    run_id: options.runId ?? null,
-    task_id: options.taskId,
-    pack: pack.id,
-    pack_version: pack.packVersion,
-    template_hash: pack.templateHash,
+  const record: CallRecord = {
+    pack,
+    callId: options.callId,
+    runId: options.runId ?? null,
+    taskId: options.taskId,
     harness: options.harness ?? 'scripted',
     model: options.model ?? null,
-    started_at: options.startedAt ?? '2026-10-05T13:00:00.000Z',
-    ended_at: '2026-10-05T13:01:00.000Z',
-    duration_ms: 60_000,
-    end_reason: options.endReason ?? 'agent_end_call',
-    close_code: options.closeCode ?? 1000,
-    void_reason: null,
-    smoke: { both_sides_spoke: true, tools_recorded: true, trace_id_present: null, dead_air_max_s: 2, dead_air_ok: true, outbound_dropouts: 0, clipping_events: 0, clean_audio: true, first_agent_audio_ms: 500, first_audio_ok: true, pass: true },
+    startedAtEpochMs: Date.parse(options.startedAt ?? '2026-10-05T13:00:00.000Z'),
+    endedAtEpochMs: Date.parse('2026-10-05T13:01:00.000Z'),
+    durationMs: 60_000,
+    endReason: options.endReason ?? 'agent_end_call',
+    closeCode: options.closeCode ?? 1000,
+    events: [],
+    smoke: SYNTHETIC_SMOKE,
     usage: emptyUsage(),
-    cost_usd_est: null,
-    price_table_version: null,
-    truncated: false,
-    trace_id: null,
-    counts: { tool_calls: 0, handoffs: 0, rows_written: 0 },
-    ...overrides,
+    costUsd: null,
+    priceTableVersion: null,
+    traceId: null,
+    pacing: null,
   };
+  return { ...buildSummary(record, 0), ...overrides };
 }
 
 /** A loaded snapshot from in-memory parts, as the scorer would read it from storage. */

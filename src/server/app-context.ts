@@ -40,12 +40,18 @@ export interface AppContext {
   readonly harnessSessions: HarnessSessions;
   /** Metrics, traces and the Bluejay link. */
   readonly ops: Operations;
-  /** The callers RL episodes can have (docs/rl.md); `scripted` unless a test or a caller build adds more. */
-  readonly rlCallers: CallerMinds;
   /** Speech of the keyless harnesses (`scripted`, `noop`), whoever the call's harness is for (a speech rollout's too). */
   readonly synth: SpeechSynth;
   /** The caps in force: the configured ones, lowered to fit the open-file limit (docs/reliability.md "Open files"). */
   readonly caps: ProcessCaps;
+  /** What only the RL routes use. */
+  readonly rl: RlParts;
+}
+
+/** The parts of the app only the RL routes use (docs/rl.md). */
+export interface RlParts {
+  /** The callers RL episodes can have; `scripted` unless a test or a caller build adds more. */
+  readonly callers: CallerMinds;
   /** The OpenEnv WebSockets open now, and their bounds. */
   readonly openEnvSockets: OpenEnvSockets;
 }
@@ -192,28 +198,15 @@ export async function createAppContext(config: Config, overrides: AppContextOver
     sink,
     outbox,
     callHarnesses: new CallHarnesses(harness),
-    callSettings: { limits: callLimitsOf(config), recordingsDir, estimateCost },
+    callSettings: { limits: config, recordingsDir, estimateCost },
     registry,
     callIds: callIdsOf(registry, harnessSessions, outbox, pack.id, databases),
     ops,
-    rlCallers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
     synth,
     caps,
-    openEnvSockets: new OpenEnvSockets({ max: caps.openEnvSockets, idleMs: config.rl.socketIdleMs, episodeIdleMs: config.rl.idleMs, pingMs: config.pingIntervalMs, bufferBytes: config.rl.socketBufferBytes }, clock),
-  };
-}
-
-/** A live call's limits, from the configuration. */
-function callLimitsOf(config: Config): CallLimits {
-  return {
-    maxCallMs: config.maxCallMs,
-    callerAudioLeadMs: config.callerAudioLeadMs,
-    callerSilenceMs: config.callerSilenceMs,
-    endCallMaxWaitMs: config.endCallMaxWaitMs,
-    nudgeRetryDelayMs: config.nudgeRetryDelayMs,
-    nudgeMaxAttempts: config.nudgeMaxAttempts,
-    pingIntervalMs: config.pingIntervalMs,
-    providerReadyMs: config.providerReadyMs,
-    fast: config.fast,
+    rl: {
+      callers: overrides.rlCallers ?? configuredCallers(config.caller, clock, config.rl.callerCacheDir ? directoryCache(resolve(config.rl.callerCacheDir)) : null),
+      openEnvSockets: new OpenEnvSockets({ max: caps.openEnvSockets, idleMs: config.rl.socketIdleMs, episodeIdleMs: config.rl.idleMs, pingMs: config.pingIntervalMs, bufferBytes: config.rl.socketBufferBytes }, clock),
+    },
   };
 }

@@ -37,8 +37,8 @@ function healthBody(ctx: AppContext): Record<string, unknown> {
     snapshot_unspooled: backlog.unspooled,
     snapshot_spool_failures: backlog.spoolFailures,
     harness_sessions_max: ctx.harnessSessions.max,
-    openenv_sockets: ctx.openEnvSockets.count(),
-    openenv_sockets_max: ctx.openEnvSockets.max,
+    openenv_sockets: ctx.rl.openEnvSockets.count(),
+    openenv_sockets_max: ctx.rl.openEnvSockets.max,
     open_files: openFiles,
     open_files_limit: ctx.caps.fileLimit,
   };

@@ -282,9 +282,9 @@ function socketCapGate(sockets: OpenEnvSockets) {
 }
 
 /** The OpenEnv routes of one pack under `prefix` (docs/rl.md "OpenEnv"). */
-function openEnvRoutes(app: FastifyInstance, ctx: AppContext, desk: EpisodeDesk, packId: string, prefix: string): void {
+function openEnvRoutes(app: FastifyInstance, ctx: Pick<AppContext, 'rl' | 'version' | 'ids'>, desk: EpisodeDesk, packId: string, prefix: string): void {
   const deskPack = desk.deskPack(packId) as DeskPack;
-  app.get(`${prefix}/ws`, { websocket: true, config: { takesUpgrade: true }, preValidation: socketCapGate(ctx.openEnvSockets) }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log, ctx.openEnvSockets));
+  app.get(`${prefix}/ws`, { websocket: true, config: { takesUpgrade: true }, preValidation: socketCapGate(ctx.rl.openEnvSockets) }, (socket: WebSocket, request: FastifyRequest) => openEnvSocket(desk, packId, socket, request.log, ctx.rl.openEnvSockets));
   app.get(`${prefix}/health`, async () => ({ status: 'healthy' }));
   app.get(`${prefix}/schema`, async () => openEnvSchemas());
   app.get(`${prefix}/metadata`, async () => openEnvMetadata(deskPack.pack, ctx.version));
@@ -338,7 +338,7 @@ export async function rlRoutes(app: FastifyInstance, ctx: AppContext): Promise<v
     llmUnavailable: caller.llm ? undefined : (pack) => `caller llm: ${noCallerEndpointNotice(pack)}`,
     clock: ctx.clock,
     ids: ctx.ids,
-    callers: ctx.rlCallers,
+    callers: ctx.rl.callers,
     replica: ctx.config.rl.replica,
     conversationIds: ctx.callIds,
     store: (pack, callId, parts) => {

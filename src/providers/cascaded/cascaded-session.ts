@@ -3,11 +3,13 @@ import { bytesToMs, CHIRP_RATE_HZ } from '../../audio/index.ts';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents, TurnLatency } from '../model-session.ts';
+import { OPENING_CUE } from '../cues.ts';
+import { bindToCall } from '../harness-kit.ts';
 import { EndpointError, streamChat, streamSpeech, transcribe, type ChatMessage, type ChatToolCall, type ChatUsage, type EndpointTarget } from './endpoints.ts';
 import { EnergyVad } from './vad.ts';
 
 /** The user message put into an empty conversation so the first completion has something to answer (recorded as item.injected). */
-export const CASCADE_OPENING_CUE = '(The caller has just been connected. Open the call.)';
+export const CASCADE_OPENING_CUE = OPENING_CUE;
 
 /** Caller audio kept from before a turn opens, so its first syllable reaches the transcriber. */
 const PREROLL_MS = 300;
@@ -123,8 +125,7 @@ export class CascadedSession implements ModelSession {
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the harness started');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
+    bindToCall(signal, () => this.close(), 'the harness started');
     this.agent = agent;
     // Three stateless HTTP endpoints: nothing to open, so the session is ready at once.
     queueMicrotask(() => {

@@ -1,20 +1,17 @@
 import { GoogleGenAI, type FunctionCall as GeminiFunctionCall, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
-import { bytesToMs } from '../../audio/index.ts';
-import { TypedEmitter } from '../../core/index.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
-import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
-import { StreamHistory, type SeedTurn } from '../stream-history.ts';
+import { handoffCueText, OPENING_CUE } from '../cues.ts';
+import { connectForCall } from '../harness-kit.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
+import { SpokenTurns } from '../spoken-turns.ts';
+import type { SeedTurn } from '../stream-history.ts';
 import { GEMINI_INPUT_MIME, GEMINI_INPUT_RATE_HZ, GEMINI_OUTPUT_RATE_HZ, liveConfig, usageFromGemini } from './wire.ts';
 
 /** How long opening a stream (upgrade and setupComplete) may take. */
 const OPEN_TIMEOUT_MS = 15_000;
 
-/** The realtime text that makes the entry agent speak first (the Live API waits for input otherwise). */
-export const GEMINI_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-/** The realtime text that makes the next specialist speak once its stream is open. */
-export function handoffCue(from: string, to: string): string {
-  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
-}
+/** The realtime text that makes the entry agent speak first (the Live API waits for input otherwise): the shared opening cue. */
+export const GEMINI_OPENING_CUE = OPENING_CUE;
 
 /** What the Gemini harness is configured with. */
 export interface GeminiOptions {
@@ -128,52 +125,36 @@ class LiveStream {
  * stream resumes the session by its resumption handle; a stream that cannot be opened at a
  * handoff ends the call (`handoff_stream_lost`).
  */
-export class GeminiLiveSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class GeminiLiveSession extends OwnTurnsSession<GeminiOptions> {
   readonly provider = 'google';
-  readonly model: string;
   readonly inputRateHz = GEMINI_INPUT_RATE_HZ;
   readonly outputRateHz = GEMINI_OUTPUT_RATE_HZ;
-  private agent: AgentSetup | null = null;
   private stream: LiveStream | null = null;
-  private readonly history = new StreamHistory();
-  private readonly response = new ResponseSlot(this.events, 'gemini');
-  private counter = 0;
-  private closed = false;
+  private readonly turns = new SpokenTurns(this.events, 'gemini', GEMINI_OUTPUT_RATE_HZ);
+  /** Numbers the ids made up for calls that came without one. */
+  private madeUpIds = 0;
   private isReady = false;
-  private spokeOnce = false;
   /** Tool outputs to send back in one toolResponse, and the calls still unanswered (by call id). */
   private readonly batch: { id: string; name: string; response: Record<string, unknown> }[] = [];
   private readonly unanswered = new Map<string, { id: string | null; name: string }>();
   /** Every call of the session by the model's id, for naming cancelled ones. */
   private readonly calls = new Map<string, string>();
-  /** The model continues by itself after a toolResponse: no cue is needed. */
-  private continuesAlone = false;
   /** A handoff in progress: the next agent's stream is opening; the cue waits for it. */
   private handoff: { readonly from: string; readonly to: AgentSetup; cueWanted: boolean } | null = null;
 
-  private readonly options: GeminiOptions;
   private readonly ai: GoogleGenAI;
 
   constructor(options: GeminiOptions) {
-    this.options = options;
-    this.model = options.model;
+    super(options);
     this.ai = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: { baseUrl: options.baseUrl, apiVersion: GEMINI_API_VERSION } });
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    const stream = this.open(agent, null, []);
-    this.stream = stream;
-    try {
-      await stream.ready;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.events.emit('failure', { code: 'connect_failed', message, fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
+      this.stream = this.open(agent, null, []);
+      return this.stream.ready;
+    });
     if (this.closed) return;
     this.isReady = true;
     this.events.emit('ready');
@@ -196,39 +177,33 @@ export class GeminiLiveSession implements ModelSession {
     const call = this.unanswered.get(callId);
     if (!call) return;
     this.unanswered.delete(callId);
-    this.history.toolResult(callId, output);
+    this.turns.history.toolResult(callId, output);
     // The old specialist's stream is never told about the handoff: the next one is seeded instead.
     if (!this.handoff) this.answer(call, output);
     if (this.unanswered.size === 0) this.flushToolResponses();
   }
 
   requestResponse(): void {
-    if (this.closed || this.response.current) return;
+    if (this.closed || this.turns.current) return;
     if (this.handoff) {
       this.handoff.cueWanted = true;
       return;
     }
-    if (this.continuesAlone) return;
+    if (this.turns.continuesAlone) return;
     // The greeting (and its retries): the model only speaks when given input.
-    if (!this.spokeOnce) this.stream?.text(GEMINI_OPENING_CUE);
+    if (!this.turns.spokeOnce) this.stream?.text(GEMINI_OPENING_CUE);
   }
 
   /** The Live API has no cancel: audio of the interrupted turn that still arrives is dropped. */
   cancelResponse(): void {
-    this.response.cancel();
+    this.turns.cut();
   }
 
   truncate(itemId: string, audioEndMs: number): void {
-    this.history.truncate(itemId, audioEndMs);
+    this.turns.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* the Live API's automatic activity detection takes turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.stream?.close();
     this.stream = null;
   }
@@ -254,23 +229,13 @@ export class GeminiLiveSession implements ModelSession {
     await Promise.resolve();
     if (this.closed) return;
     const old = this.stream;
-    const next = this.open(agent, null, this.history.seedTurns());
+    const next = this.open(agent, null, this.turns.history.seedTurns());
     this.stream = next;
-    try {
-      await next.ready;
-    } catch (err) {
-      if (this.closed) return;
-      const message = `the next specialist's stream (${agent.name}) could not be opened: ${err instanceof Error ? err.message : String(err)}`;
-      this.events.emit('failure', { code: 'handoff_stream_lost', message, fatal: true });
-      return;
-    } finally {
-      old?.close();
-    }
-    if (this.closed || this.stream !== next) return;
+    if (!(await this.handedOver(next, old, agent.name)) || this.stream !== next) return;
     const handoff = this.handoff;
     this.handoff = null;
-    this.continuesAlone = false;
-    if (handoff?.cueWanted) next.text(handoffCue(handoff.from, agent.name));
+    this.turns.continuesAlone = false;
+    if (handoff?.cueWanted) next.text(handoffCueText(handoff.from, agent.name));
   }
 
   private onLost(stream: LiveStream, why: string): void {
@@ -309,73 +274,44 @@ export class GeminiLiveSession implements ModelSession {
       void this.resume(stream.handle, `goAway (${m.goAway.timeLeft ?? 'soon'})`);
       return;
     }
-    if (m.usageMetadata) this.response.addUsage(usageFromGemini(m.usageMetadata));
+    if (m.usageMetadata) this.turns.addUsage(usageFromGemini(m.usageMetadata));
     const content = m.serverContent;
-    if (content?.inputTranscription?.text) this.history.callerText(content.inputTranscription.text);
+    if (content?.inputTranscription?.text) this.turns.callerText(content.inputTranscription.text);
     if (content?.interrupted) this.onInterrupted();
     for (const part of content?.modelTurn?.parts ?? []) {
-      if (part.inlineData?.data) this.onAudio(part.inlineData.data);
+      if (part.inlineData?.data) this.turns.audio(Buffer.from(part.inlineData.data, 'base64'));
     }
-    if (content?.outputTranscription?.text) this.history.agentText(this.begin().itemId, content.outputTranscription.text);
+    if (content?.outputTranscription?.text) this.turns.agentText(content.outputTranscription.text);
     if (m.toolCall?.functionCalls?.length) this.onToolCall(m.toolCall.functionCalls);
     if (m.toolCallCancellation?.ids?.length) this.onToolCallCancellation(m.toolCallCancellation.ids);
-    if (content?.turnComplete) this.end(this.response.current?.cancelled ? 'cancelled' : 'completed');
-  }
-
-  private onAudio(base64: string): void {
-    const response = this.begin();
-    if (response.cancelled) return;
-    const pcm = Buffer.from(base64, 'base64');
-    response.spoke = true;
-    this.spokeOnce = true;
-    this.history.agentAudio(response.itemId, bytesToMs(pcm.length, GEMINI_OUTPUT_RATE_HZ));
-    this.events.emit('audio', response.itemId, pcm);
-  }
-
-  /** The model's output began: open a response (closing the caller's transcript first). */
-  private begin(): OpenResponse {
-    if (this.response.current) return this.response.current;
-    const said = this.history.closeCallerTurn();
-    if (said) {
-      this.events.emit('callerSpeechStopped');
-      this.events.emit('transcript', 'caller', said, `caller_${this.counter + 1}`);
-    }
-    this.continuesAlone = false;
-    return this.response.start(++this.counter);
-  }
-
-  private end(status: string): void {
-    this.response.finish(status, (response) => {
-      const text = this.history.agentTextOf(response.itemId);
-      if (text) this.events.emit('transcript', 'agent', text, response.itemId);
-    });
+    if (content?.turnComplete) this.turns.end();
   }
 
   /** The server heard the caller over the model: barge-in. */
   private onInterrupted(): void {
-    this.response.cancel();
+    this.turns.cut();
     this.events.emit('callerSpeechStarted');
   }
 
   private onToolCall(calls: readonly GeminiFunctionCall[]): void {
-    const response = this.begin();
+    this.turns.begin();
     const agent = this.agent?.name ?? '';
     const made: { callId: string; name: string; arguments: string }[] = [];
     for (const fc of calls) {
       if (!fc.name) continue;
       // Ids have been seen missing: one is made up for the call's record.
-      const callId = fc.id ?? `gemini_call_${++this.counter}`;
+      const callId = fc.id ?? `gemini_call_${++this.madeUpIds}`;
       const args = JSON.stringify(fc.args ?? {});
       this.unanswered.set(callId, { id: fc.id ?? null, name: fc.name });
       if (fc.id) this.calls.set(fc.id, fc.name);
-      this.history.toolCall(callId, fc.name, args, agent);
+      this.turns.history.toolCall(callId, fc.name, args, agent);
       made.push({ callId, name: fc.name, arguments: args });
     }
     // BLOCKING calls: the model waits for the results and answers them by itself (no cue); the
     // calls belong to this response, which ends with them as the turn driver sees it.
-    this.continuesAlone = true;
+    this.turns.continuesAlone = true;
     for (const call of made) this.events.emit('functionCall', call);
-    this.end(response.cancelled ? 'cancelled' : 'completed');
+    this.turns.end();
   }
 
   /**

@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
-import { TypedEmitter } from '../../core/index.ts';
 import { emptyUsage } from '../../snapshot/index.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { connectForCall } from '../harness-kit.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { functionCallOf, GPT_LIVE_RATE_HZ, parseLiveEvent, sessionStart, toolOutputEvent, type LiveEvent } from './wire.ts';
@@ -87,42 +88,28 @@ class LiveSocket {
  * seeded with the conversation as startup `input` and closes the old one without answering the
  * handoff call.
  */
-export class GptLiveSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class GptLiveSession extends OwnTurnsSession<GptLiveOptions> {
   readonly provider = 'openai';
-  readonly model: string;
   readonly inputRateHz = GPT_LIVE_RATE_HZ;
   readonly outputRateHz = GPT_LIVE_RATE_HZ;
-  private agent: AgentSetup | null = null;
   private socket: LiveSocket | null = null;
   private readonly turns = new SpokenTurns(this.events, 'gptlive', GPT_LIVE_RATE_HZ);
-  private closed = false;
   private gapTimer: NodeJS.Timeout | null = null;
   /** Some answered backend call awaits `response.create`. */
   private outputsSent = false;
   /** A handoff in progress: the next agent's session is starting; the cue waits for it. */
   private handoff: { readonly from: string; cueWanted: boolean } | null = null;
 
-  private readonly options: GptLiveOptions;
-
   constructor(options: GptLiveOptions) {
-    this.options = options;
-    this.model = options.model;
+    super(options);
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    const socket = this.open(agent, false);
-    this.socket = socket;
-    try {
-      await socket.ready;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.events.emit('failure', { code: 'connect_failed', message, fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
+      this.socket = this.open(agent, false);
+      return this.socket.ready;
+    });
     if (this.closed) return;
     this.events.emit('ready');
   }
@@ -175,13 +162,7 @@ export class GptLiveSession implements ModelSession {
     this.turns.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* GPT-Live listens continuously and takes its own turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.clearGap();
     this.socket?.close();
     this.socket = null;
@@ -207,17 +188,7 @@ export class GptLiveSession implements ModelSession {
     const old = this.socket;
     const next = this.open(agent, true);
     this.socket = next;
-    try {
-      await next.ready;
-    } catch (err) {
-      if (this.closed) return;
-      const message = `the next specialist's session (${agent.name}) could not be started: ${err instanceof Error ? err.message : String(err)}`;
-      this.events.emit('failure', { code: 'handoff_stream_lost', message, fatal: true });
-      return;
-    } finally {
-      old?.close();
-    }
-    if (this.closed || this.socket !== next) return;
+    if (!(await this.handedOver(next, old, agent.name)) || this.socket !== next) return;
     const handoff = this.handoff;
     this.handoff = null;
     this.turns.continuesAlone = false;

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { bytesToMs } from '../../audio/index.ts';
-import { TypedEmitter, type Clock, type Timer } from '../../core/index.ts';
+import type { Clock, Timer } from '../../core/index.ts';
 import type { Usage } from '../../snapshot/index.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import { handoffCueText, OPENING_CUE } from '../cues.ts';
+import { connectForCall } from '../harness-kit.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { ResponseSlot, type OpenResponse } from '../response-slot.ts';
 import { StreamHistory, type SeedTurn } from '../stream-history.ts';
 import type { NovaDuplex, NovaEvent, NovaTransport } from './transport.ts';
@@ -20,10 +23,8 @@ export const NOVA_RENEW_AFTER_MS = 7 * 60_000;
 const KEEPALIVE_MS = 1_000;
 const KEEPALIVE_BYTES = 3_200;
 
-export const NOVA_OPENING_CUE = '(The caller has just been connected. Open the call.)';
-export function novaHandoffCue(from: string, to: string): string {
-  return `(The call has just been transferred from ${from} to you, ${to}. Continue the conversation with the caller now, without greeting again.)`;
-}
+/** The text block that makes the entry agent speak first (the model does not speak from silence): the shared opening cue. */
+export const NOVA_OPENING_CUE = OPENING_CUE;
 
 /** What the Nova Sonic harness is configured with. */
 export interface NovaOptions {
@@ -114,18 +115,14 @@ interface Stream {
  * connection limit the session moves to a fresh stream seeded the same way; a stream that cannot
  * be opened at a handoff ends the call (`handoff_stream_lost`).
  */
-export class NovaSonicSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class NovaSonicSession extends OwnTurnsSession<NovaOptions> {
   readonly provider = 'aws';
-  readonly model: string;
   readonly inputRateHz = NOVA_INPUT_RATE_HZ;
   readonly outputRateHz = NOVA_OUTPUT_RATE_HZ;
-  private agent: AgentSetup | null = null;
   private stream: Stream | null = null;
   private readonly history = new StreamHistory();
   private readonly response = new ResponseSlot(this.events, 'nova');
   private counter = 0;
-  private closed = false;
   private spokeOnce = false;
   private continuesAlone = false;
   private readonly pendingCalls: { callId: string; name: string; arguments: string }[] = [];
@@ -136,24 +133,15 @@ export class NovaSonicSession implements ModelSession {
   private keepalive: Timer | null = null;
   private renewal: Timer | null = null;
 
-  private readonly options: NovaOptions;
-
   constructor(options: NovaOptions) {
-    this.options = options;
-    this.model = options.model;
+    super(options);
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    try {
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
       this.stream = this.openStream(agent, []);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.events.emit('failure', { code: 'connect_failed', message, fatal: true });
-      throw err;
-    }
+    });
     queueMicrotask(() => {
       if (!this.closed) this.events.emit('ready');
     });
@@ -199,13 +187,7 @@ export class NovaSonicSession implements ModelSession {
     this.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* Nova Sonic's own turn detection takes turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.keepalive?.cancel();
     this.renewal?.cancel();
     if (this.stream) this.endStream(this.stream);
@@ -278,7 +260,7 @@ export class NovaSonicSession implements ModelSession {
       if (old) this.endStream(old);
     }
     this.continuesAlone = false;
-    this.sendText(novaHandoffCue(from, agent.name));
+    this.sendText(handoffCueText(from, agent.name));
   }
 
   /** Before the connection limit: the same agent on a fresh stream with the history (no cue: nothing was asked). */

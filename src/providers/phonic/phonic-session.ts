@@ -1,6 +1,8 @@
 import WebSocket from 'ws';
-import { TypedEmitter, type Clock } from '../../core/index.ts';
-import type { AgentSetup, ModelSession, ModelSessionEvents } from '../model-session.ts';
+import type { Clock } from '../../core/index.ts';
+import { connectForCall } from '../harness-kit.ts';
+import type { AgentSetup } from '../model-session.ts';
+import { OwnTurnsSession } from '../own-turns-session.ts';
 import { handoffCueText, OPENING_CUE } from '../cues.ts';
 import { SpokenTurns } from '../spoken-turns.ts';
 import { outputValue, parsePhonicEvent, phonicConfig, PHONIC_CHUNK_MS, PHONIC_RATE_HZ, type PhonicEvent } from './wire.ts';
@@ -33,40 +35,29 @@ export interface PhonicOptions {
  * `generate_reply` cue; the handoff call itself is not answered. Phonic has no cancel or truncate:
  * on barge-in the rest of the turn's audio is dropped.
  */
-export class PhonicSession implements ModelSession {
-  readonly events = new TypedEmitter<ModelSessionEvents>();
+export class PhonicSession extends OwnTurnsSession<PhonicOptions> {
   readonly provider = 'phonic';
-  readonly model: string;
   readonly inputRateHz = PHONIC_RATE_HZ;
   readonly outputRateHz = PHONIC_RATE_HZ;
   private ws: WebSocket | null = null;
-  private agent: AgentSetup | null = null;
   private readonly turns = new SpokenTurns(this.events, 'phonic', PHONIC_RATE_HZ);
-  private closed = false;
   private isReady = false;
   private audioSent = false;
   /** A reset was sent; the next response request cues the new agent. */
   private handoffFrom: string | null = null;
 
-  private readonly options: PhonicOptions;
   private readonly clock: Clock;
 
   constructor(options: PhonicOptions, clock: Clock) {
-    this.options = options;
+    super(options);
     this.clock = clock;
-    this.model = options.model;
   }
 
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    this.agent = agent;
-    try {
-      await this.open(agent);
-    } catch (err) {
-      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => {
+      this.agent = agent;
+      return this.open(agent);
+    });
     if (this.closed) return;
     this.isReady = true;
     this.events.emit('ready');
@@ -116,13 +107,7 @@ export class PhonicSession implements ModelSession {
     this.turns.history.truncate(itemId, audioEndMs);
   }
 
-  callerSpeech(): void {
-    /* Phonic's own voice activity detection takes turns */
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.close(1000, 'done');
     else this.ws?.terminate();
     this.ws = null;

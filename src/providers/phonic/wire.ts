@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../../core/index.ts';
 import type { AgentSetup } from '../model-session.ts';
 import type { SeedTurn } from '../stream-history.ts';
 import { parseTaggedEvent, type OtherEvent } from '../tagged-event.ts';
@@ -70,11 +71,8 @@ export function phonicConfig(agent: AgentSetup, o: ConfigOptions): Record<string
 
 /** A tool output as `tool_call_output.output`: the parsed JSON, or the text itself. */
 export function outputValue(output: string): unknown {
-  try {
-    return JSON.parse(output) as unknown;
-  } catch {
-    return output;
-  }
+  const json = parseJson(output);
+  return json.ok ? json.value : output;
 }
 
 /** The server messages the harness acts on; others parse as `other`. */

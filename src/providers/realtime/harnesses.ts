@@ -32,19 +32,15 @@ export function realtimeHarness(name: RealtimeHarnessName, settings: ProviderSet
   return realtimeFactory(name, realtimeDialect(name, settings));
 }
 
+/** The endpoint of a keyed realtime harness: its base URL and key required at boot (in that order), its model and voice. */
+function keyedEndpoint(s: { readonly baseUrl: string | undefined; readonly apiKey: string | undefined; readonly model: string; readonly voice: string }, name: RealtimeHarnessName, baseUrlVariable: string, keyVariable: string) {
+  return { baseUrl: required(s.baseUrl, baseUrlVariable, name), model: s.model, voice: s.voice, apiKey: required(s.apiKey, keyVariable, name) };
+}
+
 /** `openai/realtime`: OpenAI Realtime GA (wire.md §2). */
 function openaiDialect(settings: ProviderSettings): RealtimeDialect {
-  const name = 'openai/realtime';
-  const s = settings.openai;
-  return gaDialect({
-      provider: 'openai',
-      baseUrl: required(s.baseUrl, 'MIVAS_OPENAI_BASE_URL', name),
-      model: s.model,
-      voice: s.voice,
-      transcriptionModel: s.transcriptionModel,
-      turnDetection: settings.turnDetection,
-      auth: { kind: 'bearer', key: required(s.apiKey, 'OPENAI_API_KEY', name) },
-    });
+  const { apiKey, ...endpoint } = keyedEndpoint(settings.openai, 'openai/realtime', 'MIVAS_OPENAI_BASE_URL', 'OPENAI_API_KEY');
+  return gaDialect({ provider: 'openai', ...endpoint, transcriptionModel: settings.openai.transcriptionModel, turnDetection: settings.turnDetection, auth: { kind: 'bearer', key: apiKey } });
 }
 
 /**
@@ -68,28 +64,12 @@ function azureDialect(settings: ProviderSettings): RealtimeDialect {
 
 /** `xai/grok-voice`: xAI Grok Voice Agent, billed per minute (wire.md §3.2). */
 function xaiDialectOf(settings: ProviderSettings): RealtimeDialect {
-  const name = 'xai/grok-voice';
-  const s = settings.xai;
-  return xaiDialect({
-      baseUrl: required(s.baseUrl, 'MIVAS_XAI_BASE_URL', name),
-      model: s.model,
-      voice: s.voice,
-      apiKey: required(s.apiKey, 'XAI_API_KEY', name),
-      transcriptionModel: s.transcriptionModel,
-    });
+  return xaiDialect({ ...keyedEndpoint(settings.xai, 'xai/grok-voice', 'MIVAS_XAI_BASE_URL', 'XAI_API_KEY'), transcriptionModel: settings.xai.transcriptionModel });
 }
 
 /** `qwen/omni-realtime`: Qwen omni realtime, beta session shape (wire.md §3.3). */
 function qwenDialectOf(settings: ProviderSettings): RealtimeDialect {
-  const name = 'qwen/omni-realtime';
-  const s = settings.qwen;
-  return qwenDialect({
-      baseUrl: required(s.baseUrl, 'MIVAS_QWEN_BASE_URL', name),
-      model: s.model,
-      voice: s.voice,
-      apiKey: required(s.apiKey, 'DASHSCOPE_API_KEY', name),
-      workspace: s.workspace,
-    });
+  return qwenDialect({ ...keyedEndpoint(settings.qwen, 'qwen/omni-realtime', 'MIVAS_QWEN_BASE_URL', 'DASHSCOPE_API_KEY'), workspace: settings.qwen.workspace });
 }
 
 /** Each realtime harness name's dialect builder. */

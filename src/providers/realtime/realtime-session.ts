@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { TypedEmitter } from '../../core/index.ts';
 import type { AgentSetup, ModelSession, ModelSessionEvents, RateLimitReading } from '../model-session.ts';
+import { bindToCall } from '../harness-kit.ts';
 import type { OutboundEvent, RealtimeDialect } from './dialect.ts';
 import { parseServerEvent, type RateLimit, type ServerEvent } from './server-events.ts';
 import { usageFromProvider } from './usage.ts';
@@ -125,8 +126,7 @@ export class RealtimeSession implements ModelSession {
    * the provider's answer, with the credentials blanked out.
    */
   async connect(agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error('the call ended before the provider connected');
-    signal.addEventListener('abort', () => void this.close(), { once: true });
+    bindToCall(signal, () => this.close());
     let headers: Readonly<Record<string, string>>;
     try {
       headers = await this.dialect.authHeaders();

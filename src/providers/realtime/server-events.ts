@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../../core/index.ts';
 
 /**
  * Zod schemas of the realtime server events the harness acts on (wire.md §2.5), in GA names.
@@ -95,13 +96,9 @@ const envelopeSchema = z.looseObject({ type: z.string() });
 
 /** Parses one text frame from a realtime server, renaming beta events to GA first. */
 export function parseServerEvent(text: string): ParsedServerEvent {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'invalid', type: null, reason: 'not JSON' };
-  }
-  const envelope = envelopeSchema.safeParse(json);
+  const json = parseJson(text);
+  if (!json.ok) return { kind: 'invalid', type: null, reason: 'not JSON' };
+  const envelope = envelopeSchema.safeParse(json.value);
   if (!envelope.success) return { kind: 'invalid', type: null, reason: 'no type' };
   const type = GA_NAME_OF_BETA[envelope.data.type] ?? envelope.data.type;
   if (!KNOWN_TYPES.has(type)) return { kind: 'other', type };

@@ -1,5 +1,6 @@
 import type { Incoming, Outgoing } from '@elevenlabs/types';
 import { z } from 'zod';
+import { parseJsonAs } from '../../core/index.ts';
 
 /**
  * The ElevenLabs Agents conversation WebSocket as mivas speaks it, in the types of
@@ -56,10 +57,5 @@ export const ELEVENLABS_EVENTS_TYPED: ElevenLabsEventsAreTyped = [true, true, tr
 
 /** One frame, or null when it is not JSON or not a message the relay acts on. */
 export function parseElevenLabsEvent(data: string): ElevenLabsEvent | null {
-  try {
-    const parsed = elevenLabsEventSchema.safeParse(JSON.parse(data));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  return parseJsonAs(elevenLabsEventSchema, data);
 }

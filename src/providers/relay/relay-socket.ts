@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { TypedEmitter, type Clock } from '../../core/index.ts';
+import { connectForCall } from '../harness-kit.ts';
 import type { AgentSetup, CallInfo, ModelSession, ModelSessionEvents } from '../model-session.ts';
 import { RelayUtterances } from './relay-utterances.ts';
 
@@ -30,14 +31,7 @@ export abstract class RelaySocketSession<Out, Options> implements ModelSession {
   }
 
   async connect(_agent: AgentSetup, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) throw new Error(`the call ended before the ${this.provider} agent was dialed`);
-    signal.addEventListener('abort', () => void this.close(), { once: true });
-    try {
-      await this.open();
-    } catch (err) {
-      this.events.emit('failure', { code: 'connect_failed', message: err instanceof Error ? err.message : String(err), fatal: true });
-      throw err;
-    }
+    await connectForCall(this, signal, () => this.open(), `the ${this.provider} agent was dialed`);
     if (this.closed) return;
     this.opened();
     this.events.emit('ready');

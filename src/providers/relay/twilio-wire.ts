@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { muLawDecode, muLawEncode } from '../../audio/index.ts';
+import { parseJsonAs } from '../../core/index.ts';
 
 /**
  * The Twilio Media Streams WebSocket as Twilio speaks it to a bot (`<Connect><Stream>`,
@@ -64,12 +65,7 @@ export type BotMessage = z.infer<typeof botMessageSchema>;
 
 /** One bot frame, or null when it is not JSON or not a message the relay acts on. */
 export function parseBotMessage(data: string): BotMessage | null {
-  try {
-    const parsed = botMessageSchema.safeParse(JSON.parse(data));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  return parseJsonAs(botMessageSchema, data);
 }
 
 /** PCM16 little-endian to mu-law bytes. */
