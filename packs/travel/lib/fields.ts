@@ -6,7 +6,15 @@ import { AIRPORT_ALIASES, AIRPORT_KEYS, clock } from './policy.ts';
 
 const REFERENCE_YEAR = Number(clock.now.slice(0, 4));
 
-export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+/** True for a YYYY-MM-DD that is a day on the calendar (not "2026-13-45"). */
+function isCalendarDate(value: string): boolean {
+  const [y = 0, m = 0, d = 0] = value.split('-').map(Number);
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
+// A shape-valid day that is not on the calendar is refused as invalid arguments, before a tool does date arithmetic with it.
+export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isCalendarDate, 'not a day on the calendar');
 export const phoneField = z.string().regex(/^\+[1-9]\d{7,14}$/);
 export const lastNameField = z.string().regex(/^[A-Za-z][A-Za-z '-]{0,39}$/);
 export const personNameField = z.string().regex(/^[A-Za-z][A-Za-z .'-]{1,59}$/);
