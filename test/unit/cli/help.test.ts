@@ -32,7 +32,7 @@ describe('the CLI surface (issue 15)', () => {
   it('names what is wrong: an unknown pack lists the packs there, a missing flag is called required', async () => {
     const pack = await cli(['tasks', 'list', '--pack', 'nope']);
     expect(pack.code).toBe(3);
-    expect(pack.err).toMatch(/pack "nope" not found under .*; the packs there: control-industry, customer-support, healthcare, legal/);
+    expect(pack.err).toMatch(/pack "nope" not found under .*; the packs there: control-industry, customer-support, finance, healthcare, legal, travel/);
     const score = await cli(['score']);
     expect(score.code).toBe(3);
     expect(score.err).toMatch(/^mivas score: --snapshots is required$/m);

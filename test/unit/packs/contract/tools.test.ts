@@ -194,7 +194,7 @@ describe.each(PACK_IDS)('pack contract: %s', (id) => {
         return false;
       });
     }
-  });
+  }, 120_000); // every tool twice, fuzzed, and every task replayed, each call with two full dumps: heavy on a loaded 2-core machine
 
   it('16 (cache part). no tool writes a reference table its pack reads through referenceTable (read once per call)', () => {
     const { pack } = fx();
