@@ -30,7 +30,7 @@ export const CUT_VALUE = '[cut: nested too deep]';
  *
  * The timeline is bounded so that it can always be serialised into a snapshot: values nested
  * deeper than `maxDepth` are replaced by {@link CUT_VALUE}, and once `maxEvents` or `maxBytes` is
- * reached later events are counted, not kept (`call.ended` always is). Either makes
+ * reached later events are counted, not kept nor checked (`call.ended` always is). Either makes
  * `truncation()` non-null, and the summary says `truncated: true` with the counts.
  */
 export class Timeline {
