@@ -21,7 +21,7 @@ import { benchDesk, type DeskRow } from './desk-bench.ts';
 import { benchEpisodes, type EpisodeRow } from './episode-bench.ts';
 import { benchLive, isSaturated, type LiveResult } from './live-bench.ts';
 import { benchReportPages, type ReportBenchResult } from './report-bench.ts';
-import { benchScoring, SCORING_GOALS, type ScoringResult } from './scoring-bench.ts';
+import { benchScoring, SCORING_GOALS, type CliScoringRow, type ScoringResult } from './scoring-bench.ts';
 import { benchTools, type ToolRow } from './tools-bench.ts';
 
 const RESULTS = join(ROOT, 'bench', 'results.json');
@@ -56,9 +56,16 @@ function p99Rows(results: Figures): P99Row[] {
   const boot = results.boot as Partial<BootResult> | undefined;
   if (boot?.settledRssMb) rows.push({ key: 'boot RSS settled MB', p99: boot.settledRssMb });
   if (boot?.configExitS) rows.push({ key: 'serve config-error exit s', p99: boot.configExitS });
+  // mivas score's peak RSS too: more is worse.
+  for (const c of (results.scoring as Partial<ScoringResult> | undefined)?.cli ?? []) rows.push({ key: `${cliKey(c)} peak RSS MB`, p99: c.peakRssMb });
   const live = results.live as Partial<LiveResult> | undefined;
   for (const r of live?.rows ?? []) rows.push({ key: `live N=${r.calls} jitter`, p99: r.jitter.p99 }, { key: `live N=${r.calls} relay`, p99: r.relay.p99 }, { key: `live N=${r.calls} event loop`, p99: r.eventLoopP99Ms });
   return rows;
+}
+
+/** The name of a `mivas score` row in the regression check: its size, and its node flags when it has any. */
+function cliKey(c: Partial<CliScoringRow>): string {
+  return `mivas score ${c.conversations}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}`;
 }
 
 /** bench/results.json as committed at HEAD, or null outside a git checkout. */
@@ -75,7 +82,7 @@ function throughputRows(results: Figures): P99Row[] {
   const rows: P99Row[] = [];
   const scoring = results.scoring as Partial<ScoringResult> | undefined;
   if (scoring?.conversationsPerCoreS) rows.push({ key: 'scoring conv/s per core', p99: scoring.conversationsPerCoreS });
-  for (const c of scoring?.cli ?? []) rows.push({ key: `mivas score ${c.conversations} conv/s per core`, p99: c.conversationsPerCoreS });
+  for (const c of scoring?.cli ?? []) rows.push({ key: `${cliKey(c)} conv/s per core`, p99: c.conversationsPerCoreS });
   for (const r of (results.tools ?? []) as ToolRow[]) rows.push({ key: `tools ${r.mode} ${r.tool} c${r.connections} ids${r.callIds} req/s`, p99: r.throughputPerS });
   return rows;
 }
@@ -140,9 +147,16 @@ function printScoring(r: ScoringResult): void {
     ),
   );
   const cli = r.cli ?? [];
-  console.log(renderTable(['mivas score over files', 'CPU s', 'CPU ms/conv', 'conv/s per core', 'peak RSS MB', 'RSS goal met'], cli.map((c) => [String(c.conversations), String(c.cpuS), String(c.cpuPerConversationMs), String(c.conversationsPerCoreS), String(c.peakRssMb), c.peakRssMb < SCORING_GOALS.peakRssMb ? 'yes' : 'no'])));
-  const [small, large] = [cli[0], cli.at(-1)];
-  if (small && large && large !== small) console.log(`RSS growth: ${(((large.peakRssMb - small.peakRssMb) * 1024) / (large.conversations - small.conversations)).toFixed(1)} KiB per conversation from ${small.conversations} to ${large.conversations}`);
+  console.log(renderTable(['mivas score over files', 'node flags', 'CPU s', 'CPU ms/conv', 'conv/s per core', 'peak RSS MB', 'RSS goal met'], cli.map((c) => [String(c.conversations), c.nodeFlags?.join(' ') || '-', String(c.cpuS), String(c.cpuPerConversationMs), String(c.conversationsPerCoreS), String(c.peakRssMb), c.peakRssMb < SCORING_GOALS.peakRssMb ? 'yes' : 'no'])));
+  // Growth is read between the sizes run with the same flags.
+  for (const flags of [...new Set(cli.map((c) => c.nodeFlags?.join(' ') ?? ''))]) {
+    const same = cli.filter((c) => (c.nodeFlags?.join(' ') ?? '') === flags);
+    const [small, large] = [same[0], same.at(-1)];
+    if (!small || !large || large === small) continue;
+    const perConversation = ((large.peakRssMb - small.peakRssMb) * 1024) / (large.conversations - small.conversations);
+    const flag = perConversation > SCORING_GOALS.flatKiBPerConversation ? `  GROWTH: more than ${SCORING_GOALS.flatKiBPerConversation} KiB per conversation, so memory is not flat` : '  (flat)';
+    console.log(`RSS growth${flags ? ` with ${flags}` : ''}: ${perConversation.toFixed(1)} KiB per conversation from ${small.conversations} to ${large.conversations}${flag}`);
+  }
 }
 
 function printReport(r: ReportBenchResult): void {

@@ -41,6 +41,8 @@ export interface ScoringResult {
 /** One `mivas score` run over files. */
 export interface CliScoringRow {
   readonly conversations: number;
+  /** Node flags the child was started with (none: Node's defaults, as `mivas score` runs from a shell). */
+  readonly nodeFlags: readonly string[];
   readonly cpuS: number;
   readonly cpuPerConversationMs: number;
   readonly conversationsPerCoreS: number;
@@ -48,7 +50,20 @@ export interface CliScoringRow {
 }
 
 /** The goals of issue 32 the bench prints beside its figures. */
-export const SCORING_GOALS = { conversationsPerCoreS: 2_000, peakRssMb: 300 } as const;
+/**
+ * `flatKiBPerConversation`: RSS growth between the two sizes above which memory is flagged as not
+ * flat. A verdict held on the heap is about 13 KB (33 KiB of RSS per conversation when every one was
+ * held); a spilled one leaves a row of well under 1 KB; the collector's headroom moves the peak
+ * by up to ±15 MB between runs, which over 4,000 conversations is ±4 KiB each.
+ */
+export const SCORING_GOALS = { conversationsPerCoreS: 2_000, peakRssMb: 300, flatKiBPerConversation: 4 } as const;
+
+/**
+ * The young-generation cap `mivas serve` starts with (src/server/node-flags.ts): Node 24 lets it
+ * grow to 128 MB, which a scoring run's read garbage fills. Both sizes are also run with it, to
+ * show how much of the peak is the collector's headroom rather than what scoring holds.
+ */
+const SMALL_YOUNG_GENERATION = ['--max-semi-space-size=16'];
 
 /** The healthcare pack when it loads and has tasks, else the first pack that does. */
 async function packWithTasks(): Promise<Pack> {
@@ -122,7 +137,7 @@ export async function benchScoring(settings: { count: number; resamples: number;
     conversationsPerCoreS: Math.round((snapshots.length / cpuMs(cpu2)) * 1000),
     bootstrapResamples: options.resamples,
     verdicts,
-    cli: settings.cliSizes.map((n) => cliScoring(snapshots.slice(0, n), options.resamples)),
+    cli: [[], SMALL_YOUNG_GENERATION].flatMap((flags) => settings.cliSizes.map((n) => cliScoring(snapshots.slice(0, n), options.resamples, flags))),
     loadavg: [Math.round(loadAtStart * 100) / 100, Math.round((loadavg()[0] ?? 0) * 100) / 100],
   };
 }
@@ -131,7 +146,7 @@ export async function benchScoring(settings: { count: number; resamples: number;
 const USAGE_PROBE = `process.on('exit', () => { const r = process.resourceUsage(); process.stderr.write('BENCH_USAGE ' + JSON.stringify({ cpuUs: r.userCPUTime + r.systemCPUTime, maxRssKb: r.maxRSS }) + '\\n'); });`;
 
 /** Writes the snapshots as files and runs `mivas score` on them in a child process. */
-function cliScoring(snapshots: readonly LoadedSnapshot[], resamples: number): CliScoringRow {
+function cliScoring(snapshots: readonly LoadedSnapshot[], resamples: number, nodeFlags: readonly string[]): CliScoringRow {
   const tmp = tempDir('mivas-bench-cli-');
   try {
     for (const s of snapshots) {
@@ -141,7 +156,7 @@ function cliScoring(snapshots: readonly LoadedSnapshot[], resamples: number): Cl
       writeFileSync(`${base}.timeline.json`, JSON.stringify({ events: s.events }));
       writeFileSync(`${base}.final.json`, JSON.stringify(s.final));
     }
-    const run = spawnSync(process.execPath, [join(ROOT, 'bin', 'mivas.js'), 'score', '--snapshots', join(tmp.dir, 'snap'), '--out', join(tmp.dir, 'out'), '--bootstrap', String(resamples), '--packs-dir', join(ROOT, 'packs')], {
+    const run = spawnSync(process.execPath, [...nodeFlags, join(ROOT, 'bin', 'mivas.js'), 'score', '--snapshots', join(tmp.dir, 'snap'), '--out', join(tmp.dir, 'out'), '--bootstrap', String(resamples), '--packs-dir', join(ROOT, 'packs')], {
       cwd: tmp.dir,
       encoding: 'utf8',
       env: { ...process.env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(USAGE_PROBE)}` },
@@ -152,7 +167,7 @@ function cliScoring(snapshots: readonly LoadedSnapshot[], resamples: number): Cl
     if (!line) throw new Error(`mivas score gave no usage line (exit ${run.status}): ${(run.stderr ?? '').slice(-400)}`);
     const usage = JSON.parse(line) as { cpuUs: number; maxRssKb: number };
     const cpuS = usage.cpuUs / 1e6;
-    return { conversations: snapshots.length, cpuS: Math.round(cpuS * 100) / 100, cpuPerConversationMs: Math.round((cpuS / snapshots.length) * 1e6) / 1000, conversationsPerCoreS: Math.round(snapshots.length / cpuS), peakRssMb: Math.round(usage.maxRssKb / 1024) };
+    return { conversations: snapshots.length, nodeFlags, cpuS: Math.round(cpuS * 100) / 100, cpuPerConversationMs: Math.round((cpuS / snapshots.length) * 1e6) / 1000, conversationsPerCoreS: Math.round(snapshots.length / cpuS), peakRssMb: Math.round(usage.maxRssKb / 1024) };
   } finally {
     tmp.remove();
   }

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PolicySettings } from '../config.ts';
 import { boundedFetch, MivasError } from '../core/index.ts';
-import { judgeCacheKey, judgeMessages, parseJudgeReply, withJudgeScores, type JudgeScores, type ScoreReport } from '../scoring/index.ts';
+import { judgeCacheKey, judgeMessages, parseJudgeReply, type ConversationVerdict, type JudgeScores } from '../scoring/index.ts';
 
 /** What the judge step needs: the endpoint (base URL and model set) and the cache folder. */
 export interface JudgeSetup {
@@ -22,9 +22,9 @@ export interface JudgeSetup {
   readonly fetch?: typeof fetch;
 }
 
-/** How the judge step went: the report with the scores laid on, how many it asked, and the failure that stopped it. */
+/** How the judge step went: the scores by conversation id (to lay on the report), how many it asked, and the failure that stopped it. */
 export interface JudgeOutcome {
-  readonly report: ScoreReport;
+  readonly judged: ReadonlyMap<string, JudgeScores>;
   readonly asked: number;
   readonly cached: number;
   readonly failure: string | null;
@@ -54,15 +54,15 @@ async function ask(setup: JudgeSetup, doFetch: typeof fetch, messages: ReturnTyp
   return content;
 }
 
-/** Judges every scored conversation (PASS or FAIL) that is not cached yet; stops at the first failure. */
-export async function annotateWithJudge(report: ScoreReport, setup: JudgeSetup): Promise<JudgeOutcome> {
+/** Judges every scored conversation (PASS or FAIL) that is not cached yet, one at a time as they come; stops asking at the first failure. */
+export async function annotateWithJudge(conversations: Iterable<ConversationVerdict>, setup: JudgeSetup): Promise<JudgeOutcome> {
   const doFetch = boundedFetch({ timeoutMs: setup.settings.timeoutMs, maxBodyBytes: setup.settings.maxBodyBytes }, setup.fetch ?? fetch);
   mkdirSync(setup.cacheDir, { recursive: true });
   const judged = new Map<string, JudgeScores>();
   let asked = 0;
   let cached = 0;
   let failure: string | null = null;
-  for (const v of report.conversations) {
+  for (const v of conversations) {
     if (v.status !== 'PASS' && v.status !== 'FAIL') continue;
     const messages = judgeMessages(v);
     const file = join(setup.cacheDir, `${judgeCacheKey(setup.settings.model, messages)}.json`);
@@ -84,5 +84,5 @@ export async function annotateWithJudge(report: ScoreReport, setup: JudgeSetup):
       failure = `${v.conversation_id}: ${err instanceof MivasError ? `${err.code}: ` : ''}${err instanceof Error ? err.message : String(err)}`;
     }
   }
-  return { report: withJudgeScores(report, judged), asked, cached, failure };
+  return { judged, asked, cached, failure };
 }

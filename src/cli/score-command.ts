@@ -5,12 +5,13 @@ import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { CALL_ID_PATTERN, ConfigError, EXIT, exitCodeOf, ID_CHARS, MivasError } from '../core/index.ts';
 import { loadPack, type Pack } from '../packs/index.ts';
-import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreReport, renderScoreTable } from '../report/index.ts';
-import { conversationsCsv, describeRuns, directorySource, forEachSnapshot, parseMapping, reportOf, scoreStreamed, scoringContext, snapshotRunId, s3Source, scoresJson, streamedVerdicts, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReport, type SkipReporter, type SnapshotSource, type SourceOptions, type StreamedVerdict, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
+import { buildReportModel, callerRecordKey, parseCallerRecord, renderComparisonText, renderScoreTable } from '../report/index.ts';
+import { describeRuns, directorySource, forEachSnapshot, parseMapping, reportOf, scoreStreamed, scoringContext, snapshotRunId, s3Source, streamedVerdicts, withJudgeScores, VerdictSpill, type CallerFacts, type LoadedSnapshot, type MappingEntry, type RunMeta, type ScoreReportOf, type SkipReporter, type SnapshotSource, type SourceOptions, type SpilledVerdict, type StreamedVerdict, type VerdictRow, DEFAULT_SOURCE_LIMITS } from '../scoring/index.ts';
 import { createS3Client, parseS3Uri, summarySchema } from '../snapshot/index.ts';
 import { failWith, usageProblem, type CliIO, type Command } from './io.ts';
 import { annotateWithJudge, type JudgeSetup } from './judge-annotate.ts';
 import { spooledSets } from './resume.ts';
+import { spilledVerdicts, wholeReport, writeScoreOutputs } from './score-outputs.ts';
 
 export const USAGE = `usage: mivas score --snapshots <dir|s3://bucket/prefix> [--out DIR] [--pack P] [--run RUN_ID]... [--all-runs]
                    [--label TEXT | --label RUN_ID=TEXT]... [--mapping FILE]
@@ -131,7 +132,7 @@ export async function loadPacks(ids: ReadonlySet<string>, packsDir: string, load
 }
 
 /** The exit code of scoring.md §9: 1 (a FAIL under --gate) beats 2 (anything not scored). */
-export function scoreExitCode(report: ScoreReport, gate: boolean): number {
+export function scoreExitCode(report: ScoreReportOf<VerdictRow>, gate: boolean): number {
   const s = report.aggregates.status;
   if (gate && s.fail > 0) return EXIT.checkFailed;
   if (s.void + s.unmapped + s.pending > 0) return EXIT.incomplete;
@@ -163,7 +164,7 @@ async function callerFactsOf(source: SnapshotSource, s: LoadedSnapshot, hasCalle
   return record ? { kind: record.kind, seed: record.seed, model: record.model } : null;
 }
 
-/** What scoring keeps while it reads the store: each selected conversation's verdicts, and the few facts the checks and warnings need. */
+/** What scoring keeps while it reads the store: each selected conversation's rows (the verdicts are in the spill), and the few facts the checks and warnings need. */
 interface ReadStore {
   readonly streamed: StreamedVerdict[];
   /** Every set read (`<pack>/<call_id>`), selected or not. */
@@ -176,11 +177,11 @@ interface ReadStore {
 }
 
 /**
- * Reads the store once, scoring each selected conversation as its set arrives and letting the set
- * go (only verdicts are held). `--all-runs` with a mapping also keeps each mapped verdict scored
- * without it, since several runs are scored without the mapping.
+ * Reads the store once, scoring each selected conversation as its set arrives, spilling its verdict
+ * and letting the set go (only rows are held). `--all-runs` with a mapping also keeps each mapped
+ * verdict scored without it, since several runs are scored without the mapping.
  */
-async function readAndScore(source: SnapshotSource, flags: ScoreFlags, mapping: ReadonlyMap<string, MappingEntry>, packsDir: string, onSkip: SkipReporter): Promise<ReadStore> {
+async function readAndScore(source: SnapshotSource, flags: ScoreFlags, mapping: ReadonlyMap<string, MappingEntry>, packsDir: string, onSkip: SkipReporter, spill: VerdictSpill): Promise<ReadStore> {
   const store: ReadStore = { streamed: [], seen: new Set(), runsRead: new Set(), runsScored: new Set(), callers: new Map(), packs: new Map() };
   const ctx = scoringContext(store.packs, { minCallMs: minCallSOf(flags) * 1000, allowPackDrift: flags['allow-pack-drift'] });
   await forEachSnapshot(source, flags.pack, onSkip, async (s, hasCallerPart) => {
@@ -192,7 +193,7 @@ async function readAndScore(source: SnapshotSource, flags: ScoreFlags, mapping: 
     if (!store.packs.has(s.pack)) store.packs.set(s.pack, await loadPack(packsDir, s.pack));
     const facts = await callerFactsOf(source, s, hasCallerPart);
     if (facts) store.callers.set(s.callId, facts);
-    store.streamed.push(scoreStreamed(s, run, ctx, mapping, flags.pack ?? null, flags['all-runs'] || flags.run.length > 1));
+    store.streamed.push(scoreStreamed(s, run, ctx, mapping, flags.pack ?? null, flags['all-runs'] || flags.run.length > 1, spill));
   });
   return store;
 }
@@ -202,17 +203,8 @@ function minCallSOf(flags: ScoreFlags): number {
 }
 
 interface ScoredRun {
-  readonly report: ScoreReport;
+  readonly report: ScoreReportOf<SpilledVerdict>;
   readonly runs: RunMeta[];
-}
-
-function writeScores(out: string, scored: ScoredRun, source: SnapshotSource): void {
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'scores.json'), scoresJson(scored.report));
-  writeFileSync(join(out, 'run.json'), `${JSON.stringify({ runs: scored.runs }, null, 2)}\n`);
-  writeFileSync(join(out, 'conversations.csv'), conversationsCsv(scored.report.conversations));
-  // Shareable: the snapshot links are keys under the store (relative), never this machine's absolute path.
-  writeFileSync(join(out, 'report.html'), renderScoreReport(scored.report, { snapshotRoot: parseS3Uri(source.root) ? source.root : null }));
 }
 
 /**
@@ -273,12 +265,37 @@ export const scoreCommand: Command = async (argv, io) => {
   if (opened.pack) flags.pack = opened.pack;
   const mapping: Map<string, MappingEntry> = flags.mapping ? parseMapping(readText(resolve(io.cwd, flags.mapping)), flags.mapping) : new Map();
   const packsDir = resolve(io.cwd, flags['packs-dir']);
-  const store = await readAndScore(source, flags, mapping, packsDir, onSkip);
+  // Verdicts wait in a temporary file while the run is scored; only a small row of each is held.
+  const spill = VerdictSpill.create();
+  try {
+    return await scoreAndWrite({ flags, io, source, mapping, packsDir, onSkip, skipped: () => skipped, judgeSetup }, spill);
+  } finally {
+    spill.close();
+  }
+};
+
+/** What `scoreAndWrite` works from: the flags, the opened store and mapping, and the judge when asked. */
+interface ScoreInputs {
+  readonly flags: ScoreFlags;
+  readonly io: CliIO;
+  readonly source: SnapshotSource;
+  readonly mapping: ReadonlyMap<string, MappingEntry>;
+  readonly packsDir: string;
+  readonly onSkip: SkipReporter;
+  /** How many files or sets the source and loader have skipped so far. */
+  readonly skipped: () => number;
+  readonly judgeSetup: JudgeSetup | null;
+}
+
+/** Scores the store (verdicts into `spill`), writes every output and prints the table; returns the exit code. */
+async function scoreAndWrite(inputs: ScoreInputs, spill: VerdictSpill): Promise<number> {
+  const { flags, io, source, mapping, packsDir, onSkip, judgeSetup } = inputs;
+  const store = await readAndScore(source, flags, mapping, packsDir, onSkip, spill);
   warnSpooled(io, store.seen, flags.pack);
   // --run keeps those runs' conversations (the summary's run_id, from X-Mivas-Run-Id); --all-runs every run found.
   const selected = flags['all-runs'] ? [...store.runsRead].sort() : flags.run;
-  if (!store.streamed.length && !mapping.size && skipped > 0) {
-    return failWith(io, 'SNAPSHOTS_UNREADABLE', `mivas score: nothing scoreable under ${source.root}: all ${skipped} files or sets found were skipped (named above)`);
+  if (!store.streamed.length && !mapping.size && inputs.skipped() > 0) {
+    return failWith(io, 'SNAPSHOTS_UNREADABLE', `mivas score: nothing scoreable under ${source.root}: all ${inputs.skipped()} files or sets found were skipped (named above)`);
   }
   if (!store.streamed.length && !mapping.size) {
     return failWith(io, 'SNAPSHOTS_NOT_FOUND', `mivas score: no snapshots found under ${source.root}${flags.pack ? ` for pack ${flags.pack}` : ''}${selected.length ? ` in run ${selected.join(', ')}` : ''}`);
@@ -294,7 +311,7 @@ export const scoreCommand: Command = async (argv, io) => {
   const ctx = scoringContext(packs, { minCallMs: minCallS * 1000, allowPackDrift: flags['allow-pack-drift'] });
   const { callers } = store;
   const score = (list: readonly StreamedVerdict[], runMapping: ReadonlyMap<string, MappingEntry>, run: string | null): ScoredRun => {
-    const report = reportOf(streamedVerdicts(list, runMapping, ctx, flags.pack ?? null), packs, {
+    const report = reportOf(streamedVerdicts(list, runMapping, ctx, flags.pack ?? null, spill), packs, {
       k: flags.k, seed: flags.seed, resamples: flags.bootstrap, minCallMs: minCallS * 1000, allowPackDrift: flags['allow-pack-drift'], pack: flags.pack ?? null,
       stamp: flags.stamp ? new Date().toISOString() : null, flags: { ...recordedFlags(flags, minCallS), run, label: run ? (labels.get(run) ?? null) : null },
     });
@@ -306,19 +323,21 @@ export const scoreCommand: Command = async (argv, io) => {
   // The judge is a separate step after scoring: it only lays annotations on the finished verdicts.
   const annotate = async (scored: ScoredRun): Promise<ScoredRun> => {
     if (!judgeSetup) return scored;
-    const outcome = await annotateWithJudge(scored.report, judgeSetup);
+    const outcome = await annotateWithJudge(spilledVerdicts(scored.report, spill), judgeSetup);
     io.stderr.write(`judge ${judgeSetup.settings.model}: ${outcome.asked} asked, ${outcome.cached} from the cache\n`);
     if (outcome.failure) {
       judgeFailed = true;
       io.stderr.write(`mivas score: JUDGE_FAILED: ${outcome.failure}; the conversations not judged keep their judge scores absent\n`);
     }
-    return { ...scored, report: outcome.report };
+    return { ...scored, report: withJudgeScores(scored.report, outcome.judged) };
   };
   const withJudge = (code: number): number => (judgeFailed && code === EXIT.ok ? exitCodeOf('JUDGE_FAILED') : code);
   const out = resolve(io.cwd, flags.out);
+  // Shareable: the snapshot links are keys under the store (relative), never this machine's absolute path.
+  const snapshotRoot = parseS3Uri(source.root) ? source.root : null;
   if (selected.length < 2) {
     const scored = await annotate(score(store.streamed, mapping, selected[0] ?? null));
-    writeScores(out, scored, source);
+    writeScoreOutputs(out, scored.report, scored.runs, spill, snapshotRoot);
     io.stdout.write(renderScoreTable(scored.report));
     io.stdout.write(`wrote ${join(out, 'scores.json')}, run.json, conversations.csv, report.html\n`);
     return withJudge(scoreExitCode(scored.report, flags.gate));
@@ -327,13 +346,13 @@ export const scoreCommand: Command = async (argv, io) => {
   const results: { run: string; scored: ScoredRun }[] = [];
   for (const run of selected) results.push({ run, scored: await annotate(score(store.streamed.filter((s) => s.run === run), new Map(), run)) });
   for (const { run, scored } of results) {
-    writeScores(join(out, run), scored, source);
+    writeScoreOutputs(join(out, run), scored.report, scored.runs, spill, snapshotRoot);
     io.stdout.write(`== run ${run}: ${scored.runs[0]?.label ?? run}\n${renderScoreTable(scored.report)}\n`);
   }
   writeFileSync(join(out, 'runs.json'), `${JSON.stringify({ runs: results.map((r) => ({ dir: r.run, ...(r.scored.runs[0] ?? { run_id: r.run }) })) }, null, 2)}\n`);
-  const model = buildReportModel({ reports: results.map((r) => r.scored.report), runMeta: new Map(results.flatMap((r) => r.scored.runs.map((m) => [m.run_id, m]))) });
+  const model = buildReportModel({ reports: results.map((r) => wholeReport(r.scored.report, spill)), runMeta: new Map(results.flatMap((r) => r.scored.runs.map((m) => [m.run_id, m]))) });
   io.stdout.write(renderComparisonText(model));
   io.stdout.write(`wrote ${results.length} runs under ${out}/<run_id>/ and runs.json; mivas report --scores ${out} renders them together\n`);
   const codes = results.map((r) => scoreExitCode(r.scored.report, flags.gate));
   return withJudge(codes.includes(EXIT.checkFailed) ? EXIT.checkFailed : codes.includes(EXIT.incomplete) ? EXIT.incomplete : EXIT.ok);
-};
+}

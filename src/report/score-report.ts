@@ -1,4 +1,4 @@
-import type { ScoreReport } from '../scoring/index.ts';
+import type { ConversationVerdict, ScoreReport, ScoreReportOf, VerdictRow } from '../scoring/index.ts';
 import { renderConversation } from './conversation-view.ts';
 import { html, trusted, type SafeHtml } from './html.ts';
 import { renderBreakdowns, renderCurves, renderHeader, renderLeaderboard, renderTasks } from './score-sections.ts';
@@ -13,24 +13,37 @@ export interface ScoreReportOptions {
   readonly snapshotRoot: string | null;
 }
 
-/** The sections of a score report, reusable by a web UI that lays them out differently. */
-export function renderScoreSections(report: ScoreReport, options: ScoreReportOptions): SafeHtml[] {
+/** The sections before the conversations: header, leaderboard, curves, breakdowns and tasks. */
+function summarySections(report: ScoreReportOf<VerdictRow>): SafeHtml[] {
   const k = report.meta.k;
   const curves = report.aggregates.headline.tasks
     ? renderCurves(report.aggregates.headline, k, 'Headline reliability')
     : html`${report.breakdowns.pack.map((p) => renderCurves(p.metrics, k, `Reliability: ${p.value}${p.excluded_from_headline ? ' (control)' : ''}`))}`;
-  return [
-    renderHeader(report),
-    renderLeaderboard(report.leaderboard, k),
-    curves,
-    renderBreakdowns({ ...report.breakdowns }, k),
-    renderTasks(report.tasks, k),
-    html`<section><h2>Conversations</h2>${report.conversations.map((c) => renderConversation(c, options.snapshotRoot))}</section>`,
-  ];
+  return [renderHeader(report), renderLeaderboard(report.leaderboard, k), curves, renderBreakdowns({ ...report.breakdowns }, k), renderTasks(report.tasks, k)];
 }
+
+/** The sections of a score report, reusable by a web UI that lays them out differently. */
+export function renderScoreSections(report: ScoreReport, options: ScoreReportOptions): SafeHtml[] {
+  return [...summarySections(report), html`<section><h2>Conversations</h2>${report.conversations.map((c) => renderConversation(c, options.snapshotRoot))}</section>`];
+}
+
+/**
+ * `renderScoreReport` written in pieces, with the conversations supplied one at a time: `head`,
+ * then `conversation(v)` for each in order, then `tail`. The pieces join to the same bytes.
+ */
+export function scoreReportPieces(report: ScoreReportOf<VerdictRow>, options: ScoreReportOptions): { readonly head: string; conversation(v: ConversationVerdict): string; readonly tail: string } {
+  return {
+    head: html`${trusted(PAGE_START)}${summarySections(report)}<section><h2>Conversations</h2>`.text,
+    conversation: (v) => renderConversation(v, options.snapshotRoot).text,
+    tail: PAGE_END,
+  };
+}
+
+const PAGE_START = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mivas scores</title><style>${STYLE}</style></head><body>`;
+const PAGE_END = '</section></body></html>\n';
 
 /** One self-contained HTML file: inline style and SVG, no scripts or external assets, every value escaped. */
 export function renderScoreReport(report: ScoreReport, options: ScoreReportOptions): string {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mivas scores</title><style>${trusted(STYLE)}</style></head><body>${renderScoreSections(report, options)}</body></html>
-`.text;
+  const pieces = scoreReportPieces(report, options);
+  return pieces.head + report.conversations.map(pieces.conversation).join('') + pieces.tail;
 }

@@ -1,4 +1,4 @@
-import type { BreakdownRow, GroupMetrics, LeaderboardTable, ScoreReport, TaskStats } from '../scoring/index.ts';
+import type { BreakdownRow, GroupMetrics, LeaderboardTable, ScoreReportOf, TaskStats, VerdictRow } from '../scoring/index.ts';
 import { barChart, intervalChart, lineChart } from './charts.ts';
 import { formatHeadline, formatInterval, formatRate, formatVoids } from './format.ts';
 import { html, htmlTable, type SafeHtml } from './html.ts';
@@ -9,7 +9,7 @@ function ks(k: number): string[] {
 }
 
 /** The header: run counts, the headline with voids beside it, and the scoring settings. */
-export function renderHeader(report: ScoreReport): SafeHtml {
+export function renderHeader(report: ScoreReportOf<VerdictRow>): SafeHtml {
   const st = report.aggregates.status;
   const hs = report.aggregates.headline_status;
   const head = report.aggregates.headline;

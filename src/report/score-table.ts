@@ -1,4 +1,4 @@
-import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type ScoreReport, type TaskStats } from '../scoring/index.ts';
+import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type ScoreReportOf, type TaskStats, type VerdictRow } from '../scoring/index.ts';
 import { formatHeadline, formatInterval, formatRate } from './format.ts';
 
 function pad(text: string, width: number): string {
@@ -41,7 +41,7 @@ function taskRows(tasks: readonly TaskStats[], k: number): string[] {
   return table([header, ...rows]);
 }
 
-function problemLines(report: ScoreReport): string[] {
+function problemLines(report: ScoreReportOf<VerdictRow>): string[] {
   return report.conversations.flatMap((c) => {
     const who = `${c.conversation_id} ${c.task_id ?? '(no task)'}${c.trial_index ? ` #${c.trial_index}` : ''}`;
     if (c.status === 'FAIL') {
@@ -56,7 +56,7 @@ function problemLines(report: ScoreReport): string[] {
 }
 
 /** The headline population split by harness and model (one group when a single harness/model was scored). */
-export function headlineGroups(report: ScoreReport): { who: string; metrics: GroupMetrics }[] {
+export function headlineGroups(report: ScoreReportOf<VerdictRow>): { who: string; metrics: GroupMetrics }[] {
   const settings = { seed: report.meta.bootstrap.seed, resamples: report.meta.bootstrap.resamples, k: report.meta.k };
   const groups = new Map<string, TaskStats[]>();
   for (const t of report.tasks) {
@@ -68,21 +68,21 @@ export function headlineGroups(report: ScoreReport): { who: string; metrics: Gro
 }
 
 /** The headline line when no task counts toward it: by design when only a control pack ran (the demo), else nothing was scored. */
-function emptyHeadline(report: ScoreReport): string {
+function emptyHeadline(report: ScoreReportOf<VerdictRow>): string {
   const packs = [...new Set(report.conversations.map((c) => c.pack))];
   if (packs.length && packs.every((p) => HEADLINE_EXCLUDED_PACKS.has(p))) return `headline: none, by design: ${packs.join(', ')} is a wiring check, scored below and kept out of headline figures`;
   return 'headline: no scored conversation outside control packs';
 }
 
 /** The run's estimated cost, what was left unpriced and why beside it. */
-function costText(d: ScoreReport['aggregates']['diagnostics']): string {
+function costText(d: ScoreReportOf<VerdictRow>['aggregates']['diagnostics']): string {
   const priced = d.cost_usd_est === null ? null : `$${d.cost_usd_est.toFixed(4)}`;
   if (d.cost_note === null) return priced ?? 'not priced';
   return priced === null ? d.cost_note : `${priced} (and ${d.cost_note})`;
 }
 
 /** The duplex part of the diagnostics line, only when the callers played duplex acts (docs/caller.md). */
-function duplexLine(d: ScoreReport['aggregates']['diagnostics']): string {
+function duplexLine(d: ScoreReportOf<VerdictRow>['aggregates']['diagnostics']): string {
   const x = d.duplex as typeof d.duplex | undefined;
   if (!x || x.cut_ins + x.back_channels === 0) return '';
   const stop = x.stop_max_ms === null ? '' : `, slowest stop ${Math.round(x.stop_max_ms)} ms`;
@@ -90,14 +90,14 @@ function duplexLine(d: ScoreReport['aggregates']['diagnostics']): string {
 }
 
 /** The run's diagnostics on one line: beside the verdicts, never in pass (scoring.md §10.1). */
-function diagnosticsLine(report: ScoreReport): string {
+function diagnosticsLine(report: ScoreReportOf<VerdictRow>): string {
   const d = report.aggregates.diagnostics;
   const judge = d.judge_mean ? `judge (${d.judged} judged) ${Object.entries(d.judge_mean).map(([c, m]) => `${c} ${m.toFixed(2)}`).join(', ')}` : 'judge absent';
   return `diagnostics (never in pass): ${d.turns} turns, response latency p50 ${d.latency_p50_ms ?? '—'} ms, p95 ${d.latency_p95_ms ?? '—'} ms; said aloud ${d.said_aloud_said} of ${d.said_aloud_checked} answers; cost ${costText(d)}; transcript WER ${d.transcript_wer_mean ?? '—'}; ${duplexLine(d)}${judge}`;
 }
 
 /** The terminal summary of a run: headline and per-pack lines with voids beside them, per-task rows, and why each FAIL failed. */
-export function renderScoreTable(report: ScoreReport): string {
+export function renderScoreTable(report: ScoreReportOf<VerdictRow>): string {
   const k = report.meta.k;
   const st = report.aggregates.status;
   const out = [`${report.conversations.length} conversation(s): ${st.pass} pass, ${st.fail} fail, ${st.void} void, ${st.unmapped} unmapped, ${st.pending} pending`];

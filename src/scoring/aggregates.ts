@@ -1,7 +1,7 @@
 import { voidReasonSchema, type VoidReason } from '../snapshot/index.ts';
 import { bootstrapIntervals, type BootstrapIntervals, type BootstrapSettings, type BootstrapUnit } from './bootstrap.ts';
 import { flipRate, passAtK, passHatK } from './estimators.ts';
-import type { ConversationVerdict } from './types.ts';
+import type { VerdictRow } from './types.ts';
 
 /** Packs scored but kept out of leaderboards and headline figures (the wiring smoke). */
 export const HEADLINE_EXCLUDED_PACKS: ReadonlySet<string> = new Set(['control-industry']);
@@ -51,7 +51,7 @@ export interface GroupMetrics {
   readonly ci: BootstrapIntervals;
 }
 
-function unitKey(v: ConversationVerdict): string {
+function unitKey(v: VerdictRow): string {
   return JSON.stringify([v.pack, v.pack_version, v.harness, v.model, v.task_id]);
 }
 
@@ -59,7 +59,7 @@ function unitKey(v: ConversationVerdict): string {
  * A void with no summary (no pack version, maybe no harness) joins the one trial set of its pack
  * and task that agrees on what is known; ambiguous or unmatched ones keep a set of their own.
  */
-function orphanUnit(v: ConversationVerdict, groups: ReadonlyMap<string, readonly ConversationVerdict[]>): string | undefined {
+function orphanUnit(v: VerdictRow, groups: ReadonlyMap<string, readonly VerdictRow[]>): string | undefined {
   const matches = [...groups.entries()].filter(([, list]) => {
     const first = list[0];
     return first && first.pack === v.pack && first.task_id === v.task_id && first.pack_version !== null && (v.harness === null || first.harness === v.harness) && (v.model === null || first.model === v.model);
@@ -76,8 +76,8 @@ function kRange(k: number): number[] {
 }
 
 /** Groups scored and void conversations into per-task trial sets (UNMAPPED and PENDING have no task). */
-export function taskStats(verdicts: readonly ConversationVerdict[], k: number): TaskStats[] {
-  const groups = new Map<string, ConversationVerdict[]>();
+export function taskStats(verdicts: readonly VerdictRow[], k: number): TaskStats[] {
+  const groups = new Map<string, VerdictRow[]>();
   const counted = verdicts.filter((v) => v.task_id && (v.status === 'PASS' || v.status === 'FAIL' || v.status === 'VOID'));
   for (const v of counted) if (v.pack_version !== null) groups.set(unitKey(v), [...(groups.get(unitKey(v)) ?? []), v]);
   for (const v of counted) {
@@ -87,7 +87,7 @@ export function taskStats(verdicts: readonly ConversationVerdict[], k: number): 
   }
   return [...groups.keys()].sort().map((key) => {
     const list = groups.get(key) ?? [];
-    const first = list[0] as ConversationVerdict;
+    const first = list[0] as VerdictRow;
     const n = list.filter((v) => v.status !== 'VOID').length;
     const c = list.filter((v) => v.status === 'PASS').length;
     const byType = emptyVoids();
@@ -155,9 +155,9 @@ export function groupMetrics(tasks: readonly TaskStats[], settings: BootstrapSet
 }
 
 /** Void counts by type over conversations (for the headline line, UNMAPPED and PENDING beside them). */
-export function statusCounts(verdicts: readonly ConversationVerdict[]): { pass: number; fail: number; void: number; unmapped: number; pending: number; voids_by_type: Record<VoidReason, number> } {
+export function statusCounts(verdicts: readonly VerdictRow[]): { pass: number; fail: number; void: number; unmapped: number; pending: number; voids_by_type: Record<VoidReason, number> } {
   const voids = emptyVoids() as Record<VoidReason, number>;
   for (const v of verdicts) if (v.void_reason) voids[v.void_reason] += 1;
-  const count = (s: ConversationVerdict['status']): number => verdicts.filter((v) => v.status === s).length;
+  const count = (s: VerdictRow['status']): number => verdicts.filter((v) => v.status === s).length;
   return { pass: count('PASS'), fail: count('FAIL'), void: count('VOID'), unmapped: count('UNMAPPED'), pending: count('PENDING'), voids_by_type: voids };
 }

@@ -9,7 +9,7 @@ import type { CallerFile, FinalState, TimelineEvent } from '../snapshot/index.ts
 import { duplexChecks } from './duplex-diagnostics.ts';
 import { percentile, responseLatencies } from './evidence.ts';
 import { caseFold, normalise } from './normalisers.ts';
-import type { ConversationVerdict, Diagnostics, DuplexCheck, SaidAloudCheck } from './types.ts';
+import type { Diagnostics, DuplexCheck, SaidAloudCheck, VerdictRow } from './types.ts';
 
 /** Each barge-in's stop time: from the caller's last speech start before it to the cut utterance's end. */
 export function bargeInStops(events: readonly TimelineEvent[]): number[] {
@@ -163,7 +163,7 @@ function mean(values: readonly number[]): number | null {
 }
 
 /** Sums a run's diagnostics over its conversations (every turn of every conversation for the latency percentiles). */
-export function diagnosticsSummary(conversations: readonly ConversationVerdict[]): DiagnosticsSummary {
+export function diagnosticsSummary(conversations: readonly Pick<VerdictRow, 'cost' | 'diagnostics'>[]): DiagnosticsSummary {
   const turns = conversations.flatMap((c) => c.diagnostics.turn_latencies_ms);
   const stops = conversations.flatMap((c) => c.diagnostics.barge_in_stops_ms);
   const checks = conversations.flatMap((c) => c.diagnostics.said_aloud);

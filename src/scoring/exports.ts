@@ -132,17 +132,41 @@ export function csvCells(v: ConversationVerdict): Record<CsvColumn, Cell> {
   return Object.fromEntries(CSV_COLUMNS.map((c) => [c, cells[c]])) as Record<CsvColumn, Cell>;
 }
 
+/** The CSV's first line: the column names, LF-terminated. */
+export const CSV_HEADER_LINE = `${CSV_COLUMNS.join(',')}\n`;
+
+/** One conversation's CSV line, LF-terminated. */
+export function csvLine(v: ConversationVerdict): string {
+  const cells = csvCells(v);
+  return `${CSV_COLUMNS.map((c) => quoteCsv(formatCell(cells[c]))).join(',')}\n`;
+}
+
 /** conversations.csv: header plus one row per conversation, UTF-8 without BOM, LF endings. */
 export function conversationsCsv(verdicts: readonly ConversationVerdict[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const v of verdicts) {
-    const cells = csvCells(v);
-    lines.push(CSV_COLUMNS.map((c) => quoteCsv(formatCell(cells[c]))).join(','));
-  }
-  return `${lines.join('\n')}\n`;
+  return CSV_HEADER_LINE + verdicts.map(csvLine).join('');
 }
 
 /** The full JSON export: stable key order from construction, two-space indent, trailing newline. */
 export function scoresJson(report: unknown): string {
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** Where the conversations go in a report's JSON text written with an empty list (only a top-level key sits at two spaces). */
+const CONVERSATIONS_SLOT = '\n  "conversations": [],\n';
+
+/**
+ * `scoresJson` of a report written in pieces, with the conversations supplied one at a time:
+ * `head`, then `element(v, i)` for each conversation in order, then `tail(count)`. The pieces
+ * join to the same bytes as `scoresJson` of the report holding those conversations.
+ */
+export function scoresJsonPieces(report: { readonly conversations: readonly unknown[] }): { readonly head: string; element(v: ConversationVerdict, index: number): string; tail(count: number): string } {
+  const text = scoresJson({ ...report, conversations: [] });
+  const at = text.indexOf(CONVERSATIONS_SLOT);
+  if (at < 0) throw new Error('scores.json: the report has no top-level conversations list');
+  const open = CONVERSATIONS_SLOT.length - ']'.length - ',\n'.length;
+  return {
+    head: text.slice(0, at + open),
+    element: (v, index) => `${index ? ',' : ''}\n    ${JSON.stringify(v, null, 2).replaceAll('\n', '\n    ')}`,
+    tail: (count) => `${count ? '\n  ' : ''}${text.slice(at + open)}`,
+  };
 }

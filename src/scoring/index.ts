@@ -27,3 +27,4 @@ export * from './task-provenance.ts';
 export { LUCK_CHECKS, type LuckCheck } from './task-luck-checks.ts';
 export { interleave, shortestRoutes } from './route-search.ts';
 export * from './score-stream.ts';
+export * from './verdict-spill.ts';

@@ -2,7 +2,7 @@ import { sha256Parts } from '../core/index.ts';
 import { groupMetrics, HEADLINE_EXCLUDED_PACKS, type GroupMetrics, type TaskStats } from './aggregates.ts';
 import type { BootstrapSettings } from './bootstrap.ts';
 import { percentile } from './evidence.ts';
-import type { ConversationVerdict } from './types.ts';
+import type { VerdictRow } from './types.ts';
 
 /** One breakdown row: a dimension's value and its metrics. */
 export interface BreakdownRow {
@@ -72,9 +72,9 @@ function mean(values: readonly number[]): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
-function leaderboardRow(tasks: readonly TaskStats[], convs: readonly ConversationVerdict[], settings: BootstrapSettings): Omit<LeaderboardRow, 'rank'> {
+function leaderboardRow(tasks: readonly TaskStats[], convs: readonly VerdictRow[], settings: BootstrapSettings): Omit<LeaderboardRow, 'rank'> {
   const metrics = groupMetrics(tasks, settings);
-  const present = (pick: (v: ConversationVerdict) => number | null): number[] => convs.flatMap((v) => pick(v) ?? []);
+  const present = (pick: (v: VerdictRow) => number | null): number[] => convs.flatMap((v) => pick(v) ?? []);
   const trials = metrics.scored + metrics.voids;
   const voidShare = trials ? metrics.voids / trials : null;
   return {
@@ -96,7 +96,7 @@ function rankKey(row: Omit<LeaderboardRow, 'rank'>, k: number): [number, number,
 }
 
 /** The leaderboard of scoring.md §8.5: one row per (harness, model, pack version), control packs excluded. */
-export function leaderboard(tasks: readonly TaskStats[], verdicts: readonly ConversationVerdict[], settings: BootstrapSettings): LeaderboardTable[] {
+export function leaderboard(tasks: readonly TaskStats[], verdicts: readonly VerdictRow[], settings: BootstrapSettings): LeaderboardTable[] {
   const rowKey = (t: { harness: string | null; model: string | null; pack: string; pack_version: string | null }): string => JSON.stringify([t.pack, t.pack_version, t.harness, t.model]);
   const rows = groupBy(headlineTasks(tasks), rowKey);
   const convs = groupBy(verdicts, rowKey);

@@ -5,7 +5,7 @@
  */
 import { sha256Parts } from '../core/index.ts';
 import type { LoadedSnapshot } from './sources.ts';
-import type { ConversationVerdict } from './types.ts';
+import type { VerdictRow } from './types.ts';
 
 /** The run id given to conversations that carry none (a Bluejay mapping, a hand-dialed call). */
 export const NO_RUN_ID = 'no-run';
@@ -43,7 +43,7 @@ export function snapshotRunId(s: Pick<LoadedSnapshot, 'summary' | 'events'>): st
 }
 
 /** The run a verdict belongs to. */
-export function runIdOf(v: Pick<ConversationVerdict, 'run_id'>): string {
+export function runIdOf(v: Pick<VerdictRow, 'run_id'>): string {
   return v.run_id ?? NO_RUN_ID;
 }
 
@@ -56,7 +56,7 @@ function distinct<T>(values: readonly (T | null)[]): T[] {
   return [...new Set(values.filter((v): v is T => v !== null))].sort();
 }
 
-function callerOf(convs: readonly ConversationVerdict[], callers: ReadonlyMap<string, CallerFacts>): RunMeta['caller'] {
+function callerOf(convs: readonly VerdictRow[], callers: ReadonlyMap<string, CallerFacts>): RunMeta['caller'] {
   const known = convs.flatMap((v) => callers.get(v.conversation_id) ?? []);
   if (!known.length) {
     // Without a caller record: mivas's own dialer names its calls loc_…; it is the scripted (opening-line) caller.
@@ -70,7 +70,7 @@ function callerOf(convs: readonly ConversationVerdict[], callers: ReadonlyMap<st
   return { kind: kinds.join(', '), seed, model: models.length ? models.join(', ') : null };
 }
 
-function endOf(v: ConversationVerdict): number | null {
+function endOf(v: VerdictRow): number | null {
   const start = v.started_at ? Date.parse(v.started_at) : NaN;
   return Number.isFinite(start) ? start + (v.duration_s ?? 0) * 1000 : null;
 }
@@ -95,7 +95,7 @@ export interface RunContext {
 }
 
 /** The metadata of one run from its verdicts. */
-export function describeRun(runId: string, convs: readonly ConversationVerdict[], context: RunContext = {}): RunMeta {
+export function describeRun(runId: string, convs: readonly VerdictRow[], context: RunContext = {}): RunMeta {
   const packIds = distinct(convs.map((v) => v.pack));
   const packs = packIds.map((id) => {
     const mine = convs.filter((v) => v.pack === id);
@@ -123,8 +123,8 @@ export function describeRun(runId: string, convs: readonly ConversationVerdict[]
 }
 
 /** Every run among the verdicts, in run-id order. */
-export function describeRuns(verdicts: readonly ConversationVerdict[], context: (runId: string) => RunContext = () => ({})): RunMeta[] {
-  const groups = new Map<string, ConversationVerdict[]>();
+export function describeRuns(verdicts: readonly VerdictRow[], context: (runId: string) => RunContext = () => ({})): RunMeta[] {
+  const groups = new Map<string, VerdictRow[]>();
   for (const v of verdicts) groups.set(runIdOf(v), [...(groups.get(runIdOf(v)) ?? []), v]);
   return [...groups.keys()].sort().map((id) => describeRun(id, groups.get(id) ?? [], context(id)));
 }

@@ -6,7 +6,7 @@ import { diagnosticsSummary, type DiagnosticsSummary } from './diagnostics.ts';
 import { breakdowns, headlineTasks, leaderboard, type Breakdowns, type LeaderboardTable } from './leaderboard.ts';
 import type { MappingEntry } from './mapping.ts';
 import type { LoadedSnapshot } from './sources.ts';
-import type { ConversationVerdict, JudgeScores } from './types.ts';
+import type { ConversationVerdict, JudgeScores, VerdictRow } from './types.ts';
 import { assignTrialIndexes, scoreConversation, type ScoringContext } from './verdict.ts';
 
 /** The scorer's version; bumped whenever a rule, the PRNG or an output shape changes. */
@@ -26,8 +26,12 @@ export interface ScoreOptions {
   readonly flags: Readonly<Record<string, string | number | boolean | null>>;
 }
 
-/** The full result of a run: the JSON export's content (scoring.md §9). */
-export interface ScoreReport {
+/**
+ * A run's report over conversations of type `C`: the whole verdicts (`ScoreReport`, the JSON
+ * export's content, scoring.md §9), or only the rows the figures read (`mivas score`, whose whole
+ * verdicts wait in a spill file until the outputs are written).
+ */
+export interface ScoreReportOf<C extends VerdictRow> {
   readonly meta: {
     readonly scorer_version: string;
     readonly packs: readonly { readonly id: string; readonly pack_version: string; readonly template_hash: string; readonly task_set_hash: string; readonly policy_hash: string }[];
@@ -37,12 +41,15 @@ export interface ScoreReport {
     readonly flags: Readonly<Record<string, string | number | boolean | null>>;
     readonly stamp?: string;
   };
-  readonly conversations: readonly ConversationVerdict[];
+  readonly conversations: readonly C[];
   readonly tasks: readonly TaskStats[];
   readonly aggregates: { readonly headline: GroupMetrics; readonly status: ReturnType<typeof statusCounts>; readonly headline_status: ReturnType<typeof statusCounts>; readonly diagnostics: DiagnosticsSummary };
   readonly breakdowns: Breakdowns;
   readonly leaderboard: readonly LeaderboardTable[];
 }
+
+/** The full result of a run: the JSON export's content (scoring.md §9). */
+export type ScoreReport = ScoreReportOf<ConversationVerdict>;
 
 function packMeta(pack: Pack): ScoreReport['meta']['packs'][number] {
   const tasks = [...pack.tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
@@ -86,7 +93,7 @@ export function scoringContext(packs: ReadonlyMap<string, Pack>, options: Pick<S
  * is this after scoring; a caller that scores conversations as it reads them (and lets each
  * snapshot go) calls it once at the end.
  */
-export function reportOf(scored: readonly ConversationVerdict[], packs: ReadonlyMap<string, Pack>, options: ScoreOptions): ScoreReport {
+export function reportOf<C extends VerdictRow>(scored: readonly C[], packs: ReadonlyMap<string, Pack>, options: ScoreOptions): ScoreReportOf<C> {
   const conversations = assignTrialIndexes(scored).sort((a, b) => (a.pack === b.pack ? (a.conversation_id < b.conversation_id ? -1 : 1) : a.pack < b.pack ? -1 : 1));
   const settings: BootstrapSettings = { seed: options.seed, resamples: options.resamples, k: options.k };
   const tasks = taskStats(conversations, options.k);
@@ -117,7 +124,7 @@ export function reportOf(scored: readonly ConversationVerdict[], packs: Readonly
  * The report with judge scores (scoring.md §10.2) laid on its conversations and the run's
  * diagnostics summed again. Nothing else changes: the judge is an annotation, never in pass.
  */
-export function withJudgeScores(report: ScoreReport, judged: ReadonlyMap<string, JudgeScores>): ScoreReport {
+export function withJudgeScores<C extends VerdictRow>(report: ScoreReportOf<C>, judged: ReadonlyMap<string, JudgeScores>): ScoreReportOf<C> {
   if (!judged.size) return report;
   const conversations = report.conversations.map((c) => (judged.has(c.conversation_id) ? { ...c, diagnostics: { ...c.diagnostics, judge: judged.get(c.conversation_id) ?? null } } : c));
   return { ...report, conversations, aggregates: { ...report.aggregates, diagnostics: diagnosticsSummary(conversations) } };

@@ -219,3 +219,23 @@ export interface ConversationVerdict {
   /** Diagnostics beside the verdict (scoring.md §10.1); nothing in the verdict reads them. */
   readonly diagnostics: Diagnostics;
 }
+
+/**
+ * The few facts of a verdict that the run's figures read (trial indexes, per-task figures, status
+ * counts, the run's diagnostics, the leaderboard's quality columns, run metadata and the terminal
+ * table's "not passed" lines). A `ConversationVerdict` is one; `mivas score` keeps only these per
+ * conversation and spills the whole verdict to a file (`src/scoring/verdict-spill.ts`).
+ */
+export type VerdictRow = Pick<
+  ConversationVerdict,
+  'conversation_id' | 'run_id' | 'task_id' | 'pack' | 'pack_version' | 'harness' | 'model' | 'category' | 'difficulty' | 'audio_condition' | 'trial_index' | 'started_at' | 'duration_s' | 'status' | 'unmapped_reason' | 'void_reason' | 'void_detail' | 'reward'
+> & {
+  /** At least the first two reasons (the terminal table shows two). */
+  readonly fail_reasons: readonly string[];
+  readonly state: { readonly pass: boolean } | null;
+  readonly tools: { readonly pass: boolean } | null;
+  readonly handoff: { readonly pass: boolean } | null;
+  readonly quality: Pick<QualityFigures, 'first_agent_audio_ms' | 'latency_p50_ms' | 'latency_p95_ms'>;
+  readonly cost: Pick<CostFigures, 'cost_usd_est' | 'cost_note'>;
+  readonly diagnostics: Pick<Diagnostics, 'turn_latencies_ms' | 'barge_in_stops_ms' | 'transcript_wer' | 'judge' | 'duplex'> & { readonly said_aloud: readonly { readonly said: boolean }[] };
+};

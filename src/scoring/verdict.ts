@@ -171,7 +171,7 @@ export function scoreConversation(input: ConversationInput, ctx: ScoringContext)
 }
 
 /** Numbers trials from 1 per (harness, model, pack, task) by start time, voids included (scoring.md §2.3). */
-export function assignTrialIndexes(verdicts: readonly ConversationVerdict[]): ConversationVerdict[] {
+export function assignTrialIndexes<V extends Pick<ConversationVerdict, 'conversation_id' | 'started_at' | 'task_id' | 'status' | 'harness' | 'model' | 'pack' | 'trial_index'>>(verdicts: readonly V[]): V[] {
   const order = [...verdicts].sort((a, b) => cmp(a.started_at ?? '\uffff', b.started_at ?? '\uffff') || cmp(a.conversation_id, b.conversation_id));
   const counters = new Map<string, number>();
   const index = new Map<string, number>();

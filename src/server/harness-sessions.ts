@@ -13,6 +13,14 @@ interface HeldConversation {
 export const MAX_HARNESS_SESSIONS = 1024;
 
 /**
+ * How much of its timeline a scratch conversation keeps: nothing reads it (it is never
+ * snapshotted), and a harness or a load test can call tools on one id without end. Past the first
+ * 1,000 events or 256 KiB, later events are counted, not kept, nor checked against the schema, so
+ * a long-lived id costs neither memory nor that work per call (at most 1024 × 256 KiB in all).
+ */
+export const SCRATCH_TIMELINE_LIMITS = { maxEvents: 1_000, maxBytes: 256 * 1024 } as const;
+
+/**
  * Conversations that exist only through the HTTP tool routes: an external harness calling tools
  * for an id no caller has dialed. Each is a fresh conversation (its own database, timeline and
  * active agent); idle ones are reaped and their databases deleted. Nothing is snapshotted: they
@@ -54,7 +62,7 @@ export class HarnessSessions implements IdHolder {
 
   /** Opens a conversation for an id that has none anywhere (the caller checked); throws CallIdUsedError otherwise. */
   open(id: string): Conversation {
-    const conversation = Conversation.open({ pack: this.pack, id, databases: this.databases, timeline: new Timeline(() => 0), nowMs: () => this.clock.nowMs() });
+    const conversation = Conversation.open({ pack: this.pack, id, databases: this.databases, timeline: new Timeline(() => 0, undefined, SCRATCH_TIMELINE_LIMITS), nowMs: () => this.clock.nowMs() });
     this.held.set(id, { conversation, lastUsedMs: this.clock.nowMs() });
     return conversation;
   }

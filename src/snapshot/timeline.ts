@@ -30,7 +30,7 @@ export const CUT_VALUE = '[cut: nested too deep]';
  *
  * The timeline is bounded so that it can always be serialised into a snapshot: values nested
  * deeper than `maxDepth` are replaced by {@link CUT_VALUE}, and once `maxEvents` or `maxBytes` is
- * reached later events are counted, not kept (`call.ended` always is). Either makes
+ * reached later events are counted, not kept nor checked (`call.ended` always is). Either makes
  * `truncation()` non-null, and the summary says `truncated: true` with the counts.
  */
 export class Timeline {
@@ -61,6 +61,11 @@ export class Timeline {
   add(event: TimelineEventInput, atMs?: number): TimelineEvent {
     const bounded = this.clipDepth(event);
     const stamped = { ...bounded, seq: this.recorded.length, at_ms: Math.max(0, Math.round(atMs ?? this.mediaMs())) } as TimelineEvent;
+    // Past a limit every later event is dropped (the kept ones stay a prefix), so it is neither checked nor measured.
+    if (stamped.type !== 'call.ended' && this.full()) {
+      this.dropped++;
+      return stamped;
+    }
     const checked = timelineEventSchema.safeParse(stamped);
     if (!checked.success) {
       const reason = `timeline event ${String((event as { type?: unknown }).type)} broke the snapshot schema: ${checked.error.issues.map((i) => `${i.path.join('.') || '(event)'} ${i.message}`).join('; ')}`;
@@ -96,11 +101,17 @@ export class Timeline {
     return { events_dropped: this.dropped, values_cut: this.cut, limits: [...this.hit].sort() };
   }
 
-  /** Room for an event of `size` bytes, one slot kept for `call.ended`. */
+  /** True once no further event but `call.ended` can be kept: the event slots are taken (one kept for `call.ended`), or an event was dropped already. */
+  private full(): boolean {
+    if (this.recorded.length < this.limits.maxEvents - 1) return this.dropped > 0;
+    this.hit.add('events');
+    return true;
+  }
+
+  /** Room for an event of `size` bytes under the byte limit (`full` has checked the event slots). */
   private fits(size: number): boolean {
-    if (this.recorded.length >= this.limits.maxEvents - 1) this.hit.add('events');
-    else if (this.bytes + size > this.limits.maxBytes) this.hit.add('bytes');
-    else return this.dropped === 0;
+    if (this.bytes + size <= this.limits.maxBytes) return true;
+    this.hit.add('bytes');
     return false;
   }
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../src/packs/index.ts';
-import { renderScoreReport } from '../../../src/report/index.ts';
-import { conversationsCsv, CSV_COLUMNS, parseCsv, scoreRun, scoresJson, type ScoreOptions } from '../../../src/scoring/index.ts';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { renderScoreReport, renderScoreTable, scoreReportPieces } from '../../../src/report/index.ts';
+import { conversationsCsv, CSV_COLUMNS, parseCsv, reportOf, scoreRun, scoresJson, scoresJsonPieces, VerdictSpill, withJudgeScores, type ConversationVerdict, type ScoreOptions } from '../../../src/scoring/index.ts';
 import { syntheticSnapshot } from '../../../src/scoring/offline-snapshot.ts';
 import { loadControlPack } from '../../support/scoring-fixtures.ts';
 import { replayWorkspace, S_E1_ROUTE, type ReplayWorkspace } from '../../support/scoring-replay.ts';
@@ -70,5 +72,55 @@ describe('exports (scoring.md §9)', () => {
     expect(page).toContain('&lt;b&gt;line&lt;/b&gt;');
     expect(page).toContain('<svg');
     for (const section of ['Leaderboard', 'Breakdowns', 'Tasks', 'Conversations', 'k-of-n histogram']) expect(page).toContain(section);
+  });
+});
+
+/**
+ * `mivas score` keeps one small row per conversation and spills the whole verdict to a file
+ * (src/scoring/verdict-spill.ts); its outputs are written in pieces from the spill. The rows must
+ * give the same report as the whole verdicts, and the pieces the same bytes as the one-string
+ * writers, with a judge's scores laid on.
+ */
+describe('the verdict spill', () => {
+  it('gives back each verdict as written, with the trial index and judge scores laid on its row since', () => {
+    const whole = run();
+    const spill = VerdictSpill.create();
+    try {
+      // Spilled with the trial index unset, as scoring leaves it; the report sets it on the rows.
+      const rows = whole.conversations.map((v) => spill.add({ ...v, trial_index: null }));
+      expect(JSON.stringify(rows[0])).not.toContain('"evidence"');
+      const judged = new Map([['e_ok', { model: 'judge-x', prompt_version: 'v1', scores: { helpful: 4 } }]]);
+      const fromRows = withJudgeScores(reportOf(rows, new Map([[pack.id, pack]]), OPTIONS), judged);
+      const expected = withJudgeScores(whole, judged);
+      expect(fromRows.conversations.map((r) => r.trial_index)).toEqual(expected.conversations.map((c) => c.trial_index));
+      expect(fromRows.conversations.some((r) => r.trial_index !== null)).toBe(true);
+      const back: ConversationVerdict[] = fromRows.conversations.map((r) => spill.verdict(r));
+      expect(back).toEqual(expected.conversations);
+      // Everything but the conversations is computed from the rows alone, and equals the whole report's.
+      expect({ ...fromRows, conversations: [] }).toEqual({ ...expected, conversations: [] });
+      expect(renderScoreTable(fromRows)).toBe(renderScoreTable(expected));
+
+      const json = scoresJsonPieces(fromRows);
+      expect(json.head + back.map((v, i) => json.element(v, i)).join('') + json.tail(back.length)).toBe(scoresJson(expected));
+      const page = scoreReportPieces(fromRows, { snapshotRoot: null });
+      expect(page.head + back.map(page.conversation).join('') + page.tail).toBe(renderScoreReport(expected, { snapshotRoot: null }));
+    } finally {
+      spill.close();
+    }
+  });
+
+  it('writes an empty conversation list as scoresJson does', () => {
+    const empty = { ...run(), conversations: [] };
+    const json = scoresJsonPieces(empty);
+    expect(json.head + json.tail(0)).toBe(scoresJson(empty));
+  });
+
+  it('removes its file and folder when closed', () => {
+    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('mivas-verdicts-')));
+    const spill = VerdictSpill.create();
+    const made = readdirSync(tmpdir()).filter((n) => n.startsWith('mivas-verdicts-') && !before.has(n));
+    expect(made).toHaveLength(1);
+    spill.close();
+    expect(existsSync(`${tmpdir()}/${made[0]}`)).toBe(false);
   });
 });

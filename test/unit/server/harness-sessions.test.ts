@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/index.ts';
 import { loadPack, type Pack } from '../../../src/packs/index.ts';
-import { HarnessSessions } from '../../../src/server/harness-sessions.ts';
+import { HarnessSessions, SCRATCH_TIMELINE_LIMITS } from '../../../src/server/harness-sessions.ts';
 import { CallDatabases, CallIdUsedError, ensureTemplate } from '../../../src/store/index.ts';
 
 describe('HarnessSessions (scratch conversations of the HTTP tool routes)', () => {
@@ -37,6 +37,25 @@ describe('HarnessSessions (scratch conversations of the HTTP tool routes)', () =
     expect([sessions.count(), sessions.reaped()]).toEqual([1, 1]);
     clock.advance(60_000);
     expect([sessions.count(), sessions.reaped()]).toEqual([0, 2]);
+    sessions.close();
+  });
+
+  it('keeps a bounded timeline however many tools an id calls, and every answer is the same past the bound', () => {
+    const sessions = new HarnessSessions(pack, dbs, new ManualClock(), 60_000);
+    const conversation = sessions.open('long_lived');
+    expect(conversation.dispatch({ toolCallId: null, name: 'transfer_to_scheduler', rawArguments: {}, origin: 'http' }).output).toEqual({ assistant: 'scheduler' });
+    const calls = SCRATCH_TIMELINE_LIMITS.maxEvents + 200;
+    const outputs = new Set<string>();
+    for (let i = 0; i < calls; i++) outputs.add(JSON.stringify(conversation.dispatch({ toolCallId: null, name: 'check_date', rawArguments: { date: '2026-10-07' }, origin: 'http' }).output));
+    // One answer throughout, and a real one (the date check ran, it was not refused).
+    expect(outputs.size).toBe(1);
+    expect(JSON.parse([...outputs][0] ?? '{}')).toMatchObject({ ok: true });
+    // The handoff's events and the tool calls that fit; the rest counted, not kept.
+    const events = conversation.timeline.events();
+    expect(events.length).toBeLessThanOrEqual(SCRATCH_TIMELINE_LIMITS.maxEvents);
+    expect(events.reduce((n, e) => n + JSON.stringify(e).length + 1, 2)).toBeLessThanOrEqual(SCRATCH_TIMELINE_LIMITS.maxBytes);
+    expect(events.length + (conversation.timeline.truncation()?.events_dropped ?? 0)).toBe(calls + 2);
+    expect(conversation.timeline.truncation()?.limits.length).toBe(1);
     sessions.close();
   });
 
