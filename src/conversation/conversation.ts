@@ -129,8 +129,9 @@ export class Conversation {
   /** Freezes the conversation: dumps its rows, closes and deletes its file, returns both. */
   close(): ClosedConversation {
     const database = this.open();
-    const final = database.dump();
     const image = database.inMemory ? this.spec.databases.imageOf(this.spec.id) : null;
+    // Given the image, the tables a conversation left as they were are not read again.
+    const final = database.dump(image ?? undefined);
     this.spec.databases.release(this.spec.id);
     this.database = null;
     try {

@@ -107,6 +107,8 @@ function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolea
 export function countRowsWritten(template: Rows, final: Rows): number {
   let changed = 0;
   for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
+    // The same array: a table the conversation left as it was (the store's dump shares it).
+    if (final[table] === template[table]) continue;
     const before = templateRows(template, table);
     const after = new Set(
       (final[table] ?? []).map((row, i) => {
@@ -168,6 +170,28 @@ function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_la
   return turns.length ? { turn_latency: turns } : {};
 }
 
+/** The JSON text of frozen row arrays (a template's tables, shared by every copy that left them as they were). */
+const frozenRowsJson = new WeakMap<readonly Record<string, unknown>[], string>();
+
+function rowsJson(rows: readonly Record<string, unknown>[]): string {
+  const cached = frozenRowsJson.get(rows);
+  if (cached !== undefined) return cached;
+  const text = JSON.stringify(rows);
+  // Only rows nobody can change may be written once for all.
+  if (Object.isFrozen(rows) && rows.every((row) => Object.isFrozen(row))) frozenRowsJson.set(rows, text);
+  return text;
+}
+
+/**
+ * `JSON.stringify(dump)`, the same text, with each frozen table's rows written once and reused:
+ * most of a conversation's tables are its template's own arrays (the store shares them).
+ */
+export function dumpJson(dump: Rows): string {
+  const tables = Object.keys(dump);
+  if (!tables.every((table) => Array.isArray(dump[table]))) return JSON.stringify(dump);
+  return `{${tables.map((table) => `${JSON.stringify(table)}:${rowsJson(dump[table] as Record<string, unknown>[])}`).join(',')}}`;
+}
+
 /** The five snapshot parts, ready for the outbox (the WAV as bytes or as the recorder's file). */
 export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: Rows, templateDump: Rows, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
@@ -175,7 +199,7 @@ export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: 
   const timeline: TimelineFile = { events: [...record.events] };
   const parts = new Map<SnapshotPart, Buffer | W>([
     ['timeline.json', Buffer.from(JSON.stringify(timeline))],
-    ['final.json', Buffer.from(JSON.stringify(dump))],
+    ['final.json', Buffer.from(dumpJson(dump))],
     ['db', db],
     ['wav', wav],
     ['summary.json', Buffer.from(`${JSON.stringify(summary, null, 2)}\n`)],
