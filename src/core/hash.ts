@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /** Stable JSON: object keys sorted recursively, so equal values serialise to equal strings. */
 export function canonicalJson(value: unknown): string {
@@ -23,4 +23,37 @@ export function sha256Parts(parts: readonly (string | Buffer)[]): string {
     h.update(buf);
   }
   return h.digest('hex');
+}
+
+/** Rows the way a database dump holds them. */
+type Rows = readonly Readonly<Record<string, unknown>>[];
+
+/** JSON text and digests of frozen row arrays, by array. */
+const frozenRowsJson = new WeakMap<Rows, string>();
+const frozenRowsDigest = new WeakMap<Rows, string>();
+
+/** True when the array and every row in it are frozen: nobody can change what they hold. */
+function frozenRows(rows: Rows): boolean {
+  return Object.isFrozen(rows) && rows.every((row) => Object.isFrozen(row));
+}
+
+/**
+ * `JSON.stringify(rows)`. The text of an array frozen with every row in it (a template's table,
+ * shared by every conversation that left that table as it was) is written once and kept.
+ */
+export function rowsJson(rows: Rows): string {
+  const kept = frozenRowsJson.get(rows);
+  if (kept !== undefined) return kept;
+  const text = JSON.stringify(rows);
+  if (frozenRows(rows)) frozenRowsJson.set(rows, text);
+  return text;
+}
+
+/** The sha256 (base64) of `rowsJson(rows)`, kept for frozen arrays as their text is. */
+export function rowsDigest(rows: Rows): string {
+  const kept = frozenRowsDigest.get(rows);
+  if (kept !== undefined) return kept;
+  const digest = hash('sha256', rowsJson(rows), 'base64');
+  if (frozenRows(rows)) frozenRowsDigest.set(rows, digest);
+  return digest;
 }

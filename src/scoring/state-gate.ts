@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { canonicalJson } from '../core/index.ts';
+import { canonicalJson, rowsDigest } from '../core/index.ts';
 import { ignoredColumns, scoredTables, type ComparePolicy, type NormaliserName, type TablePolicy } from '../packs/index.ts';
 import { normalise, sameValue } from './normalisers.ts';
 import type { StateDiffEntry, StateGateResult } from './types.ts';
@@ -229,7 +228,8 @@ function expectedTable(compiled: CompiledTable, rows: readonly Readonly<Record<s
  */
 function compareTable(compiled: CompiledTable, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): TableOutcome {
   const expected = expectedTable(compiled, expectedRows);
-  const digest = hash('sha256', JSON.stringify(actualRows), 'base64');
+  // A table the conversation left as it was is its template's frozen array: its digest is kept.
+  const digest = rowsDigest(actualRows);
   const known = expected.outcomes.get(digest);
   if (known) return known;
   if (expected.outcomes.size >= OUTCOMES_CAP) expected.outcomes.clear();

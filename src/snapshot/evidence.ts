@@ -1,4 +1,4 @@
-import { canonicalJson } from '../core/index.ts';
+import { canonicalJson, rowsJson } from '../core/index.ts';
 import type { SnapshotBody } from './outbox.ts';
 import { summarySchema, type EndReason, type FinalState, type SnapshotPart, type Smoke, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from './schema.ts';
 import { findVoids } from './void-table.ts';
@@ -168,18 +168,6 @@ function costNoteOf(record: Pick<CallRecord, 'costUsd' | 'priceTableVersion' | '
 function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_latency'> {
   const turns = events.flatMap((e) => (e.type === 'turn.latency' ? [{ endpoint_ms: e.endpoint_ms, stt_ms: e.stt_ms, llm_first_token_ms: e.llm_first_token_ms, tts_first_byte_ms: e.tts_first_byte_ms, total_ms: e.total_ms }] : []));
   return turns.length ? { turn_latency: turns } : {};
-}
-
-/** The JSON text of frozen row arrays (a template's tables, shared by every copy that left them as they were). */
-const frozenRowsJson = new WeakMap<readonly Record<string, unknown>[], string>();
-
-function rowsJson(rows: readonly Record<string, unknown>[]): string {
-  const cached = frozenRowsJson.get(rows);
-  if (cached !== undefined) return cached;
-  const text = JSON.stringify(rows);
-  // Only rows nobody can change may be written once for all.
-  if (Object.isFrozen(rows) && rows.every((row) => Object.isFrozen(row))) frozenRowsJson.set(rows, text);
-  return text;
 }
 
 /**

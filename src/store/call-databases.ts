@@ -194,17 +194,16 @@ export class CallDatabases {
   }
 
   private openHandle(callId: string, file: string, sqlite: Database.Database): CallDatabase {
-    // In memory SQLite keeps its journal in memory whatever is asked; the pages are the same.
-    sqlite.pragma('journal_mode = DELETE');
-    // A call's database is evidence only until its snapshot is spooled, and a process crash loses
-    // the live call anyway (docs/reliability.md); the rollback journal still protects it from a
-    // crash mid-transaction, so skipping fsync costs nothing but an OS crash. It saves one fsync
-    // per tool write.
-    sqlite.pragma('synchronous = OFF');
-    // One process and one connection own a call's file, so the lock is taken once and kept: a
-    // transaction then costs no lock or cache-validation syscalls (about 15 µs per tool call).
-    // Other connections get SQLITE_BUSY while the handle is open; snapshots read the bytes directly.
-    sqlite.pragma('locking_mode = EXCLUSIVE');
+    // One call for the three settings (each `pragma()` is a statement prepared and run from JS).
+    // journal_mode: in memory SQLite keeps its journal in memory whatever is asked; the pages are the same.
+    // synchronous: a call's database is evidence only until its snapshot is spooled, and a process
+    // crash loses the live call anyway (docs/reliability.md); the rollback journal still protects it
+    // from a crash mid-transaction, so skipping fsync costs nothing but an OS crash. It saves one
+    // fsync per tool write.
+    // locking_mode: one process and one connection own a call's file, so the lock is taken once and
+    // kept: a transaction then costs no lock or cache-validation syscalls (about 15 µs per tool
+    // call). Other connections get SQLITE_BUSY while the handle is open; snapshots read the bytes directly.
+    sqlite.exec('PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;');
     cacheStatements(sqlite);
     // better-sqlite3 builds a transaction wrapper per call of transaction(); build it once.
     const transaction = sqlite.transaction((fn: () => unknown) => fn());

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { rowsDigest } from '../../../src/core/index.ts';
 import { dumpJson } from '../../../src/snapshot/index.ts';
 import type { DatabaseDump } from '../../../src/store/index.ts';
 
@@ -22,5 +24,16 @@ describe('dumpJson', () => {
     expect(dumpJson({ t: looseArray })).toBe('{"t":[{"id":"c"}]}');
     looseArray.push(Object.freeze({ id: 'd' }));
     expect(dumpJson({ t: looseArray })).toBe('{"t":[{"id":"c"},{"id":"d"}]}');
+  });
+
+  it('digests the rows\' JSON text, again after unfrozen rows changed', () => {
+    const sha = (text: string): string => createHash('sha256').update(text).digest('base64');
+    const rows: Record<string, unknown>[] = [{ id: 'a', n: 1 }];
+    expect(rowsDigest(rows)).toBe(sha('[{"id":"a","n":1}]'));
+    rows.push({ id: 'b' });
+    expect(rowsDigest(rows)).toBe(sha(JSON.stringify(rows)));
+    const frozen = Object.freeze([Object.freeze({ id: 'c' })]);
+    expect(rowsDigest(frozen)).toBe(sha('[{"id":"c"}]'));
+    expect(rowsDigest(frozen)).toBe(rowsDigest(frozen));
   });
 });
