@@ -134,8 +134,9 @@ export class Conversation {
     const final = database.dump(image ?? undefined);
     this.spec.databases.release(this.spec.id);
     this.database = null;
+    if (image) return { final, db: image };
     try {
-      return { final, db: image ?? this.spec.databases.bytesOf(this.spec.id) };
+      return { final, db: this.spec.databases.bytesOf(this.spec.id) };
     } finally {
       this.spec.databases.remove(this.spec.id);
     }
