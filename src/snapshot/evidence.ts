@@ -1,4 +1,4 @@
-import { canonicalJson, rowsJson } from '../core/index.ts';
+import { canonicalJson, rowsJson, sameRow } from '../core/index.ts';
 import type { SnapshotBody } from './outbox.ts';
 import { summarySchema, type EndReason, type FinalState, type SnapshotPart, type Smoke, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from './schema.ts';
 import { findVoids } from './void-table.ts';
@@ -91,14 +91,6 @@ function templateRows(template: Rows, table: string): TemplateRows {
   return rows;
 }
 
-/** True when two rows hold the same columns in the same order with identical values, so their canonical forms are equal. */
-function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(a);
-  const others = Object.keys(b);
-  if (keys.length !== others.length) return false;
-  return keys.every((key, i) => key === others[i] && a[key] === b[key]);
-}
-
 /**
  * Rows that differ from the template: inserted, changed or deleted (a count for the per-call
  * summary). A final row identical to the template's row at the same place (most rows: both are in
@@ -113,7 +105,7 @@ export function countRowsWritten(template: Rows, final: Rows): number {
     const after = new Set(
       (final[table] ?? []).map((row, i) => {
         const twin = before.rows[i];
-        return twin && sameRow(twin, row) ? (before.canonical[i] as string) : canonicalJson(row);
+        return twin && (twin === row || sameRow(twin, row)) ? (before.canonical[i] as string) : canonicalJson(row);
       }),
     );
     for (const row of after) if (!before.set.has(row)) changed++;

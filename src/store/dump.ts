@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { sameRow } from '../core/index.ts';
 
 /** A database dump: every table's rows, ordered by primary key (the snapshot's final.json). */
 export type DatabaseDump = Record<string, Record<string, unknown>[]>;
@@ -37,15 +38,26 @@ export interface KnownRows {
 /**
  * Dumps every user table with rows ordered by primary key. `plan` may be one made from another
  * database with the same schema (every copy of a template shares its template's). A table named in
- * `known` takes its rows from there (the same array) instead of a query.
+ * `known` takes its rows from there (the same array) instead of a query; in the other tables, a row
+ * identical to the known one in the same place is that (frozen) row.
  */
 export function dumpDatabase(sqlite: Database.Database, plan: DumpPlan = dumpPlan(sqlite), known?: KnownRows): DatabaseDump {
   const dump: DatabaseDump = {};
   for (const { table, select } of plan) {
-    const rows = known?.tables.has(table) ? known.rows[table] : undefined;
-    dump[table] = rows ?? (sqlite.prepare(select).all() as Record<string, unknown>[]);
+    const template = known?.rows[table];
+    if (template && known?.tables.has(table)) {
+      dump[table] = template;
+      continue;
+    }
+    const rows = sqlite.prepare(select).all() as Record<string, unknown>[];
+    dump[table] = template ? rows.map((row, i) => sameAs(template[i], row)) : rows;
   }
   return dump;
+}
+
+/** The template's row in the same place when it is the same row (most rows of a table a conversation changed), else the row read. */
+function sameAs(twin: Record<string, unknown> | undefined, row: Record<string, unknown>): Record<string, unknown> {
+  return twin && sameRow(twin, row) ? twin : row;
 }
 
 /**
