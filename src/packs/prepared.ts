@@ -39,7 +39,14 @@ export function preparedQuery<Q>(build: (db: PackDb) => Q): (db: PackDb) => Q {
  */
 function onDatabase(query: SqlitePrepared, db: PackDb): SqlitePrepared {
   const copy = Object.create(Object.getPrototypeOf(query) as object) as SqlitePrepared;
-  return Object.assign(copy, query, { stmt: db.$client.prepare(query.getQuery().sql) });
+  return Object.assign(copy, query, { stmt: connectionOf(db).prepare(query.getQuery().sql) });
+}
+
+/** The SQLite connection a drizzle handle was made on (drizzle sets `$client`; the PackDb type leaves it out). */
+function connectionOf(db: PackDb): { prepare(sql: string): unknown } {
+  const client = (db as PackDb & { readonly $client?: { prepare(sql: string): unknown } }).$client;
+  if (!client) throw new Error('a pack database handle without its SQLite connection');
+  return client;
 }
 
 /** A named placeholder filled when a prepared query runs; usable in conditions and in `set`. */
