@@ -39,12 +39,17 @@ export interface DeskRow extends EpisodeRow {
    * that the event loop runs first (`step` = `stepService` + this).
    */
   readonly stepQueue: LatencySummary;
+  /** `stepServiceCpu` of the steps that ended their episode (snapshot, scoring and reward included), and of the others. */
+  readonly endingStepServiceCpu: LatencySummary;
+  readonly otherStepServiceCpu: LatencySummary;
 }
 
 interface DeskTimes extends Timed {
   readonly service: number[];
   readonly serviceCpu: number[];
   readonly queue: number[];
+  readonly endingCpu: number[];
+  readonly otherCpu: number[];
 }
 
 async function timed<T>(into: number[], work: () => Promise<T>): Promise<T> {
@@ -58,6 +63,7 @@ async function timed<T>(into: number[], work: () => Promise<T>): Promise<T> {
 
 /** One step, timed three ways (see DeskRow); throws if the step left work for later, so `stepService` would not be all of it. */
 async function timedStep<T>(times: DeskTimes, episode: TextEpisode, work: () => Promise<T>): Promise<T> {
+  const wasDone = episode.isDone();
   const cpu = process.cpuUsage();
   const started = performance.now();
   const pending = work();
@@ -70,6 +76,7 @@ async function timedStep<T>(times: DeskTimes, episode: TextEpisode, work: () => 
   times.service.push(returned - started);
   times.serviceCpu.push((used.user + used.system) / 1000);
   times.queue.push(resolved - returned);
+  (episode.isDone() && !wasDone ? times.endingCpu : times.otherCpu).push((used.user + used.system) / 1000);
   return result;
 }
 
@@ -87,7 +94,7 @@ async function runOne(desk: EpisodeDesk, packId: string, task: Task, times: Desk
   return result.status === 'PASS';
 }
 
-const noTimes = (): DeskTimes => ({ seed: [], step: [], verify: [], service: [], serviceCpu: [], queue: [] });
+const noTimes = (): DeskTimes => ({ seed: [], step: [], verify: [], service: [], serviceCpu: [], queue: [], endingCpu: [], otherCpu: [] });
 
 /**
  * Text episodes on the episode desk in this process, as the RL routes run them (the app's own
@@ -141,6 +148,8 @@ export async function benchDesk(options: { readonly concurrency: readonly number
         stepService: summarize(times.service),
         stepServiceCpu: summarize(times.serviceCpu),
         stepQueue: summarize(times.queue),
+        endingStepServiceCpu: summarize(times.endingCpu),
+        otherStepServiceCpu: summarize(times.otherCpu),
         seed: summarize(times.seed),
         verify: summarize(times.verify),
       });

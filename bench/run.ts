@@ -182,10 +182,10 @@ function printEpisodes(rows: readonly EpisodeRow[]): void {
 
 function printDesk(rows: readonly DeskRow[]): void {
   console.log('\nText episodes on the episode desk in-process (no HTTP; scripted replay; ms; steps/s per core = steps / CPU seconds of this process;');
-  console.log('step = call to resolution; service = call to return, the step\'s own work (wall, and cpu: this process\'s CPU time in it); queue = return to resolution, waiting behind the other episodes\' steps)');
+  console.log('step = call to resolution; service = call to return, the step\'s own work (wall, and cpu: this process\'s CPU time in it; ending: the steps that ended their episode, other: the rest); queue = return to resolution, waiting behind the other episodes\' steps)');
   console.log(
     renderTable(
-      ['pack', 'concurrent', 'episodes', 'passed', 'steps', 'wall s', 'steps/s per core', 'episodes/s', 'step p50', 'step p99', 'service p50', 'service p99', 'service max', 'service cpu p50', 'service cpu p99', 'queue p50', 'queue p99', 'seed p99', 'finish p99'],
+      ['pack', 'concurrent', 'episodes', 'passed', 'steps', 'wall s', 'steps/s per core', 'episodes/s', 'step p50', 'step p99', 'service p50', 'service p99', 'service max', 'service cpu p50', 'service cpu p99', 'ending cpu p50', 'ending cpu p99', 'other cpu p99', 'queue p50', 'queue p99', 'seed p99', 'finish p99'],
       rows.map((r) => [
         r.pack,
         String(r.concurrent),
@@ -202,6 +202,9 @@ function printDesk(rows: readonly DeskRow[]): void {
         String(r.stepService.max),
         String(r.stepServiceCpu.p50),
         String(r.stepServiceCpu.p99),
+        String(r.endingStepServiceCpu.p50),
+        String(r.endingStepServiceCpu.p99),
+        String(r.otherStepServiceCpu.p99),
         String(r.stepQueue.p50),
         String(r.stepQueue.p99),
         String(r.seed.p99),

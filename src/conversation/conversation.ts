@@ -129,12 +129,14 @@ export class Conversation {
   /** Freezes the conversation: dumps its rows, closes and deletes its file, returns both. */
   close(): ClosedConversation {
     const database = this.open();
-    const final = database.dump();
     const image = database.inMemory ? this.spec.databases.imageOf(this.spec.id) : null;
+    // Given the image, the tables a conversation left as they were are not read again.
+    const final = database.dump(image ?? undefined);
     this.spec.databases.release(this.spec.id);
     this.database = null;
+    if (image) return { final, db: image };
     try {
-      return { final, db: image ?? this.spec.databases.bytesOf(this.spec.id) };
+      return { final, db: this.spec.databases.bytesOf(this.spec.id) };
     } finally {
       this.spec.databases.remove(this.spec.id);
     }

@@ -1,4 +1,5 @@
-import { eq, getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, getTableName, is, sql, type SQL } from 'drizzle-orm';
+import { PreparedQuery as SqlitePrepared } from 'drizzle-orm/better-sqlite3';
 import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { PackDb } from './tool-kit.ts';
 
@@ -12,17 +13,40 @@ import type { PackDb } from './tool-kit.ts';
  *   openingById(ctx.db).get({ id });
  *
  * The cache is keyed by the drizzle handle, so a call's statements go away with its database.
+ * The query is built once per process: its SQL, parameters and result mapping depend on the
+ * builder alone, so every later database gets a copy of the first one with its own statement
+ * (`onDatabase`); only SQLite's prepare is left per database.
  */
 export function preparedQuery<Q>(build: (db: PackDb) => Q): (db: PackDb) => Q {
   const byDatabase = new WeakMap<PackDb, Q>();
+  let first: Q | undefined;
   return (db) => {
     let query = byDatabase.get(db);
     if (query === undefined) {
-      query = build(db);
+      query = first !== undefined && is(first, SqlitePrepared) ? (onDatabase(first, db) as Q) : build(db);
+      first ??= query;
       byDatabase.set(db, query);
     }
     return query;
   };
+}
+
+/**
+ * A drizzle prepared query built for one database, for another: the same query, parameters and
+ * result mapping, with the statement prepared on `db`'s connection. Everything else a drizzle
+ * query holds (the SQL and its parameter slots, the selected fields, the no-op logger and cache)
+ * belongs to no connection.
+ */
+function onDatabase(query: SqlitePrepared, db: PackDb): SqlitePrepared {
+  const copy = Object.create(Object.getPrototypeOf(query) as object) as SqlitePrepared;
+  return Object.assign(copy, query, { stmt: connectionOf(db).prepare(query.getQuery().sql) });
+}
+
+/** The SQLite connection a drizzle handle was made on (drizzle sets `$client`; the PackDb type leaves it out). */
+function connectionOf(db: PackDb): { prepare(sql: string): unknown } {
+  const client = (db as PackDb & { readonly $client?: { prepare(sql: string): unknown } }).$client;
+  if (!client) throw new Error('a pack database handle without its SQLite connection');
+  return client;
 }
 
 /** A named placeholder filled when a prepared query runs; usable in conditions and in `set`. */

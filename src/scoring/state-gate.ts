@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { canonicalJson } from '../core/index.ts';
+import { canonicalJson, rowsDigest } from '../core/index.ts';
 import { ignoredColumns, scoredTables, type ComparePolicy, type NormaliserName, type TablePolicy } from '../packs/index.ts';
 import { normalise, sameValue } from './normalisers.ts';
 import type { StateDiffEntry, StateGateResult } from './types.ts';
@@ -161,6 +160,8 @@ function groupRows(rules: TableRules, rows: readonly PreparedRow[]): Map<string,
 interface CompiledTable {
   readonly rules: TableRules;
   readonly rows: Map<string, PreparedRow>;
+  /** Frozen rows prepared (a template's rows, which every conversation's dump shares), by row. */
+  readonly frozenRows: WeakMap<object, PreparedRow>;
   /** Each task's expected rows, prepared and grouped once, with the outcomes already found against them (by the actual rows' digest). */
   readonly expected: WeakMap<readonly Readonly<Record<string, unknown>>[], ExpectedTable>;
 }
@@ -196,7 +197,7 @@ function compiledPolicy(policy: ComparePolicy): CompiledPolicy {
 function compileTable(policy: ComparePolicy, table: string): CompiledTable {
   const tablePolicy = policy.tables[table] ?? { scored: true };
   const rules: TableRules = { table, mode: tablePolicy.mode ?? 'exact', key: tablePolicy.key, ignored: ignoredColumns(policy, table), policy: tablePolicy, strings: policy.defaults.strings };
-  return { rules, rows: new Map<string, PreparedRow>(), expected: new WeakMap() };
+  return { rules, rows: new Map<string, PreparedRow>(), frozenRows: new WeakMap(), expected: new WeakMap() };
 }
 
 /** The policy's scored tables, in order (`scoredTables`, worked out once per policy). */
@@ -205,12 +206,17 @@ export function scoredTablesOf(policy: ComparePolicy): readonly string[] {
 }
 
 function preparedRow(compiled: CompiledTable, row: Readonly<Record<string, unknown>>): PreparedRow {
+  const frozen = Object.isFrozen(row);
+  const same = frozen ? compiled.frozenRows.get(row) : undefined;
+  if (same) return same;
   const text = JSON.stringify(row);
-  const known = compiled.rows.get(text);
-  if (known) return known;
-  if (compiled.rows.size >= PREPARED_ROWS_CAP) compiled.rows.clear();
-  const prepared = prepareRow(compiled.rules, row);
-  compiled.rows.set(text, prepared);
+  let prepared = compiled.rows.get(text);
+  if (!prepared) {
+    if (compiled.rows.size >= PREPARED_ROWS_CAP) compiled.rows.clear();
+    prepared = prepareRow(compiled.rules, row);
+    compiled.rows.set(text, prepared);
+  }
+  if (frozen) compiled.frozenRows.set(row, prepared);
   return prepared;
 }
 
@@ -229,7 +235,8 @@ function expectedTable(compiled: CompiledTable, rows: readonly Readonly<Record<s
  */
 function compareTable(compiled: CompiledTable, expectedRows: readonly Readonly<Record<string, unknown>>[], actualRows: readonly Readonly<Record<string, unknown>>[]): TableOutcome {
   const expected = expectedTable(compiled, expectedRows);
-  const digest = hash('sha256', JSON.stringify(actualRows), 'base64');
+  // A table the conversation left as it was is its template's frozen array: its digest is kept.
+  const digest = rowsDigest(actualRows);
   const known = expected.outcomes.get(digest);
   if (known) return known;
   if (expected.outcomes.size >= OUTCOMES_CAP) expected.outcomes.clear();

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../core/index.ts';
+import { canonicalJson, rowsJson, sameRow } from '../core/index.ts';
 import type { SnapshotBody } from './outbox.ts';
 import { summarySchema, type EndReason, type FinalState, type SnapshotPart, type Smoke, type Summary, type TimelineEvent, type TimelineFile, type Truncation, type Usage, type VoidReason } from './schema.ts';
 import { findVoids } from './void-table.ts';
@@ -91,14 +91,6 @@ function templateRows(template: Rows, table: string): TemplateRows {
   return rows;
 }
 
-/** True when two rows hold the same columns in the same order with identical values, so their canonical forms are equal. */
-function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(a);
-  const others = Object.keys(b);
-  if (keys.length !== others.length) return false;
-  return keys.every((key, i) => key === others[i] && a[key] === b[key]);
-}
-
 /**
  * Rows that differ from the template: inserted, changed or deleted (a count for the per-call
  * summary). A final row identical to the template's row at the same place (most rows: both are in
@@ -107,11 +99,13 @@ function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolea
 export function countRowsWritten(template: Rows, final: Rows): number {
   let changed = 0;
   for (const table of new Set([...Object.keys(template), ...Object.keys(final)])) {
+    // The same array: a table the conversation left as it was (the store's dump shares it).
+    if (final[table] === template[table]) continue;
     const before = templateRows(template, table);
     const after = new Set(
       (final[table] ?? []).map((row, i) => {
         const twin = before.rows[i];
-        return twin && sameRow(twin, row) ? (before.canonical[i] as string) : canonicalJson(row);
+        return twin && (twin === row || sameRow(twin, row)) ? (before.canonical[i] as string) : canonicalJson(row);
       }),
     );
     for (const row of after) if (!before.set.has(row)) changed++;
@@ -168,6 +162,16 @@ function turnLatencyOf(events: readonly TimelineEvent[]): Pick<Summary, 'turn_la
   return turns.length ? { turn_latency: turns } : {};
 }
 
+/**
+ * `JSON.stringify(dump)`, the same text, with each frozen table's rows written once and reused:
+ * most of a conversation's tables are its template's own arrays (the store shares them).
+ */
+export function dumpJson(dump: Rows): string {
+  const tables = Object.keys(dump);
+  if (!tables.every((table) => Array.isArray(dump[table]))) return JSON.stringify(dump);
+  return `{${tables.map((table) => `${JSON.stringify(table)}:${rowsJson(dump[table] as Record<string, unknown>[])}`).join(',')}}`;
+}
+
 /** The five snapshot parts, ready for the outbox (the WAV as bytes or as the recorder's file). */
 export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: Rows, templateDump: Rows, db: Buffer, wav: W): { parts: Map<SnapshotPart, Buffer | W>; summary: Summary } {
   const summary = buildSummary(record, countRowsWritten(templateDump, dump));
@@ -175,7 +179,7 @@ export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: 
   const timeline: TimelineFile = { events: [...record.events] };
   const parts = new Map<SnapshotPart, Buffer | W>([
     ['timeline.json', Buffer.from(JSON.stringify(timeline))],
-    ['final.json', Buffer.from(JSON.stringify(dump))],
+    ['final.json', Buffer.from(dumpJson(dump))],
     ['db', db],
     ['wav', wav],
     ['summary.json', Buffer.from(`${JSON.stringify(summary, null, 2)}\n`)],

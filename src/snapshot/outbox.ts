@@ -90,7 +90,9 @@ interface PendingSet {
 
 /**
  * Durable snapshot outbox: a snapshot is written whole to the spool directory first (summary
- * last), then uploaded part by part (summary last) and removed from the spool. Failed uploads stay
+ * last), then uploaded part by part (summary last) and removed from the spool. A set held in
+ * memory bound for a local sink (the directory sink) is written there directly instead, and takes
+ * the spool's way only if that fails. Failed uploads stay
  * spooled and retry with backoff; a restart finds complete spooled sets and resumes them, a few
  * at a time. A set the spool refuses (a full disk) is never dropped: it is held in memory,
  * counted, and on each retry written to the spool again or, failing that, uploaded from memory.
@@ -218,6 +220,7 @@ export class SnapshotOutbox {
 
   private async spoolNew(pack: string, callId: string, parts: SnapshotParts, sinceMs: number): Promise<'spooled' | 'held'> {
     for (const part of SNAPSHOT_PARTS) if (!parts.get(part)) throw new Error(`snapshot of ${callId} lacks ${part}`);
+    if (this.sink.local && !this.stopped && (await this.sendDirect(pack, callId, parts, sinceMs))) return 'spooled';
     const held = new Map(parts);
     try {
       await this.writeSet(pack, callId, held);
@@ -233,6 +236,30 @@ export class SnapshotOutbox {
       if (set) this.scheduleRetry(set, err, false);
       return 'held';
     }
+  }
+
+  /**
+   * A set whose parts are all bytes, bound for a sink on this machine's disk (`local`), goes there
+   * at once, summary last, as an upload would send it: spooling it first would only copy it twice
+   * on the same disk (it is as durable once its summary is written as a spooled set is). False when
+   * a part is a file, the sink refused a part, or it holds another snapshot under this id: the set
+   * then takes the spool's way, where a failure is retried and a conflict kept aside.
+   */
+  private async sendDirect(pack: string, callId: string, parts: SnapshotParts, sinceMs: number): Promise<boolean> {
+    const bytes = new Map<SnapshotPart, Buffer>();
+    for (const [part, body] of parts) if (Buffer.isBuffer(body)) bytes.set(part, body);
+    const summary = bytes.get('summary.json');
+    if (bytes.size !== parts.size || !summary) return false;
+    const summaryKey = snapshotKey(pack, callId, 'summary.json');
+    try {
+      const remote = await this.sink.get(summaryKey);
+      if (remote && !remote.equals(summary)) return false;
+      if (!remote) for (const part of SNAPSHOT_PARTS) await this.sink.put(snapshotKey(pack, callId, part), bytes.get(part) as Buffer);
+    } catch {
+      return false;
+    }
+    this.observer.uploaded(pack, callId, this.sink.locate(summaryKey), this.clock.nowMs() - sinceMs);
+    return true;
   }
 
   /**

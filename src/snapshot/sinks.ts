@@ -14,6 +14,11 @@ export interface SnapshotSink {
   get(key: string): Promise<Buffer | null>;
   /** Full location of a key, for summaries and logs. */
   locate(key: string): string;
+  /**
+   * True when a put lands on this machine's disk (the directory sink): the outbox then writes a set
+   * held in memory straight there, since spooling it first would only copy it twice on one disk.
+   */
+  readonly local?: boolean;
 }
 
 /** True when the file is there (any failure to reach it counts as absent, as existsSync does). */
@@ -28,6 +33,7 @@ export function directorySink(dir: string): SnapshotSink {
   const folders = new Set<string>();
   return {
     root: dir,
+    local: true,
     async put(key, body) {
       const file = join(dir, key);
       const folder = dirname(file);
@@ -50,7 +56,7 @@ export function directorySink(dir: string): SnapshotSink {
       try {
         return await readFile(join(dir, key));
       } catch (err) {
-        if (!(await present(join(dir, key)))) return null;
+        if ((err as { code?: string }).code === 'ENOENT' || !(await present(join(dir, key)))) return null;
         throw err;
       }
     },

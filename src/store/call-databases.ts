@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from 'node:path';
 import { CALL_ID_PATTERN, MivasError } from '../core/index.ts';
 import type { PackDb } from '../packs/index.ts';
-import { dumpDatabase, dumpPlan, type DatabaseDump, type DumpPlan } from './dump.ts';
+import { dumpDatabase, dumpDatabaseAt, dumpPlan, pageLayoutOf, untouchedTables, type DatabaseDump, type DumpPlan, type PageLayout } from './dump.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
 export interface CallDatabase {
@@ -13,8 +13,13 @@ export interface CallDatabase {
   readonly inMemory: boolean;
   readonly sqlite: Database.Database;
   readonly db: PackDb;
-  /** Every table's rows by primary key (`dumpDatabase` with the template's plan, made once per holder). */
-  readonly dump: () => DatabaseDump;
+  /**
+   * Every table's rows by primary key (`dumpDatabase` with the template's plan, made once per
+   * holder). Given `image`, this database's bytes as they are now (`imageOf`), a table whose pages
+   * are still the template's is not read: it gets the template's rows (`templateDump`, the same
+   * frozen array).
+   */
+  readonly dump: (image?: Buffer) => DatabaseDump;
   /** Runs `fn` in one transaction: committed if it returns, rolled back if it throws. */
   readonly inTransaction: <T>(fn: () => T) => T;
 }
@@ -41,6 +46,15 @@ function cacheStatements(sqlite: Database.Database): void {
   }) as Database.Database['prepare'];
 }
 
+/** Freezes a dump's top object, its arrays and its rows. */
+function deepFreeze(dump: DatabaseDump): DatabaseDump {
+  for (const rows of Object.values(dump)) {
+    for (const row of rows) Object.freeze(row);
+    Object.freeze(rows);
+  }
+  return Object.freeze(dump);
+}
+
 /** Raised when a call id already has a database (or an open handle): ids are used once. */
 export class CallIdUsedError extends MivasError {
   constructor(callId: string) {
@@ -61,6 +75,8 @@ export class CallDatabases {
   private readonly templateFile: string;
   /** The template's bytes, read once for in-memory databases (a template file never changes). */
   private templateImage: Buffer | null = null;
+  /** The template's rows, frozen (copies share them), and where its tables lie among its pages; made on first use. */
+  private template: { readonly rows: DatabaseDump; readonly layout: PageLayout | null } | null = null;
   /** The template schema's dump plan, made from the first database opened. */
   private plan: DumpPlan | null = null;
 
@@ -103,8 +119,36 @@ export class CallDatabases {
   createInMemory(callId: string): CallDatabase {
     const file = this.pathOf(callId);
     if (this.open.has(callId) || existsSync(file)) throw new CallIdUsedError(callId);
+    return this.openHandle(callId, file, new Database(this.imageOfTemplate()));
+  }
+
+  /**
+   * The template's rows (every table, by primary key), read once and frozen: a copy's dump shares
+   * the arrays of the tables it left as they were, so nobody may change them.
+   */
+  templateDump(): DatabaseDump {
+    return this.templateOnce().rows;
+  }
+
+  private imageOfTemplate(): Buffer {
     this.templateImage ??= readFileSync(this.templateFile);
-    return this.openHandle(callId, file, new Database(this.templateImage));
+    return this.templateImage;
+  }
+
+  private templateOnce(): { readonly rows: DatabaseDump; readonly layout: PageLayout | null } {
+    if (!this.template) {
+      const image = this.imageOfTemplate();
+      this.template = { rows: deepFreeze(dumpDatabaseAt(image)), layout: pageLayoutOf(image) };
+    }
+    return this.template;
+  }
+
+  /** A dump of `sqlite` that takes the template's rows for the tables `image` shows untouched. */
+  private dumpOf(sqlite: Database.Database, image: Buffer | undefined): DatabaseDump {
+    const plan = (this.plan ??= dumpPlan(sqlite));
+    const { rows, layout } = image ? this.templateOnce() : { rows: {}, layout: null };
+    if (!image || !layout) return dumpDatabase(sqlite, plan);
+    return dumpDatabase(sqlite, plan, { rows, tables: untouchedTables(layout, image, plan.map((p) => p.table)) });
   }
 
   /** An open database's bytes as SQLite would have written its file (in memory: serialized). */
@@ -150,17 +194,16 @@ export class CallDatabases {
   }
 
   private openHandle(callId: string, file: string, sqlite: Database.Database): CallDatabase {
-    // In memory SQLite keeps its journal in memory whatever is asked; the pages are the same.
-    sqlite.pragma('journal_mode = DELETE');
-    // A call's database is evidence only until its snapshot is spooled, and a process crash loses
-    // the live call anyway (docs/reliability.md); the rollback journal still protects it from a
-    // crash mid-transaction, so skipping fsync costs nothing but an OS crash. It saves one fsync
-    // per tool write.
-    sqlite.pragma('synchronous = OFF');
-    // One process and one connection own a call's file, so the lock is taken once and kept: a
-    // transaction then costs no lock or cache-validation syscalls (about 15 µs per tool call).
-    // Other connections get SQLITE_BUSY while the handle is open; snapshots read the bytes directly.
-    sqlite.pragma('locking_mode = EXCLUSIVE');
+    // One call for the three settings (each `pragma()` is a statement prepared and run from JS).
+    // journal_mode: in memory SQLite keeps its journal in memory whatever is asked; the pages are the same.
+    // synchronous: a call's database is evidence only until its snapshot is spooled, and a process
+    // crash loses the live call anyway (docs/reliability.md); the rollback journal still protects it
+    // from a crash mid-transaction, so skipping fsync costs nothing but an OS crash. It saves one
+    // fsync per tool write.
+    // locking_mode: one process and one connection own a call's file, so the lock is taken once and
+    // kept: a transaction then costs no lock or cache-validation syscalls (about 15 µs per tool
+    // call). Other connections get SQLITE_BUSY while the handle is open; snapshots read the bytes directly.
+    sqlite.exec('PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;');
     cacheStatements(sqlite);
     // better-sqlite3 builds a transaction wrapper per call of transaction(); build it once.
     const transaction = sqlite.transaction((fn: () => unknown) => fn());
@@ -169,7 +212,7 @@ export class CallDatabases {
       inMemory: sqlite.memory,
       sqlite,
       db: drizzle(sqlite),
-      dump: () => dumpDatabase(sqlite, (this.plan ??= dumpPlan(sqlite))),
+      dump: (image) => this.dumpOf(sqlite, image),
       inTransaction: (fn) => transaction(fn) as ReturnType<typeof fn>,
     };
     this.open.set(callId, handle);

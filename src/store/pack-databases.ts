@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Pack } from '../packs/index.ts';
 import { CallDatabases } from './call-databases.ts';
-import { dumpDatabaseAt, type DatabaseDump } from './dump.ts';
+import type { DatabaseDump } from './dump.ts';
 import { ensureTemplate } from './template.ts';
 
 /** A pack's per-conversation databases and the rows of its template. */
@@ -17,5 +17,6 @@ export interface PackDatabases {
  */
 export function packDatabases(dataDir: string, pack: Pack, folder: string): PackDatabases {
   const template = ensureTemplate(join(dataDir, 'templates'), pack);
-  return { databases: new CallDatabases(join(dataDir, folder), template), templateDump: dumpDatabaseAt(template) };
+  const databases = new CallDatabases(join(dataDir, folder), template);
+  return { databases, templateDump: databases.templateDump() };
 }

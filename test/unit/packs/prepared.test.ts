@@ -22,7 +22,7 @@ describe('prepared queries', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('builds a query once per call database and never runs it on another call', () => {
+  it('builds a query once and runs it on each call database with that database\'s own statement', () => {
     let builds = 0;
     const onDate = preparedQuery((db) => {
       builds++;
@@ -35,9 +35,20 @@ describe('prepared queries', () => {
     expect(onDate(a).get({ date: '2026-10-09' })?.id).toBe('apt_x');
     expect(onDate(a).get({ date: '2026-10-09' })?.id).toBe('apt_x');
     expect(onDate(b).get({ date: '2026-10-09' })).toBeUndefined();
-    expect(builds).toBe(2);
-    expect(rowById(appointments)(a).get({ id: 'apt_x' })?.date).toBe('2026-10-09');
+    // Built for a only: b's copy has its own statement, on b's connection, with the same result mapping.
+    expect(builds).toBe(1);
+    expect(onDate(b)).not.toBe(onDate(a));
+    insert(b).run({ id: 'apt_y', date: '2026-10-09', created_at: '2026-10-05T09:00' });
+    expect(onDate(b).get({ date: '2026-10-09' })).toEqual({ id: 'apt_y', date: '2026-10-09', created_at: '2026-10-05T09:00' });
+    expect(onDate(b).all({ date: '2026-10-09' })).toEqual(onDate(b).all({ date: '2026-10-09' }));
+    expect(onDate(a).all({ date: '2026-10-09' }).map((r) => r.id)).toEqual(['apt_x']);
+    // The first database closed, the copies still run: they hold nothing of its connection.
+    dbs.release('prep_a');
+    expect(onDate(b).get({ date: '2026-10-09' })?.id).toBe('apt_y');
+    expect(onDate(dbs.create('prep_d').db).get({ date: '2026-10-09' })).toBeUndefined();
+    expect(builds).toBe(1);
     expect(rowById(appointments)(b).get({ id: 'apt_x' })).toBeUndefined();
+    expect(rowById(appointments)(b).get({ id: 'apt_y' })?.date).toBe('2026-10-09');
   });
 
   it('a reopened database gets freshly prepared statements', () => {

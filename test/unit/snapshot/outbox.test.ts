@@ -460,6 +460,55 @@ describe('SnapshotOutbox on a full disk and with a backlog', () => {
     expect(readdirSync(join(spool, PACK))).toEqual([]);
   });
 
+  it('writes a set held in memory straight to a local sink: no spool file, and a flush waits for it', async () => {
+    const spool = tempDir();
+    const disk = new CountedDisk();
+    const sink = Object.assign(new GatedSink(), { local: true });
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(spool, sink, new ManualClock(), seen, { files: disk });
+    const stored = outbox.store(PACK, 'call_direct', parts('call_direct'));
+    await sink.untilWaiting();
+    // Under way: counted as waiting, and a flush (the shutdown's hand-over) does not return before it lands.
+    expect(outbox.isSpooled(PACK, 'call_direct')).toBe(true);
+    let flushed = false;
+    const flush = outbox.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flushed).toBe(false);
+    sink.releaseAll();
+    await flush;
+    expect(await stored).toBe('spooled');
+    expect(seen.uploads).toEqual(['call_direct']);
+    for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/call_direct.${p}`)?.toString()).toBe(`call_direct:${p}`);
+    expect(sink.puts.at(-1)).toBe(`${PACK}/call_direct.summary.json`);
+    expect(disk.counts).toEqual({ writeFile: 0, rename: 0, readFile: 0, rm: 0 });
+    expect(outbox.backlog().count).toBe(0);
+  });
+
+  it('spools a set a local sink refused and retries it; a file part always goes through the spool', async () => {
+    const spool = tempDir();
+    const sink = Object.assign(new MemorySink(), { local: true });
+    sink.failOn = (key) => key.endsWith('final.json');
+    const clock = new ManualClock();
+    const seen = new Observed();
+    const outbox = new SnapshotOutbox(spool, sink, clock, seen);
+    expect(await outbox.store(PACK, 'call_refused', parts('call_refused'))).toBe('spooled');
+    await seen.until(() => seen.failures.length === 1);
+    expect(existsSync(join(spool, PACK, 'call_refused.summary.json'))).toBe(true);
+    sink.failOn = null;
+    clock.advance(1_000);
+    await seen.until(() => seen.uploads.length === 1);
+    for (const p of SNAPSHOT_PARTS) expect(sink.objects.get(`${PACK}/call_refused.${p}`)?.toString()).toBe(`call_refused:${p}`);
+    const wav = join(tempDir(), 'call_file.wav');
+    writeFileSync(wav, 'recorded');
+    const withFile = new Map<SnapshotPart, SnapshotBody>([...parts('call_file'), ['wav', { file: wav }]]);
+    const disk = new CountedDisk();
+    const second = new SnapshotOutbox(tempDir(), sink, new ManualClock(), seen, { files: disk });
+    expect(await second.store(PACK, 'call_file', withFile)).toBe('spooled');
+    await second.flush();
+    expect(sink.objects.get(`${PACK}/call_file.wav`)?.toString()).toBe('recorded');
+    expect(disk.counts.writeFile).toBe(SNAPSHOT_PARTS.length - 1);
+  });
+
   it('reads a set back from the spool when more sets than freshSets wait for their upload', async () => {
     const spool = tempDir();
     const disk = new CountedDisk();

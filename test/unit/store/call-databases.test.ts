@@ -55,6 +55,16 @@ describe('CallDatabases', () => {
     dbs.closeAll();
   });
 
+  it('opens every handle with fsync off and the lock kept, a file one with a rollback journal', () => {
+    const dbs = new CallDatabases(join(dir, 'pragmas'), template);
+    for (const handle of [dbs.create('file'), dbs.createInMemory('mem')]) {
+      expect(handle.sqlite.pragma('synchronous', { simple: true })).toBe(0);
+      expect(handle.sqlite.pragma('locking_mode', { simple: true })).toBe('exclusive');
+    }
+    expect(dbs.create('file2').sqlite.pragma('journal_mode', { simple: true })).toBe('delete');
+    dbs.closeAll();
+  });
+
   it('sets aside databases left by an earlier process so their ids start fresh', () => {
     const calls = join(dir, 'leftovers');
     const before = new CallDatabases(calls, template);
