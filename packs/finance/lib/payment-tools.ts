@@ -45,9 +45,9 @@ export const listPayees = defineTool({
 export const addPayee = defineTool({
   name: 'add_payee',
   description:
-    'Use when: a verified member who passed the one-time code wants to save a new biller or person to pay. Returns: the payee_id and a script on the new-payee limit. Do not use for: anyone the member met only on this call or was pressed to pay. Errors: NOT_VERIFIED, STEP_UP_REQUIRED, PAYEE_EXISTS.',
+    'Use when: a verified member who passed the one-time code wants to save a new biller or person to pay. Returns: the payee_id, the most a new payee can receive per payment (limit) and a script on that limit. Do not use for: anyone the member met only on this call or was pressed to pay. Errors: NOT_VERIFIED, STEP_UP_REQUIRED, PAYEE_EXISTS.',
   input: z.object({ name: personNameField.describe('Payee name as the member says it.'), kind: z.enum(['biller', 'person']), account_last4: last4Field.describe("Last four digits of the payee's account.") }),
-  output: z.object({ payee_id: z.string(), is_new: z.literal(true), script: z.string() }),
+  output: z.object({ payee_id: z.string(), is_new: z.literal(true), limit: amountOut, script: z.string() }),
   effect: 'write',
   writes: ['payees', 'call_session'],
   gate: 'verified',
@@ -58,7 +58,8 @@ export const addPayee = defineTool({
     const id = `pay_${member.id.slice(4)}_${foldName(args.name).replace(/ /g, '_')}`.slice(0, 44);
     if (payeesOfMember(ctx.db).all({ member: member.id }).some((p) => p.id === id || foldName(p.name) === foldName(args.name))) return refuse('PAYEE_EXISTS', { recoverable: false });
     insertPayee(ctx.db).run({ id, member_id: member.id, name: args.name, kind: args.kind, account_last4: args.account_last4, added_on: ctx.clock.today() });
-    return ok({ payee_id: id, is_new: true as const, script: `For the first three days, each payment to a new payee can be at most ${money(policy.new_payee_limit_cents).spoken}.` });
+    const limit = money(policy.new_payee_limit_cents);
+    return ok({ payee_id: id, is_new: true as const, limit, script: `For the first three days, each payment to a new payee can be at most ${limit.spoken}.` });
   },
 });
 
