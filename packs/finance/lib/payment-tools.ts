@@ -76,7 +76,7 @@ function sendDate(ctx: ToolContext, kind: string, requested: string): { date: st
 /** Rules every payment amount and date must meet; returns a refusal or null. */
 function paymentRules(ctx: ToolContext, p: { kind: string; payee: PayeeRow | undefined; amount: number; date: string; available: number }): ToolRefusal | null {
   if (p.date < ctx.clock.today()) return refuse('DATE_IN_PAST', { recoverable: true });
-  if (daysBetween(ctx.clock.today(), p.date) > policy.payment_horizon_days) return refuse('BEYOND_HORIZON', { recoverable: true, last_day: day(ctx.clock.addDays(ctx.clock.today(), policy.payment_horizon_days)) });
+  if (daysBetween(ctx.clock.today(), p.date) > policy.payment_horizon_days) return refuse('BEYOND_HORIZON', { recoverable: true, last_day: day(ctx.clock.addDays(ctx.clock.today(), policy.payment_horizon_days), ctx.clock.today()) });
   if (p.payee && isNewPayee(ctx, p.payee) && p.amount > policy.new_payee_limit_cents) return refuse('NEW_PAYEE_LIMIT', { recoverable: true, limit: money(policy.new_payee_limit_cents) });
   if (p.amount > policy.step_up_above_cents && p.kind !== 'internal' && !steppedUp(ctx)) return refuse('STEP_UP_REQUIRED', { recoverable: true, threshold: money(policy.step_up_above_cents) });
   if (p.date === ctx.clock.today() && p.amount > p.available) return refuse('INSUFFICIENT_FUNDS', { recoverable: true, available: money(p.available) });
@@ -131,7 +131,7 @@ export const quotePayment = defineTool({
     const payload: PaymentPayload = { member_id: member.id, from_account_id: from.id, kind, payee_id: payee?.id ?? null, to_account_id: payee ? null : toAccountId, amount_cents: args.amount_cents, send_on: when.date };
     const token = openHold(ctx, { kind: 'payment', target: `${from.id}:${payee?.id ?? toAccountId ?? ''}`, payload });
     const amount = money(args.amount_cents);
-    const sendOn = day(when.date);
+    const sendOn = day(when.date, ctx.clock.today());
     const cutoffNote = when.moved ? 'Because that is past today\'s cut-off or not a business day, ' : '';
     return ok({
       token,
@@ -177,14 +177,14 @@ export const confirmPayment = defineTool({
       adjustBalance(ctx, p.to_account_id, member.id, p.amount_cents);
     }
     markHoldUsed(ctx.db, held.token);
-    return ok({ payment_id: id, status: now ? ('sent' as const) : ('scheduled' as const), amount: money(p.amount_cents), send_on: day(p.send_on) });
+    return ok({ payment_id: id, status: now ? ('sent' as const) : ('scheduled' as const), amount: money(p.amount_cents), send_on: day(p.send_on, ctx.clock.today()) });
   },
 });
 
 export const scheduledOut = z.object({ payment_id: z.string(), to: z.string(), amount: amountOut, send_on: dayOut, status: z.string(), can_change: z.boolean() });
 
 export function describeScheduled(ctx: ToolContext, member: MemberRow, row: PaymentRow): z.infer<typeof scheduledOut> {
-  return { payment_id: row.id, to: destinationName(ctx, member, row), amount: money(row.amount_cents), send_on: day(row.send_on), status: row.status, can_change: row.status === 'scheduled' };
+  return { payment_id: row.id, to: destinationName(ctx, member, row), amount: money(row.amount_cents), send_on: day(row.send_on, ctx.clock.today()), status: row.status, can_change: row.status === 'scheduled' };
 }
 
 export const listScheduledPayments = defineTool({
