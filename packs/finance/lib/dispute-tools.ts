@@ -48,7 +48,9 @@ export const quoteDispute = defineTool({
     const payload = { transaction_id: txn.id, account_id: txn.account_id, card_id: txn.card_id, reason: args.reason, amount_cents: cents, provisional_credit_on: creditOn, decide_by: decideBy };
     const token = openHold(ctx, { kind: 'dispute', target: txn.id, payload });
     const amount = money(cents);
-    const lockNote = args.reason === 'unauthorized' ? ' Because you did not make this charge, the card it was made on will be locked when the claim opens.' : '';
+    // confirm_dispute locks only a card still active; a card already closed or locked is not promised a lock.
+    const cardActive = cardsOf(ctx, member.id).find((c) => c.id === txn.card_id)?.status === 'active';
+    const lockNote = args.reason === 'unauthorized' && cardActive ? ' Because you did not make this charge, the card it was made on will be locked when the claim opens.' : '';
     const credit = sameDay
       ? `you will get a provisional credit of ${amount.spoken} today`
       : `if we have not finished by ${day(creditOn, ctx.clock.today()).spoken}, you will get a provisional credit of ${amount.spoken} that day`;

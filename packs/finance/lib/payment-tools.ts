@@ -64,13 +64,14 @@ export const addPayee = defineTool({
 });
 
 /** When money asked for on a date really goes out: cut-offs move same-day requests to the next business day. */
-function sendDate(ctx: ToolContext, kind: string, requested: string): { date: string; moved: boolean; cutoff_hour: number | null } {
+function sendDate(ctx: ToolContext, kind: string, requested: string): { date: string; moved: boolean; past_cutoff: boolean; cutoff_hour: number | null } {
   const cutoff = kind === 'bill' ? policy.bill_pay_cutoff_hour : kind === 'external' ? policy.external_transfer_cutoff_hour : null;
   const today = ctx.clock.today();
   let date = requested;
-  if (cutoff !== null && requested === today && Number(ctx.clock.now().slice(11, 13)) >= cutoff) date = ctx.clock.addBusinessDays(today, 1);
+  const pastCutoff = cutoff !== null && requested === today && Number(ctx.clock.now().slice(11, 13)) >= cutoff;
+  if (pastCutoff) date = ctx.clock.addBusinessDays(today, 1);
   if (cutoff !== null && !ctx.clock.isBusinessDay(date)) date = ctx.clock.addBusinessDays(date, 1);
-  return { date, moved: date !== requested, cutoff_hour: cutoff };
+  return { date, moved: date !== requested, past_cutoff: pastCutoff, cutoff_hour: cutoff };
 }
 
 /** Rules every payment amount and date must meet; returns a refusal or null. */
@@ -132,7 +133,7 @@ export const quotePayment = defineTool({
     const token = openHold(ctx, { kind: 'payment', target: `${from.id}:${payee?.id ?? toAccountId ?? ''}`, payload });
     const amount = money(args.amount_cents);
     const sendOn = day(when.date, ctx.clock.today());
-    const cutoffNote = when.moved ? 'Because that is past today\'s cut-off or not a business day, ' : '';
+    const cutoffNote = !when.moved ? '' : when.past_cutoff ? 'Because that is past today\'s cut-off, ' : 'Because that day is not a business day, ';
     return ok({
       token,
       kind,
