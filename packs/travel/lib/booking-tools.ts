@@ -37,6 +37,7 @@ const flightOut = z.object({
   arrives_spoken: z.string(),
   status: z.string(),
   delay_minutes: z.number().int(),
+  expected_departure_spoken: z.string().nullable(),
 });
 export { flightOut };
 
