@@ -150,13 +150,25 @@ function renderTools(tools: readonly Tool[]): string {
   return tools.map((t) => `- ${t.function.name}: ${t.function.description ?? ''}\n  parameters: ${JSON.stringify(t.function.parameters ?? {})}`).join('\n');
 }
 
+/**
+ * A new conversation whose instructions differ from the lane's last one (another pack, another
+ * company) says so in its title, with the instructions' first line: a player who had answered for
+ * one company for hours answered a whole airline lane as that company (audit round 4, lane L1).
+ */
+function newConversationTitle(previous: Body | undefined, body: Body): string {
+  const now = body.messages[0]?.content ?? '';
+  if (previous === undefined || previous.messages[0]?.content === now) return 'NEW CONVERSATION';
+  const first = now.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#')) ?? '';
+  return `NEW CONVERSATION, NEW INSTRUCTIONS: not those of your last conversation; read them before you answer. They begin: ${first.slice(0, 200)}`;
+}
+
 /** What is new in this request against the lane's previous one (all of it when the conversation is new). */
 function view(path: string, seq: number, full: boolean): string {
   const body = JSON.parse(readFileSync(join(path, `${seq}.request.json`), 'utf8')) as Body;
   const previous = seq > 1 && existsSync(join(path, `${seq - 1}.request.json`)) ? (JSON.parse(readFileSync(join(path, `${seq - 1}.request.json`), 'utf8')) as Body) : undefined;
   const tools = body.tools ?? [];
   const continues = previous !== undefined && previous.messages.length < body.messages.length && previous.messages.slice(1).every((m, i) => JSON.stringify(m) === JSON.stringify(body.messages[i + 1]));
-  if (!continues || full) return `=== ${continues ? 'THE WHOLE CONVERSATION SO FAR' : 'NEW CONVERSATION'} ===\n[tools]\n${renderTools(tools)}\n${body.messages.map(renderMessage).join('\n')}`;
+  if (!continues || full) return `=== ${continues ? 'THE WHOLE CONVERSATION SO FAR' : newConversationTitle(previous, body)} ===\n[tools]\n${renderTools(tools)}\n${body.messages.map(renderMessage).join('\n')}`;
   const lines: string[] = [];
   if (previous.messages[0]?.content !== body.messages[0]?.content) lines.push(`=== YOUR INSTRUCTIONS CHANGED ===\n${body.messages[0]?.content ?? ''}`);
   if (JSON.stringify(previous.tools ?? []) !== JSON.stringify(tools)) lines.push(`=== YOUR TOOLS CHANGED ===\n${renderTools(tools)}`);

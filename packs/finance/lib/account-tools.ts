@@ -84,7 +84,7 @@ export const listTransactions = defineTool({
       transactions: rows.map((t) => ({
         transaction_id: t.id,
         account_id: t.account_id,
-        posted: day(t.posted_on),
+        posted: day(t.posted_on, ctx.clock.today()),
         description: t.description,
         kind: t.kind,
         amount: money(Math.abs(t.amount_cents)),
@@ -92,7 +92,7 @@ export const listTransactions = defineTool({
         status: t.status,
         card_last4: t.card_id ? (cardLast4.get(t.card_id) ?? null) : null,
       })),
-      from: day(from),
+      from: day(from, ctx.clock.today()),
     });
   },
 });
@@ -109,7 +109,7 @@ function refundableFee(ctx: ToolContext, member: MemberRow, transactionId: strin
   const age = daysBetween(fee.posted_on, ctx.clock.today());
   if (age > policy.fee_refund_max_age_days) return refuse('FEE_TOO_OLD', { recoverable: false, days_since_posted: age, max_days: policy.fee_refund_max_age_days });
   const recent = refunds.find((r) => daysBetween(r.created_at.slice(0, 10), ctx.clock.today()) < policy.fee_refund_once_per_days);
-  if (recent) return refuse('FEE_REFUND_USED', { recoverable: false, last_refund: day(recent.created_at.slice(0, 10)), next_eligible: day(ctx.clock.addDays(recent.created_at.slice(0, 10), policy.fee_refund_once_per_days)) });
+  if (recent) return refuse('FEE_REFUND_USED', { recoverable: false, last_refund: day(recent.created_at.slice(0, 10), ctx.clock.today()), next_eligible: day(ctx.clock.addDays(recent.created_at.slice(0, 10), policy.fee_refund_once_per_days), ctx.clock.today()) });
   return fee;
 }
 
@@ -127,16 +127,16 @@ export const checkFeeRefund = defineTool({
     const fee = refundableFee(ctx, verifiedMember(ctx), args.transaction_id);
     if (isRefusal(fee)) return fee;
     const amount = money(-fee.amount_cents);
-    return ok({ eligible: true as const, amount, posted: day(fee.posted_on), script: `This fee of ${amount.spoken} qualifies for our one courtesy refund in twelve months. Would you like me to refund it now?` });
+    return ok({ eligible: true as const, amount, posted: day(fee.posted_on, ctx.clock.today()), script: `This fee of ${amount.spoken} qualifies for our one courtesy refund in twelve months. Would you like me to refund it now?` });
   },
 });
 
 export const requestFeeRefund = defineTool({
   name: 'request_fee_refund',
   description:
-    'Use when: check_fee_refund said eligible and the member said yes. Credits the fee back to the same account today; the rule, not the agent, decides. Returns: the refund and the new balance in words; idempotent on repeats. Do not use for: a fee check_fee_refund refused. Errors: NOT_VERIFIED, TRANSACTION_NOT_FOUND, NOT_A_FEE, FEE_ALREADY_REFUNDED, FEE_TOO_OLD, FEE_REFUND_USED.',
+    'Use when: check_fee_refund said eligible and the member said yes. Credits the fee back to the same account today; the rule, not the agent, decides. Returns: the refund and the new current and available balances in words (say the available one, as for a balance); idempotent on repeats. Do not use for: a fee check_fee_refund refused. Errors: NOT_VERIFIED, TRANSACTION_NOT_FOUND, NOT_A_FEE, FEE_ALREADY_REFUNDED, FEE_TOO_OLD, FEE_REFUND_USED.',
   input: z.object({ transaction_id: transactionIdField }),
-  output: z.object({ refund_id: z.string(), amount: amountOut, new_balance: amountOut, idempotent: z.boolean() }),
+  output: z.object({ refund_id: z.string(), amount: amountOut, new_balance: amountOut, new_available: amountOut, idempotent: z.boolean() }),
   effect: 'write',
   writes: ['fee_refunds', 'transactions', 'accounts'],
   gate: 'verified',
@@ -148,7 +148,7 @@ export const requestFeeRefund = defineTool({
     if (done) {
       const fee = ownTransaction(ctx, member.id, args.transaction_id);
       const account = isRefusal(fee) ? undefined : accountsOf(ctx, member.id).find((a) => a.id === fee.account_id);
-      return ok({ refund_id: id, amount: money(done.amount_cents), new_balance: money(account?.balance_cents ?? 0), idempotent: true });
+      return ok({ refund_id: id, amount: money(done.amount_cents), new_balance: money(account?.balance_cents ?? 0), new_available: money(account?.available_cents ?? 0), idempotent: true });
     }
     const fee = refundableFee(ctx, member, args.transaction_id);
     if (isRefusal(fee)) return fee;
@@ -158,7 +158,7 @@ export const requestFeeRefund = defineTool({
     insertRefund(ctx.db).run({ id, member_id: member.id, fee_transaction_id: fee.id, amount_cents: cents, created_at: ctx.clock.now() });
     insertTransaction(ctx.db).run({ id: `txn_refund_${fee.id.slice(4)}`, account_id: account.id, posted_on: ctx.clock.today(), description: 'Courtesy fee refund', kind: 'fee_refund', amount_cents: cents, card_id: null, status: 'posted' });
     addToBalance(ctx.db).run({ id: account.id, balance: account.balance_cents + cents, available: account.available_cents + cents });
-    return ok({ refund_id: id, amount: money(cents), new_balance: money(account.balance_cents + cents), idempotent: false });
+    return ok({ refund_id: id, amount: money(cents), new_balance: money(account.balance_cents + cents), new_available: money(account.available_cents + cents), idempotent: false });
   },
 });
 

@@ -40,7 +40,7 @@ export const getCards = defineTool({
     const member = verifiedMember(ctx);
     return ok({
       cards: cardsOf(ctx, member.id).map((c) => ({ kind: c.kind, last4: c.last4, status: c.status })),
-      travel_notices: noticesOfMember(ctx.db).all({ member: member.id }).map((n) => ({ destination: n.destination, start: day(n.start_date), end: day(n.end_date) })),
+      travel_notices: noticesOfMember(ctx.db).all({ member: member.id }).map((n) => ({ destination: n.destination, start: day(n.start_date, ctx.clock.today()), end: day(n.end_date, ctx.clock.today()) })),
     });
   },
 });
@@ -101,7 +101,7 @@ export const quoteCardReplacement = defineTool({
       token,
       fee: money(fee),
       fee_reason: reason,
-      arrives_by: day(arrives),
+      arrives_by: day(arrives, ctx.clock.today()),
       old_card: args.reason === 'damaged' ? ('works_until_new_card_arrives' as const) : ('closed_now' as const),
       requires_acknowledgement: fee > 0,
       script: replacementScript(fee),
@@ -134,7 +134,7 @@ export const confirmCardReplacement = defineTool({
     const status = p.reason === 'damaged' ? card.status : 'closed';
     setCardStatus(ctx, card.id, status);
     markHoldUsed(ctx.db, held.token);
-    return ok({ replacement_id: id, arrives_by: day(p.arrives_by), fee: money(p.fee_cents), old_card_status: status });
+    return ok({ replacement_id: id, arrives_by: day(p.arrives_by, ctx.clock.today()), fee: money(p.fee_cents), old_card_status: status });
   },
 });
 
@@ -157,7 +157,7 @@ export const addTravelNotice = defineTool({
     if (args.start_date < ctx.clock.today()) return refuse('DATE_IN_PAST', { recoverable: true });
     if (args.end_date < args.start_date) return refuse('INVALID_DATE_RANGE', { recoverable: true });
     const days = daysBetween(args.start_date, args.end_date) + 1;
-    if (days > policy.travel_notice_max_days) return refuse('TRAVEL_RANGE_TOO_LONG', { recoverable: true, days, max_days: policy.travel_notice_max_days, last_day: day(ctx.clock.addDays(args.start_date, policy.travel_notice_max_days - 1)) });
+    if (days > policy.travel_notice_max_days) return refuse('TRAVEL_RANGE_TOO_LONG', { recoverable: true, days, max_days: policy.travel_notice_max_days, last_day: day(ctx.clock.addDays(args.start_date, policy.travel_notice_max_days - 1), ctx.clock.today()) });
     const destination = args.destination.trim().replace(/\s+/g, ' ');
     const id = `trv_${member.id.slice(4)}_${args.start_date.replaceAll('-', '')}`;
     const existing = noticesOfMember(ctx.db).all({ member: member.id }).find((n) => n.id === id);
@@ -166,7 +166,7 @@ export const addTravelNotice = defineTool({
       if (existing) return refuse('INVALID_DATE_RANGE', { recoverable: true });
       insertNotice(ctx.db).run({ id, member_id: member.id, destination, start_date: args.start_date, end_date: args.end_date, created_at: ctx.clock.now() });
     }
-    return ok({ notice_id: id, destination, start: day(args.start_date), end: day(args.end_date), days, idempotent: same });
+    return ok({ notice_id: id, destination, start: day(args.start_date, ctx.clock.today()), end: day(args.end_date, ctx.clock.today()), days, idempotent: same });
   },
 });
 

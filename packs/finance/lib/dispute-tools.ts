@@ -33,7 +33,7 @@ export const quoteDispute = defineTool({
     let txn = found;
     if (txn.kind !== 'purchase' || !txn.card_id) return refuse('NOT_A_CARD_PURCHASE', { recoverable: false });
     const lastDay = ctx.clock.addDays(txn.posted_on, policy.dispute_window_days);
-    if (ctx.clock.today() > lastDay) return refuse('DISPUTE_WINDOW_CLOSED', { recoverable: false, days_since_posted: daysBetween(txn.posted_on, ctx.clock.today()), last_day_spoken: day(lastDay).spoken });
+    if (ctx.clock.today() > lastDay) return refuse('DISPUTE_WINDOW_CLOSED', { recoverable: false, days_since_posted: daysBetween(txn.posted_on, ctx.clock.today()), last_day_spoken: day(lastDay, ctx.clock.today()).spoken });
     if (args.reason === 'duplicate') {
       const twins = transactionsOfAccount(ctx, txn.account_id).filter((t) => t.posted_on === txn.posted_on && t.description === txn.description && t.amount_cents === txn.amount_cents);
       if (twins.length < 2) return refuse('NOT_A_DUPLICATE', { recoverable: false });
@@ -48,19 +48,21 @@ export const quoteDispute = defineTool({
     const payload = { transaction_id: txn.id, account_id: txn.account_id, card_id: txn.card_id, reason: args.reason, amount_cents: cents, provisional_credit_on: creditOn, decide_by: decideBy };
     const token = openHold(ctx, { kind: 'dispute', target: txn.id, payload });
     const amount = money(cents);
-    const lockNote = args.reason === 'unauthorized' ? ' Because you did not make this charge, the card it was made on will be locked when the claim opens.' : '';
+    // confirm_dispute locks only a card still active; a card already closed or locked is not promised a lock.
+    const cardActive = cardsOf(ctx, member.id).find((c) => c.id === txn.card_id)?.status === 'active';
+    const lockNote = args.reason === 'unauthorized' && cardActive ? ' Because you did not make this charge, the card it was made on will be locked when the claim opens.' : '';
     const credit = sameDay
       ? `you will get a provisional credit of ${amount.spoken} today`
-      : `if we have not finished by ${day(creditOn).spoken}, you will get a provisional credit of ${amount.spoken} that day`;
+      : `if we have not finished by ${day(creditOn, ctx.clock.today()).spoken}, you will get a provisional credit of ${amount.spoken} that day`;
     return ok({
       token,
       amount,
-      posted: day(txn.posted_on),
-      last_day_to_dispute: day(lastDay),
-      provisional_credit_on: day(creditOn),
+      posted: day(txn.posted_on, ctx.clock.today()),
+      last_day_to_dispute: day(lastDay, ctx.clock.today()),
+      provisional_credit_on: day(creditOn, ctx.clock.today()),
       provisional_credit_today: sameDay,
-      decide_by: day(decideBy),
-      script: `I can open a dispute for ${amount.spoken}.${lockNote} Once it is open, ${credit}, and we will tell you our decision by ${day(decideBy).spoken}, within ${numberInWords(policy.dispute_decision_days)} days. If we find the charge was correct, the credit is taken back. Shall I open it?`,
+      decide_by: day(decideBy, ctx.clock.today()),
+      script: `I can open a dispute for ${amount.spoken}.${lockNote} Once it is open, ${credit}, and we will tell you our decision by ${day(decideBy, ctx.clock.today()).spoken}, within ${numberInWords(policy.dispute_decision_days)} days. If we find the charge was correct, the credit is taken back. Shall I open it?`,
     });
   },
 });
@@ -91,7 +93,7 @@ export const confirmDispute = defineTool({
     const card = cardsOf(ctx, member.id).find((c) => c.id === p.card_id);
     if (p.reason === 'unauthorized' && card?.status === 'active') setCardStatus(ctx, card.id, 'locked');
     markHoldUsed(ctx.db, held.token);
-    return ok({ dispute_id: id, status: 'open' as const, provisional_credit_on: day(p.provisional_credit_on), credited_today: today, decide_by: day(p.decide_by) });
+    return ok({ dispute_id: id, status: 'open' as const, provisional_credit_on: day(p.provisional_credit_on, ctx.clock.today()), credited_today: today, decide_by: day(p.decide_by, ctx.clock.today()) });
   },
 });
 
@@ -109,7 +111,7 @@ export const listDisputes = defineTool({
     return ok({
       disputes: disputesOfMember(ctx.db)
         .all({ member: member.id })
-        .map((d) => ({ dispute_id: d.id, transaction_id: d.transaction_id, reason: d.reason, amount: money(d.amount_cents), provisional_credit_on: day(d.provisional_credit_on), decide_by: day(d.decide_by), status: d.status })),
+        .map((d) => ({ dispute_id: d.id, transaction_id: d.transaction_id, reason: d.reason, amount: money(d.amount_cents), provisional_credit_on: day(d.provisional_credit_on, ctx.clock.today()), decide_by: day(d.decide_by, ctx.clock.today()), status: d.status })),
     });
   },
 });
@@ -136,8 +138,8 @@ export const findCardPurchases = defineTool({
       .filter((t) => t.kind === 'purchase' && t.card_id !== null && t.posted_on >= from)
       .sort((a, b) => (a.posted_on === b.posted_on ? a.id.localeCompare(b.id) : a.posted_on < b.posted_on ? 1 : -1));
     return ok({
-      purchases: rows.map((t) => ({ transaction_id: t.id, merchant: t.description, posted: day(t.posted_on), amount: money(-t.amount_cents), card_last4: cardLast4.get(t.card_id ?? '') ?? '' })),
-      from: day(from),
+      purchases: rows.map((t) => ({ transaction_id: t.id, merchant: t.description, posted: day(t.posted_on, ctx.clock.today()), amount: money(-t.amount_cents), card_last4: cardLast4.get(t.card_id ?? '') ?? '' })),
+      from: day(from, ctx.clock.today()),
     });
   },
 });

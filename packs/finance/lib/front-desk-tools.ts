@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, normalizeFields, ok, pinSubject, readCallSession, recordVerificationFailure, referenceTable, refuse, rowById, rowInsert, setSessionFlags } from '../../../src/packs/index.ts';
+import { defineTool, normalizeFields, numberInWords, ok, pinSubject, readCallSession, recordVerificationFailure, referenceTable, refuse, rowById, rowInsert, setSessionFlags, yearInWords } from '../../../src/packs/index.ts';
 import { branches, oneTimeCodes, scamReports } from '../schema.ts';
 import { branchField, codeField, dateField, personNameField, readBool, readBranch, readCode, readDate, readDigits, readName, readZip, zipField } from './fields.ts';
 import { BRANCH_IDS, policy, SCAM_CHANNELS } from './policy.ts';
@@ -13,12 +13,17 @@ const insertCode = rowInsert(oneTimeCodes);
 const scamReportById = rowById(scamReports);
 const insertScamReport = rowInsert(scamReports);
 
-const branchOut = z.object({ name: z.string(), address: z.string(), weekday_hours: z.string(), saturday_hours: z.string().nullable(), drive_through: z.string(), notary: z.boolean() });
+const branchOut = z.object({ name: z.string(), address: z.string(), address_spoken: z.string(), weekday_hours: z.string(), saturday_hours: z.string().nullable(), drive_through: z.string(), notary: z.boolean() });
+
+/** A street address as said: the house number the way people say it ("220" is "two twenty", "1800" is "eighteen hundred"). */
+function spokenAddress(address: string): string {
+  return address.replace(/^\d+/, (n) => (Number(n) < 100 ? numberInWords(Number(n)) : yearInWords(Number(n))));
+}
 
 export const listBranches = defineTool({
   name: 'list_branches',
   description:
-    'Use when: a caller asks where a branch is, its hours, Saturday hours, drive-through or whether it has a notary. Returns: branches keyed by branch_id, every branch or the one asked about, hours in words. Do not use for: anything about an account. Errors: none.',
+    'Use when: a caller asks where a branch is, its hours, Saturday hours, drive-through or whether it has a notary. Returns: branches keyed by branch_id, every branch or the one asked about, the address as written and as said (address_spoken), hours in words. Do not use for: anything about an account. Errors: none.',
   input: z.object({ branch_id: branchField.optional() }),
   output: z.object({ branches: z.partialRecord(z.enum(BRANCH_IDS), branchOut) }),
   effect: 'read',
@@ -28,7 +33,7 @@ export const listBranches = defineTool({
     const rows = branchRows(ctx.db).all.filter((b) => !args.branch_id || b.id === args.branch_id);
     return ok({
       branches: Object.fromEntries(
-        rows.map((b) => [b.id, { name: b.name, address: b.address, weekday_hours: b.weekday_hours, saturday_hours: b.saturday_hours, drive_through: b.drive_through, notary: b.has_notary === 1 }]),
+        rows.map((b) => [b.id, { name: b.name, address: b.address, address_spoken: spokenAddress(b.address), weekday_hours: b.weekday_hours, saturday_hours: b.saturday_hours, drive_through: b.drive_through, notary: b.has_notary === 1 }]),
       ),
     });
   },

@@ -48,11 +48,11 @@ export const getMemberOverview = defineTool({
         .map((p) => describeScheduled(ctx, member, p)),
       recent_fees: history
         .filter((t) => FEE_KINDS.has(t.kind) && daysBetween(t.posted_on, ctx.clock.today()) <= policy.fee_refund_max_age_days)
-        .map((t) => ({ description: t.description, posted: day(t.posted_on), amount: money(-t.amount_cents) })),
+        .map((t) => ({ description: t.description, posted: day(t.posted_on, ctx.clock.today()), amount: money(-t.amount_cents) })),
       open_disputes: disputesOfMember(ctx.db)
         .all({ member: member.id })
         .filter((d) => d.status === 'open')
-        .map((d) => ({ dispute_id: d.id, merchant: merchant.get(d.transaction_id) ?? 'the merchant', amount: money(d.amount_cents), provisional_credit_on: day(d.provisional_credit_on), decide_by: day(d.decide_by) })),
+        .map((d) => ({ dispute_id: d.id, merchant: merchant.get(d.transaction_id) ?? 'the merchant', amount: money(d.amount_cents), provisional_credit_on: day(d.provisional_credit_on, ctx.clock.today()), decide_by: day(d.decide_by, ctx.clock.today()) })),
     });
   },
 });

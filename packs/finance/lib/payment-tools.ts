@@ -45,9 +45,9 @@ export const listPayees = defineTool({
 export const addPayee = defineTool({
   name: 'add_payee',
   description:
-    'Use when: a verified member who passed the one-time code wants to save a new biller or person to pay. Returns: the payee_id and a script on the new-payee limit. Do not use for: anyone the member met only on this call or was pressed to pay. Errors: NOT_VERIFIED, STEP_UP_REQUIRED, PAYEE_EXISTS.',
+    'Use when: a verified member who passed the one-time code wants to save a new biller or person to pay. Returns: the payee_id, the most a new payee can receive per payment (limit) and a script on that limit. Do not use for: anyone the member met only on this call or was pressed to pay. Errors: NOT_VERIFIED, STEP_UP_REQUIRED, PAYEE_EXISTS.',
   input: z.object({ name: personNameField.describe('Payee name as the member says it.'), kind: z.enum(['biller', 'person']), account_last4: last4Field.describe("Last four digits of the payee's account.") }),
-  output: z.object({ payee_id: z.string(), is_new: z.literal(true), script: z.string() }),
+  output: z.object({ payee_id: z.string(), is_new: z.literal(true), limit: amountOut, script: z.string() }),
   effect: 'write',
   writes: ['payees', 'call_session'],
   gate: 'verified',
@@ -58,24 +58,26 @@ export const addPayee = defineTool({
     const id = `pay_${member.id.slice(4)}_${foldName(args.name).replace(/ /g, '_')}`.slice(0, 44);
     if (payeesOfMember(ctx.db).all({ member: member.id }).some((p) => p.id === id || foldName(p.name) === foldName(args.name))) return refuse('PAYEE_EXISTS', { recoverable: false });
     insertPayee(ctx.db).run({ id, member_id: member.id, name: args.name, kind: args.kind, account_last4: args.account_last4, added_on: ctx.clock.today() });
-    return ok({ payee_id: id, is_new: true as const, script: `For the first three days, each payment to a new payee can be at most ${money(policy.new_payee_limit_cents).spoken}.` });
+    const limit = money(policy.new_payee_limit_cents);
+    return ok({ payee_id: id, is_new: true as const, limit, script: `For the first three days, each payment to a new payee can be at most ${limit.spoken}.` });
   },
 });
 
 /** When money asked for on a date really goes out: cut-offs move same-day requests to the next business day. */
-function sendDate(ctx: ToolContext, kind: string, requested: string): { date: string; moved: boolean; cutoff_hour: number | null } {
+function sendDate(ctx: ToolContext, kind: string, requested: string): { date: string; moved: boolean; past_cutoff: boolean; cutoff_hour: number | null } {
   const cutoff = kind === 'bill' ? policy.bill_pay_cutoff_hour : kind === 'external' ? policy.external_transfer_cutoff_hour : null;
   const today = ctx.clock.today();
   let date = requested;
-  if (cutoff !== null && requested === today && Number(ctx.clock.now().slice(11, 13)) >= cutoff) date = ctx.clock.addBusinessDays(today, 1);
+  const pastCutoff = cutoff !== null && requested === today && Number(ctx.clock.now().slice(11, 13)) >= cutoff;
+  if (pastCutoff) date = ctx.clock.addBusinessDays(today, 1);
   if (cutoff !== null && !ctx.clock.isBusinessDay(date)) date = ctx.clock.addBusinessDays(date, 1);
-  return { date, moved: date !== requested, cutoff_hour: cutoff };
+  return { date, moved: date !== requested, past_cutoff: pastCutoff, cutoff_hour: cutoff };
 }
 
 /** Rules every payment amount and date must meet; returns a refusal or null. */
 function paymentRules(ctx: ToolContext, p: { kind: string; payee: PayeeRow | undefined; amount: number; date: string; available: number }): ToolRefusal | null {
   if (p.date < ctx.clock.today()) return refuse('DATE_IN_PAST', { recoverable: true });
-  if (daysBetween(ctx.clock.today(), p.date) > policy.payment_horizon_days) return refuse('BEYOND_HORIZON', { recoverable: true, last_day: day(ctx.clock.addDays(ctx.clock.today(), policy.payment_horizon_days)) });
+  if (daysBetween(ctx.clock.today(), p.date) > policy.payment_horizon_days) return refuse('BEYOND_HORIZON', { recoverable: true, last_day: day(ctx.clock.addDays(ctx.clock.today(), policy.payment_horizon_days), ctx.clock.today()) });
   if (p.payee && isNewPayee(ctx, p.payee) && p.amount > policy.new_payee_limit_cents) return refuse('NEW_PAYEE_LIMIT', { recoverable: true, limit: money(policy.new_payee_limit_cents) });
   if (p.amount > policy.step_up_above_cents && p.kind !== 'internal' && !steppedUp(ctx)) return refuse('STEP_UP_REQUIRED', { recoverable: true, threshold: money(policy.step_up_above_cents) });
   if (p.date === ctx.clock.today() && p.amount > p.available) return refuse('INSUFFICIENT_FUNDS', { recoverable: true, available: money(p.available) });
@@ -130,8 +132,8 @@ export const quotePayment = defineTool({
     const payload: PaymentPayload = { member_id: member.id, from_account_id: from.id, kind, payee_id: payee?.id ?? null, to_account_id: payee ? null : toAccountId, amount_cents: args.amount_cents, send_on: when.date };
     const token = openHold(ctx, { kind: 'payment', target: `${from.id}:${payee?.id ?? toAccountId ?? ''}`, payload });
     const amount = money(args.amount_cents);
-    const sendOn = day(when.date);
-    const cutoffNote = when.moved ? 'Because that is past today\'s cut-off or not a business day, ' : '';
+    const sendOn = day(when.date, ctx.clock.today());
+    const cutoffNote = !when.moved ? '' : when.past_cutoff ? 'Because that is past today\'s cut-off, ' : 'Because that day is not a business day, ';
     return ok({
       token,
       kind,
@@ -176,14 +178,14 @@ export const confirmPayment = defineTool({
       adjustBalance(ctx, p.to_account_id, member.id, p.amount_cents);
     }
     markHoldUsed(ctx.db, held.token);
-    return ok({ payment_id: id, status: now ? ('sent' as const) : ('scheduled' as const), amount: money(p.amount_cents), send_on: day(p.send_on) });
+    return ok({ payment_id: id, status: now ? ('sent' as const) : ('scheduled' as const), amount: money(p.amount_cents), send_on: day(p.send_on, ctx.clock.today()) });
   },
 });
 
 export const scheduledOut = z.object({ payment_id: z.string(), to: z.string(), amount: amountOut, send_on: dayOut, status: z.string(), can_change: z.boolean() });
 
 export function describeScheduled(ctx: ToolContext, member: MemberRow, row: PaymentRow): z.infer<typeof scheduledOut> {
-  return { payment_id: row.id, to: destinationName(ctx, member, row), amount: money(row.amount_cents), send_on: day(row.send_on), status: row.status, can_change: row.status === 'scheduled' };
+  return { payment_id: row.id, to: destinationName(ctx, member, row), amount: money(row.amount_cents), send_on: day(row.send_on, ctx.clock.today()), status: row.status, can_change: row.status === 'scheduled' };
 }
 
 export const listScheduledPayments = defineTool({

@@ -91,8 +91,8 @@ export function money(cents: number): { cents: number; spoken: string } {
 }
 
 /** A date as stored and as said ("Thursday, October fifteenth"). */
-export function day(date: string): { date: string; spoken: string } {
-  return { date, spoken: dateInWords(date) };
+export function day(date: string, today: string): { date: string; spoken: string } {
+  return { date, spoken: dateInWords(date, today) };
 }
 
 /** Whole calendar days from one date to another. */

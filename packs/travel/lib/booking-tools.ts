@@ -37,6 +37,7 @@ const flightOut = z.object({
   arrives_spoken: z.string(),
   status: z.string(),
   delay_minutes: z.number().int(),
+  expected_departure_spoken: z.string().nullable(),
 });
 export { flightOut };
 
@@ -63,11 +64,16 @@ export const getFlightStatus = defineTool({
       flight.status === 'cancelled'
         ? `${d.flight_spoken} to ${d.to} on ${d.departs_spoken.split(' at ')[0]} is cancelled.`
         : flight.status === 'delayed'
-          ? `${d.flight_spoken} to ${d.to} is delayed by ${numberInWords(flight.delay_minutes)} minutes from its scheduled departure, ${d.departs_spoken}.`
-          : `${d.flight_spoken} to ${d.to} is on time, departing ${d.departs_spoken}.`;
+          ? `${d.flight_spoken} to ${d.to} is delayed by ${numberInWords(flight.delay_minutes)} minutes from its scheduled departure, ${endingAt(d.departs_spoken)}`
+          : `${d.flight_spoken} to ${d.to} is on time, departing ${endingAt(d.departs_spoken)}`;
     return ok({ ...d, script });
   },
 });
+
+/** A time said last in a sentence: "a.m." already ends it, so no second period is added. */
+function endingAt(spoken: string): string {
+  return spoken.endsWith('.') ? spoken : `${spoken}.`;
+}
 
 export const findFlights = defineTool({
   name: 'find_flights',

@@ -29,8 +29,17 @@ function seatPrice(booking: BookingRow, kind: SeatKind): number {
   return booking.fare_family === 'basic' ? policy.seat_standard_basic_cents : 0;
 }
 
-function priceScript(what: string, cents: number): string {
-  return cents > 0 ? `${what} costs ${moneyInWords(cents)}, charged to the card used for the booking. Shall I go ahead?` : `${what} is included at no cost. Shall I go ahead?`;
+/** The price line of a quote; `plural` when `what` names more than one thing ("Two checked bags cost"). */
+function priceScript(what: string, cents: number, plural = false): string {
+  return cents > 0
+    ? `${what} ${plural ? 'cost' : 'costs'} ${moneyInWords(cents)}, charged to the card used for the booking. Shall I go ahead?`
+    : `${what} ${plural ? 'are' : 'is'} included at no cost. Shall I go ahead?`;
+}
+
+/** "A preferred seat", "An extra legroom seat". */
+function seatWords(kind: string): string {
+  const words = kind.replace('_', ' ');
+  return `${/^[aeiou]/.test(words) ? 'An' : 'A'} ${words} seat`;
 }
 
 export const listSeats = defineTool({
@@ -76,7 +85,7 @@ export const quoteSeat = defineTool({
     const kind = seatKind(args.seat);
     const price = seatPrice(booking, kind);
     const token = openHold(ctx, { kind: 'seat', target: `${seg.id}:${pax.id}`, payload: { segment_id: seg.id, passenger_id: pax.id, flight_id: seg.flight_id, seat: args.seat, price_cents: price } });
-    return ok({ token, seat: args.seat, seat_kind: kind, price_cents: price, price_spoken: moneyInWords(price), requires_acknowledgement: price > 0, script: priceScript(`A ${kind.replace('_', ' ')} seat`, price) });
+    return ok({ token, seat: args.seat, seat_kind: kind, price_cents: price, price_spoken: moneyInWords(price), requires_acknowledgement: price > 0, script: priceScript(seatWords(kind), price) });
   },
 });
 
@@ -130,7 +139,7 @@ export const quoteBags = defineTool({
     let price = 0;
     for (let n = before + 1; n <= after; n++) price += n === 1 ? (booking.fare_family === 'flex' ? 0 : policy.first_bag_cents) : policy.second_bag_cents;
     const token = openHold(ctx, { kind: 'bags', target: `${seg.id}:${pax.id}`, payload: { segment_id: seg.id, passenger_id: pax.id, total_bags: after, price_cents: price } });
-    return ok({ token, bags_before: before, bags_after: after, price_cents: price, price_spoken: moneyInWords(price), requires_acknowledgement: price > 0, script: priceScript(args.bags === 1 ? 'One checked bag' : 'Two checked bags', price) });
+    return ok({ token, bags_before: before, bags_after: after, price_cents: price, price_spoken: moneyInWords(price), requires_acknowledgement: price > 0, script: args.bags === 1 ? priceScript(before > 0 ? 'One more checked bag' : 'One checked bag', price) : priceScript('Two checked bags', price, true) });
   },
 });
 

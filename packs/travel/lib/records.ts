@@ -80,7 +80,14 @@ export function describeFlight(f: FlightRow) {
     arrives_spoken: spokenDateTime(f.arrives_at),
     status: f.status,
     delay_minutes: f.delay_minutes,
+    expected_departure_spoken: f.delay_minutes > 0 ? spokenDateTime(minutesLater(f.departs_at, f.delay_minutes)) : null,
   };
+}
+
+/** A local YYYY-MM-DDTHH:MM time some minutes later, in the same form (the flight's delayed departure). */
+function minutesLater(datetime: string, minutes: number): string {
+  const at = new Date(`${datetime.slice(0, 16)}Z`);
+  return new Date(at.getTime() + minutes * 60_000).toISOString().slice(0, 16);
 }
 
 export function money(cents: number) {

@@ -13,6 +13,15 @@ const minorById = preparedQuery((db) => db.select().from(minorServices).where(eq
 const insertAssistance = rowInsert(assistanceRequests);
 const insertMinor = rowInsert(minorServices);
 
+/** Each kind of help as it is said after "needs": a sentence a caller hears, not the code. */
+const ASSISTANCE_SPOKEN: Record<(typeof ASSISTANCE_KINDS)[number], string> = {
+  wheelchair_to_gate: 'a wheelchair to the gate',
+  wheelchair_to_seat: 'a wheelchair all the way to the seat',
+  blind_or_low_vision: 'help as a blind or low-vision traveler',
+  deaf_or_hard_of_hearing: 'help as a deaf or hard-of-hearing traveler',
+  extra_time_boarding: 'extra time to board',
+};
+
 export const recordSpecialAssistance = defineTool({
   name: 'record_special_assistance',
   description:
@@ -32,7 +41,7 @@ export const recordSpecialAssistance = defineTool({
     if (isRefusal(found)) return found;
     const { booking, pax, seg } = found;
     const id = `ast_${seg.id.slice(4)}_${pax.id.slice(4)}_${args.kind}`;
-    const script = `I have noted that ${pax.first_name} needs ${args.kind.replace(/_/g, ' ')} on this flight. Please tell the agent at check in when you arrive.`;
+    const script = `I have noted that ${pax.first_name} needs ${ASSISTANCE_SPOKEN[args.kind]} on this flight. Please tell the agent at check in when you arrive.`;
     if (assistanceById(ctx.db).get({ id })) return ok({ request_id: id, kind: args.kind, idempotent: true, script });
     insertAssistance(ctx.db).run({ id, passenger_id: pax.id, segment_id: seg.id, kind: args.kind });
     return ok({ request_id: id, kind: args.kind, idempotent: false, script });

@@ -58,6 +58,27 @@ describe('scripts/model-relay.ts', () => {
     expect(agent).not.toContain('exactly one tool call');
   });
 
+  it('titles a new conversation with other instructions than the lane\'s last one, and only that one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-'));
+    dirs.push(dir);
+    const lane = join(dir, 'agent-L1');
+    mkdirSync(lane);
+    const kestrel = { role: 'system', content: '# WHO YOU ARE\nYou answer for Kestrel Electronics.' };
+    const bluestem = { role: 'system', content: '# WHO YOU ARE\nYou answer for Bluestem Air.' };
+    const write = (seq: number, messages: object[]) => writeFileSync(join(lane, `${seq}.request.json`), JSON.stringify({ messages }));
+    const answer = (seq: number) => writeFileSync(join(lane, `${seq}.answer.json`), JSON.stringify({ say: 'ok' }));
+    write(1, [kestrel, { role: 'user', content: 'Hi, my order is late.' }]);
+    expect(relay('next', '--dir', dir, '--watch', 'agent:L1', '--wait', '0').stdout).toContain('=== NEW CONVERSATION ===');
+    answer(1);
+    write(2, [kestrel, { role: 'user', content: 'Hi, a second order.' }]);
+    expect(relay('next', '--dir', dir, '--watch', 'agent:L1', '--wait', '0').stdout).toContain('=== NEW CONVERSATION ===');
+    answer(2);
+    write(3, [bluestem, { role: 'user', content: 'Is flight two ten on time?' }]);
+    const switched = relay('next', '--dir', dir, '--watch', 'agent:L1', '--wait', '0').stdout;
+    expect(switched).toContain('NEW CONVERSATION, NEW INSTRUCTIONS: not those of your last conversation');
+    expect(switched).toContain('They begin: You answer for Bluestem Air.');
+  });
+
   it('answers a request anew when an earlier conversation asked the same, and joins only a retry of the latest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'relay-'));
     dirs.push(dir);

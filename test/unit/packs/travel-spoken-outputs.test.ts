@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { CallDatabase } from '../../../src/store/index.ts';
+import { usePackTools } from '../../support/pack-tools.ts';
+
+/**
+ * Scripts Bluestem's desks read word for word, as the audit players found them (packs/travel/README.md,
+ * "Task audit decisions"): a code pasted into a sentence, a double period after "a.m.", an article
+ * and a verb that did not agree, and a delay the agent would have had to add up.
+ */
+describe('travel scripts an agent reads aloud', () => {
+  const { fresh, call, data } = usePackTools('travel');
+  const hammond = (): CallDatabase => {
+    const db = fresh();
+    expect(call(db, 'find_booking', { record_locator: 'LWKXHR', last_name: 'Hammond' }).output.ok).toBe(true);
+    return db;
+  };
+
+  it('says each kind of special assistance in words, not its code', () => {
+    const say = (kind: string) => String(data(call(hammond(), 'record_special_assistance', { passenger_id: 'pax_ruth_hammond', segment_id: 'seg_lwkxhr_1', kind })).script);
+    expect(say('wheelchair_to_seat')).toContain('Ruth needs a wheelchair all the way to the seat on this flight.');
+    expect(say('blind_or_low_vision')).toContain('Ruth needs help as a blind or low-vision traveler on this flight.');
+    expect(say('extra_time_boarding')).not.toMatch(/_|extra time boarding/);
+  });
+
+  it('ends a flight status on one period after a.m. or p.m.', () => {
+    const status = data(call(fresh(), 'get_flight_status', { flight_number: 'BS512', date: '2026-10-08' }));
+    expect(String(status.script)).not.toContain('..');
+    expect(String(status.script)).toMatch(/ a\.m\.$| p\.m\.$/);
+  });
+
+  it('gives a delayed flight its expected departure in words, and an on-time one none', () => {
+    const delayed = data(call(fresh(), 'get_flight_status', { flight_number: 'BS512', date: '2026-10-08' }));
+    // Scheduled at eleven a.m., one hundred fifty minutes late.
+    expect(delayed).toMatchObject({ delay_minutes: 150, expected_departure_spoken: 'Thursday, October eighth at one thirty p.m.' });
+    const onTime = data(call(fresh(), 'get_flight_status', { flight_number: 'BS744', date: '2026-10-16' }));
+    expect(onTime).toMatchObject({ delay_minutes: 0, expected_departure_spoken: null });
+  });
+
+  it('quotes an extra legroom seat with "An" and two bags with a plural verb', () => {
+    const db = hammond();
+    const free = data(call(db, 'list_seats', { segment_id: 'seg_lwkxhr_1', seat_kind: 'extra_legroom', position: 'any' })) as { seats: { seat: string }[] };
+    const seat = data(call(db, 'quote_seat', { segment_id: 'seg_lwkxhr_1', passenger_id: 'pax_ruth_hammond', seat: free.seats[0]?.seat }));
+    expect(String(seat.script).startsWith('An extra legroom seat costs ')).toBe(true);
+    const bags = data(call(hammond(), 'quote_bags', { segment_id: 'seg_lwkxhr_1', passenger_id: 'pax_ruth_hammond', bags: 2 }));
+    expect(String(bags.script).startsWith('Two checked bags cost ')).toBe(true);
+  });
+});
