@@ -32,7 +32,8 @@ const CODE_CONTEXT = /\b(?:code|error_code|errorCode|refusal|refused|refuse|Refu
 /** A call whose code argument may sit on a later line than the call. */
 const CODE_CALL = /\b(?:httpProblem|envelopeRefusal|runtimeRefusal|exitCodeOf|refuse|failWith\(\s*[\w.]+\s*,|new\s+[A-Z]\w+Error)\(?\s*(['"`])([A-Z][A-Z0-9_]{3,})\1/g;
 /** Codes of Fastify (FST_ERR_*) and Node (ERR_*) that our code matches on and never sends. */
-const FOREIGN = /^(?:FST_|ERR_)/;
+// Fastify's and Node's own codes, and the system errno names Node puts on file errors.
+const FOREIGN = /^(?:FST_|ERR_)|^(?:ENOENT|EEXIST|EACCES|EPERM|ENOSPC|EMFILE|EPIPE|ECONNRESET|ENOTDIR|EISDIR)$/;
 
 interface Use {
   readonly code: string;
@@ -101,6 +102,7 @@ describe('the code scan', () => {
       "const statuses = ['QUEUED', 'RUNNING'];",
       "if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return;",
       "if (String(err.code).startsWith('ERR_PARSE_ARGS')) return;",
+      "if ((err as { code?: string }).code === 'ENOENT') return null;",
     ].join('\n');
     expect(codeUses(text)).toEqual([]);
   });
