@@ -91,7 +91,7 @@ const CATALOG = {
   ROUTE_NOT_FOUND: { meaning: 'No HTTP route takes that method and path (a GET on any path is a CHIRP upgrade instead).', status: 404 },
   BAD_REQUEST: { meaning: 'Any other request Fastify refuses before a route runs (a malformed URL, a body that does not match its Content-Length); the status is the 4xx Fastify gives (usually 400) and the message says why.', status: 400 },
   AUDIO_NOT_FOUND: { meaning: '`/ui/audio/:file` names no scored conversation with a recording in the snapshot store.', status: 404 },
-  UI_BUSY: { meaning: 'The results UI already has its most page and scoring requests waiting for its worker process (32); `Retry-After` says when to try again.', status: 503 },
+  UI_BUSY: { meaning: 'The results UI already has its most page and scoring requests waiting for its worker thread (32); `Retry-After` says when to try again.', status: 503 },
   SCORES_NOT_FOUND: {
     meaning: 'No `scores.json` where one was expected: `/ui/audio/...` answers 404 (`MIVAS_SCORES_DIR`, else the newest under `<data>/scores`) and `mivas report --scores DIR` exits 3.',
     status: 404,

@@ -6,4 +6,4 @@ export * from './node-flags.ts';
 export * from './bind-check.ts';
 export * from './shutdown.ts';
 export * from './caller-settings.ts';
-export { UI_QUEUE_MAX } from './ui-worker.ts';
+export { UI_QUEUE_MAX } from './score-thread.ts';

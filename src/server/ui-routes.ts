@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { httpProblem, ID_CHARS } from '../core/index.ts';
 import type { AppContext } from './app-context.ts';
 import { sendProblem } from './problem.ts';
-import { UiWorker, UiBusyError } from './ui-worker.ts';
+import { ScoreThread, UiBusyError } from './score-thread.ts';
 import type { SiteRef } from './ui-site.ts';
 import { PROFILES, type Profile } from './score-job.ts';
 
@@ -10,7 +10,7 @@ import { PROFILES, type Profile } from './score-job.ts';
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** A run set in a URL: run ids joined by `+` (at most 12). */
 const RUN_SET = new RegExp(`^${ID_CHARS}(\\+${ID_CHARS}){0,11}$`);
-/** Seconds a request refused because the UI worker is full is told to wait. */
+/** Seconds a request refused because the UI thread is full is told to wait. */
 const RETRY_AFTER_S = 5;
 const STORED: SiteRef = { stored: true };
 
@@ -32,12 +32,12 @@ export function byteRange(header: string | undefined, size: number): { start: nu
   return start <= end && start < size ? { start, end } : null;
 }
 
-/** A request the UI worker refused because it is full: 503 with Retry-After (the connection closes, as every refusal's does). */
+/** A request the UI thread refused because it is full: 503 with Retry-After (the connection closes, as every refusal's does). */
 function sendBusy(reply: FastifyReply, err: UiBusyError): FastifyReply {
   return sendProblem(reply.header('Retry-After', String(RETRY_AFTER_S)), httpProblem('UI_BUSY', err.message));
 }
 
-/** Asks the UI worker; a full worker is answered 503 UI_BUSY with Retry-After here, and null returned. */
+/** Asks the UI thread; a full thread is answered 503 UI_BUSY with Retry-After here, and null returned. */
 async function ask<T>(reply: FastifyReply, question: () => Promise<T>): Promise<T | null> {
   try {
     return await question();
@@ -48,11 +48,11 @@ async function ask<T>(reply: FastifyReply, question: () => Promise<T>): Promise<
   }
 }
 
-async function sendAudio(worker: UiWorker, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, site: SiteRef, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
-  const answer = await ask(reply, () => worker.audio(site, file));
+async function sendAudio(thread: ScoreThread, read: (key: string) => Promise<Buffer | Uint8Array | null | undefined>, site: SiteRef, file: string, range: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
+  const answer = await ask(reply, () => thread.audio(site, file));
   if (!answer) return reply;
   if ('problem' in answer) return sendProblem(reply, httpProblem('SCORES_NOT_FOUND', answer.problem));
-  // The key is built by the UI worker from the scored conversation's own pack and id: never a path from the request.
+  // The key is built by the UI thread from the scored conversation's own pack and id: never a path from the request.
   const found = answer.key ? await read(answer.key) : null;
   if (!found) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no recording for that conversation'));
   const bytes = Buffer.from(found.buffer, found.byteOffset, found.byteLength);
@@ -62,14 +62,14 @@ async function sendAudio(worker: UiWorker, read: (key: string) => Promise<Buffer
   return reply.code(206).header('content-range', `bytes ${part.start}-${part.end}/${bytes.length}`).send(bytes.subarray(part.start, part.end + 1));
 }
 
-async function sendPage(worker: UiWorker, site: SiteRef, name: string, reply: FastifyReply): Promise<FastifyReply> {
-  const answer = await ask(reply, () => worker.page(site, name));
+async function sendPage(thread: ScoreThread, site: SiteRef, name: string, reply: FastifyReply): Promise<FastifyReply> {
+  const answer = await ask(reply, () => thread.page(site, name));
   if (!answer) return reply;
   return 'html' in answer ? sendHtml(reply, 200, answer.html) : notFound(reply, answer.notFound);
 }
 
-async function sendRunsPage(worker: UiWorker, base: string, reply: FastifyReply): Promise<FastifyReply> {
-  const html = await ask(reply, () => worker.runsPage(base));
+async function sendRunsPage(thread: ScoreThread, base: string, reply: FastifyReply): Promise<FastifyReply> {
+  const html = await ask(reply, () => thread.runsPage(base));
   return html === null ? reply : sendHtml(reply, 200, html);
 }
 
@@ -79,30 +79,30 @@ async function sendRunsPage(worker: UiWorker, base: string, reply: FastifyReply)
  * `/ui/<page>` shows the stored scores (`MIVAS_SCORES_DIR` or the newest); `/ui/runs.html` lists
  * the runs of the snapshot store; `/ui/r/<profile>/<run+run…>/<page>` is the site of chosen runs,
  * from their stored scores or scored on demand. The store's listing, the scoring, the models and
- * the pages are all the UI worker's (`ui-worker.ts`), never the event loop's; recordings are
- * read from the snapshot sink here, by the key the worker gives.
+ * the pages are all the UI thread's (`score-thread.ts`), never the event loop's; recordings are
+ * read from the snapshot sink here, by the key the thread gives.
  */
 export async function uiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const worker = new UiWorker(ctx.config, (event) => {
+  const thread = new ScoreThread(ctx.config, (event) => {
     if ('scoring' in event) ctx.log.info(event.scoring, 'scoring a run on demand for the results UI');
     else ctx.log.warn(event.skipped, 'the results UI skipped a file of the snapshot store');
   });
-  app.addHook('onClose', async () => worker.close());
+  app.addHook('onClose', async () => thread.close());
   app.get('/ui', async (_request, reply) => reply.redirect('/ui/index.html'));
   app.get('/ui/', async (_request, reply) => reply.redirect('/ui/index.html'));
-  app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => sendAudio(worker, (key) => ctx.sink.get(key), STORED, request.params.file, request.headers.range, reply));
-  app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => (request.params.page === 'runs.html' ? sendRunsPage(worker, 'r/default/', reply) : sendPage(worker, STORED, request.params.page, reply)));
+  app.get<{ Params: { file: string } }>('/ui/audio/:file', async (request, reply) => sendAudio(thread, (key) => ctx.sink.get(key), STORED, request.params.file, request.headers.range, reply));
+  app.get<{ Params: { page: string } }>('/ui/:page', async (request, reply) => (request.params.page === 'runs.html' ? sendRunsPage(thread, 'r/default/', reply) : sendPage(thread, STORED, request.params.page, reply)));
   const runSetOf = (profile: string, runs: string): SiteRef | null => (profile in PROFILES && RUN_SET.test(runs) ? { profile: profile as Profile, runIds: [...new Set(runs.split('+'))] } : null);
   app.get<{ Params: { profile: string; runs: string } }>('/ui/r/:profile/:runs', async (request, reply) => reply.redirect(`/ui/r/${encodeURIComponent(request.params.profile)}/${encodeURIComponent(request.params.runs)}/index.html`));
   app.get<{ Params: { profile: string; runs: string; file: string } }>('/ui/r/:profile/:runs/audio/:file', async (request, reply) => {
     const site = runSetOf(request.params.profile, request.params.runs);
     if (!site) return sendProblem(reply, httpProblem('AUDIO_NOT_FOUND', 'no such run set'));
-    return sendAudio(worker, (key) => ctx.sink.get(key), site, request.params.file, request.headers.range, reply);
+    return sendAudio(thread, (key) => ctx.sink.get(key), site, request.params.file, request.headers.range, reply);
   });
   app.get<{ Params: { profile: string; runs: string; page: string } }>('/ui/r/:profile/:runs/:page', async (request, reply) => {
     const site = runSetOf(request.params.profile, request.params.runs);
     if (!site) return notFound(reply, 'No such run set: /ui/r/<default|fast>/<run_id>[+<run_id>…]/<page>.');
-    if (request.params.page === 'runs.html') return sendRunsPage(worker, '../../default/', reply);
-    return sendPage(worker, site, request.params.page, reply);
+    if (request.params.page === 'runs.html') return sendRunsPage(thread, '../../default/', reply);
+    return sendPage(thread, site, request.params.page, reply);
   });
 }

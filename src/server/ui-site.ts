@@ -10,13 +10,13 @@ import { runFileOf, runSetSite, STORED_RUN, storedSite, StoreRuns, type SiteRun,
 /** Which site a request names: the stored scores (`/ui/<page>`), or a run set of the store (`/ui/r/<profile>/<runs>/<page>`). */
 export type SiteRef = { readonly stored: true } | { readonly profile: Profile; readonly runIds: readonly string[] };
 
-/** What the UI worker answers for a page: its HTML, or the message of a 404 page. */
+/** What the UI thread answers for a page: its HTML, or the message of a 404 page. */
 export type PageAnswer = { readonly html: string } | { readonly notFound: string };
 
 /** The snapshot key of a conversation's recording (`<id>.wav` of the site), or null: built from the scored conversation, never from the request. */
 export type AudioAnswer = { readonly key: string | null } | { readonly problem: string };
 
-/** What the UI worker tells the server's log. */
+/** What the UI thread tells the server's log. */
 export type UiEvent = { readonly scoring: { readonly runId: string; readonly conversations: number } } | { readonly skipped: { readonly key: string; readonly reason: string } };
 
 /** A run's verdicts and the run.json entries that go with them: every run the file names when it is shown whole, else the run's own. */
@@ -67,7 +67,7 @@ function remember<V>(cache: Map<string, Promise<V>>, key: string, max: number, m
 }
 
 /**
- * The results sites of the UI worker: each run's scores cached by its content key, each site's
+ * The results sites of the UI thread: each run's scores cached by its content key, each site's
  * model by the site's key, and its pages rendered from the model on request.
  */
 export class UiSites {

@@ -7,7 +7,7 @@ import { groupKeys, NO_RUN_ID, SCORER_VERSION, type RunMeta, type ScoreReport, t
 import { snapshotKey, summarySchema, type SnapshotPart } from '../snapshot/index.ts';
 import { ON_DEMAND, PROFILES, storeSource, type Profile, type ScoreJob } from './score-job.ts';
 
-/** What the UI worker needs of the configuration (plain data: it crosses to the worker process). */
+/** What the UI thread needs of the configuration (plain data: it crosses to the thread). */
 export type UiConfig = Pick<Config, 'scoresDir' | 'dataDir' | 'snapshots' | 'packsDir' | 'migrationsDir'>;
 
 /**
@@ -218,7 +218,7 @@ function contentKey(profile: Profile, runId: string, calls: readonly StoredCall[
 
 /**
  * The site of a run set from the store: stored scores where they cover a run, else scored on
- * demand in the UI worker. Each run's scores are cached there by its content (`contentKey`), so a
+ * demand in the UI thread. Each run's scores are cached there by its content (`contentKey`), so a
  * run set asked in another order reuses them, and a changed or added summary scores the run again.
  */
 export async function runSetSite(config: UiConfig, store: StoreRuns, profile: Profile, runIds: readonly string[]): Promise<{ spec: SiteSpec } | { problem: string }> {

@@ -9,7 +9,7 @@ import { loadControlPack, writeSnapshotFiles } from '../support/scoring-fixtures
 import { replayWorkspace, S_E1_ROUTE, type ReplayedCall, type ReplayWorkspace } from '../support/scoring-replay.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-// `/ui` scores runs on demand in a worker process (src/server/ui-worker.ts), cached by the
+// `/ui` scores runs on demand in a worker thread (src/server/score-thread.ts), cached by the
 // content of each run's summaries, not by the order the runs are asked in (docs/ui.md).
 
 const PER_RUN = 40;

@@ -9,7 +9,7 @@ import { loadControlPack, writeSnapshotFiles } from '../support/scoring-fixtures
 import { replayWorkspace, S_E1_ROUTE, type ReplayWorkspace } from '../support/scoring-replay.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-// `/ui` builds its models and pages in the UI worker process (src/server/ui-worker.ts); at most
+// `/ui` builds its models and pages in the UI thread (src/server/score-thread.ts); at most
 // UI_QUEUE_MAX requests wait for it, and the next is refused 503 UI_BUSY with Retry-After.
 
 const RUN = 'run_uithread0001';
@@ -47,10 +47,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('the UI worker has a bounded queue', () => {
+describe('the UI thread has a bounded queue', () => {
   it(`holds ${UI_QUEUE_MAX} requests while a run is scored and refuses the rest 503 UI_BUSY, Retry-After, connection closed`, async () => {
     const extra = 8;
-    // Every conversation page of a run not scored yet: each waits for the run's scoring in the worker.
+    // Every conversation page of a run not scored yet: each waits for the run's scoring in the thread.
     const pages = Array.from({ length: UI_QUEUE_MAX + extra }, (_, i) => get(`/ui/r/fast/${RUN}/conv-${RUN}_c${i % PER_RUN}.html`));
     const answers = await Promise.all(pages);
     const refused = answers.filter((a) => a.status === 503);
