@@ -163,9 +163,12 @@ function newConversationTitle(previous: Body | undefined, body: Body): string {
 }
 
 /** What is new in this request against the lane's previous one (all of it when the conversation is new). */
-function view(path: string, seq: number, full: boolean): string {
-  const body = JSON.parse(readFileSync(join(path, `${seq}.request.json`), 'utf8')) as Body;
-  const previous = seq > 1 && existsSync(join(path, `${seq - 1}.request.json`)) ? (JSON.parse(readFileSync(join(path, `${seq - 1}.request.json`), 'utf8')) as Body) : undefined;
+function readRequest(path: string, seq: number): Body {
+  return JSON.parse(readFileSync(join(path, `${seq}.request.json`), 'utf8')) as Body;
+}
+
+function view(path: string, seq: number, body: Body, full: boolean): string {
+  const previous = seq > 1 && existsSync(join(path, `${seq - 1}.request.json`)) ? readRequest(path, seq - 1) : undefined;
   const tools = body.tools ?? [];
   const continues = previous !== undefined && previous.messages.length < body.messages.length && previous.messages.slice(1).every((m, i) => JSON.stringify(m) === JSON.stringify(body.messages[i + 1]));
   if (!continues || full) return `=== ${continues ? 'THE WHOLE CONVERSATION SO FAR' : newConversationTitle(previous, body)} ===\n[tools]\n${renderTools(tools)}\n${body.messages.map(renderMessage).join('\n')}`;
@@ -182,8 +185,7 @@ function view(path: string, seq: number, full: boolean): string {
  * says so after every view, with the tools' names: a player who answers in words alone is heard as
  * plain words, never as a scripted line, a closing line or silence.
  */
-function toolHint(path: string, seq: number): string {
-  const body = JSON.parse(readFileSync(join(path, `${seq}.request.json`), 'utf8')) as Body;
+function toolHint(body: Body): string {
   if (body.tool_choice !== 'required' || !body.tools?.length) return '';
   const names = body.tools.map((t) => t.function.name).join(', ');
   return `\n(this seat answers with exactly one tool call: --tool NAME --args JSON, NAME one of ${names}; for example --tool say_pin --args '{"pin":3}' or --tool stay_silent. --say alone is taken as plain words.)`;
@@ -213,7 +215,8 @@ async function next(dir: string, seats: readonly Seat[], waitS: number, full: bo
       const path = laneDir(dir, role, lane);
       const seq = pendingOf(path);
       if (seq !== undefined) {
-        console.log(`######## YOU ARE THE ${role.toUpperCase()} on lane ${lane} (request ${seq}); answer with --as ${role}:${lane} ########\n${view(path, seq, full)}${toolHint(path, seq)}`);
+        const body = readRequest(path, seq);
+        console.log(`######## YOU ARE THE ${role.toUpperCase()} on lane ${lane} (request ${seq}); answer with --as ${role}:${lane} ########\n${view(path, seq, body, full)}${toolHint(body)}`);
         return;
       }
     }
