@@ -10,6 +10,12 @@ function pad(n: number): string {
   return String(n).padStart(2, '0');
 }
 
+/** True for a YYYY-MM-DD that is a day on the calendar (not "2026-13-45"). */
+export function isCalendarDate(value: string): boolean {
+  const [y = 0, m = 0, d = 0] = value.split('-').map(Number);
+  return validDate(y, m, d) !== undefined;
+}
+
 function validDate(y: number, m: number, d: number): string | undefined {
   const dt = new Date(Date.UTC(y, m - 1, d));
   if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d) return undefined;

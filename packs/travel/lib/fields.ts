@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import { normalizeAlias, normalizeCode, normalizeDate, normalizePhone } from '../../../src/packs/index.ts';
+import { isCalendarDate, normalizeAlias, normalizeCode, normalizeDate, normalizePhone } from '../../../src/packs/index.ts';
 import { AIRPORT_ALIASES, AIRPORT_KEYS, clock } from './policy.ts';
 
 /** Closed input fields shared by the Bluestem tools (packs.md §1.4) and their tolerant readers (§2.4). */
 
 const REFERENCE_YEAR = Number(clock.now.slice(0, 4));
-
-/** True for a YYYY-MM-DD that is a day on the calendar (not "2026-13-45"). */
-function isCalendarDate(value: string): boolean {
-  const [y = 0, m = 0, d = 0] = value.split('-').map(Number);
-  const day = new Date(Date.UTC(y, m - 1, d));
-  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
-}
 
 // A shape-valid day that is not on the calendar is refused as invalid arguments, before a tool does date arithmetic with it.
 export const dateField = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isCalendarDate, 'not a day on the calendar');
