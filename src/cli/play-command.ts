@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { EXIT, exitCodeOf, mintId, randomIds } from '../core/index.ts';
-import { configuredCallers, greetingOf, HANDOFF_MODES, SAY_TO_CALLER, TextEpisode, type EpisodeResult, type HandoffMode, type StepResult } from '../episodes/index.ts';
+import { CALLER_SILENT, configuredCallers, greetingOf, HANDOFF_MODES, SAY_TO_CALLER, TextEpisode, type EpisodeResult, type HandoffMode, type StepResult } from '../episodes/index.ts';
 import { loadPack } from '../packs/index.ts';
 import { createSink } from '../server/index.ts';
 import { configFromFlags } from './config-flags.ts';
@@ -92,11 +92,11 @@ export const playCommand: Command = async (argv, io) => {
   out(`mivas play: ${pack.id} / ${task.task_id} (${view.handoff_mode} handoffs, ${values.caller} caller, ${maxTurns} turns at most). /help for commands.`);
   out(`desk: ${view.agent}\ntools:\n${describeTools(view.tools)}`);
   out(`agent: ${greetingOf(pack)}`);
-  out(callerSaid ? `caller: ${callerSaid}` : '(the caller says nothing)');
+  out(callerSaid ? `caller: ${callerSaid}` : CALLER_SILENT);
   const show = (step: StepResult): void => {
     if (step.tool_name === SAY_TO_CALLER) {
       const data = step.output.data as { caller_said?: string | null; caller_hung_up?: boolean } | undefined;
-      out(data?.caller_said ? `caller: ${data.caller_said}` : step.output.ok === false ? `refused: ${JSON.stringify(step.output)}` : '(the caller says nothing)');
+      out(data?.caller_said ? `caller: ${data.caller_said}` : step.output.ok === false ? `refused: ${JSON.stringify(step.output)}` : CALLER_SILENT);
       if (data?.caller_hung_up) out('(the caller hung up)');
     } else out(`${step.tool_name} → ${JSON.stringify(step.output)}`);
     if (step.handoff) out(`desk: ${step.agent}${step.tools ? `\ntools:\n${describeTools(step.tools)}` : ''}`);

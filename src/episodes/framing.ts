@@ -12,7 +12,7 @@ export const SAY_TO_CALLER = 'say_to_caller';
 export const SAY_TO_CALLER_SPEC: ToolSpec = {
   name: SAY_TO_CALLER,
   description:
-    'Say something to the caller. Everything the caller hears goes through this tool, one utterance per call. The result is what the caller says back (null when the caller says nothing) and whether the caller hung up.',
+    'Say something to the caller. Everything the caller hears goes through this tool, one utterance per call. The result is what the caller says back (null when the caller says nothing: still on the line, waiting for you to go on) and whether the caller hung up.',
   parameters: {
     type: 'object',
     properties: { text: { type: 'string', minLength: 1, description: 'What you say, exactly as it should be heard.' } },

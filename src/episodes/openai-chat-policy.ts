@@ -43,8 +43,12 @@ export function chatTools(tools: readonly ToolSpec[]): { type: 'function'; funct
   return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 }
 
-/** What the policy is told when the caller says nothing back. */
-export const CALLER_SILENT = '(the caller says nothing)';
+/**
+ * What the policy is told when the caller says nothing back. The caller stays silent when nothing
+ * calls for an answer (the agent said "one moment" or only stated a fact), so the line says the
+ * caller is still there and waiting: a bare "says nothing" made agents ask "Are you still there?".
+ */
+export const CALLER_SILENT = '(the caller says nothing: still on the line, waiting for you to go on)';
 
 /**
  * The `text/openai-chat` policy harness: any OpenAI-compatible chat-completions endpoint with

@@ -51,7 +51,7 @@ describe('the text/openai-chat policy harness', () => {
     const second = chat.requests[before + 1];
     expect(second?.messages.slice(-2)).toEqual([
       { role: 'assistant', content: 'Let me look into that.' },
-      { role: 'user', content: '(the caller says nothing)' },
+      { role: 'user', content: '(the caller says nothing: still on the line, waiting for you to go on)' },
     ]);
     const timeline = String(rig.stored.get(result.snapshot)?.get('timeline.json'));
     expect(timeline).toContain('Let me look into that.');
