@@ -41,7 +41,11 @@ export interface ScoringResult {
 /** One `mivas score` run over files. */
 export interface CliScoringRow {
   readonly conversations: number;
-  /** Node flags the child was started with (none: Node's defaults, as `mivas score` runs from a shell). */
+  /**
+   * Node flags the child was started with. None: as `mivas score` runs from a shell, where
+   * bin/mivas.js starts itself again with the flag it needs; CPU and peak RSS are then the
+   * launcher's and the scorer's added up (an upper bound of the pair's peak).
+   */
   readonly nodeFlags: readonly string[];
   readonly cpuS: number;
   readonly cpuPerConversationMs: number;
@@ -163,9 +167,9 @@ function cliScoring(snapshots: readonly LoadedSnapshot[], resamples: number, nod
       maxBuffer: 64 * 1024 * 1024,
       timeout: 600_000,
     });
-    const line = /BENCH_USAGE (\{.*\})/.exec(run.stderr ?? '')?.[1];
-    if (!line) throw new Error(`mivas score gave no usage line (exit ${run.status}): ${(run.stderr ?? '').slice(-400)}`);
-    const usage = JSON.parse(line) as { cpuUs: number; maxRssKb: number };
+    const lines = [...(run.stderr ?? '').matchAll(/BENCH_USAGE (\{.*\})/g)].map((m) => JSON.parse(m[1] ?? '{}') as { cpuUs: number; maxRssKb: number });
+    if (lines.length === 0) throw new Error(`mivas score gave no usage line (exit ${run.status}): ${(run.stderr ?? '').slice(-400)}`);
+    const usage = { cpuUs: lines.reduce((a, u) => a + u.cpuUs, 0), maxRssKb: lines.reduce((a, u) => a + u.maxRssKb, 0) };
     const cpuS = usage.cpuUs / 1e6;
     return { conversations: snapshots.length, nodeFlags, cpuS: Math.round(cpuS * 100) / 100, cpuPerConversationMs: Math.round((cpuS / snapshots.length) * 1e6) / 1000, conversationsPerCoreS: Math.round(snapshots.length / cpuS), peakRssMb: Math.round(usage.maxRssKb / 1024) };
   } finally {
