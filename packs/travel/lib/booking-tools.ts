@@ -78,7 +78,7 @@ function endingAt(spoken: string): string {
 export const findFlights = defineTool({
   name: 'find_flights',
   description:
-    'Use when: a caller wants to know which Bluestem flights fly a route on a date, before a change. Returns: each departure with flight_id, spoken times, the fare sold now and seats left. Do not use for: free rebooking after a disruption. Errors: DATE_IN_PAST.',
+    'Use when: a caller wants to know which Bluestem flights fly a route on a date and their fares, with or without a booking, or before a change. Returns: each departure with flight_id, spoken times, the fare sold now and seats left. Do not use for: free rebooking after a disruption. Errors: DATE_IN_PAST.',
   input: z.object({ origin: airportField, destination: airportField, date: dateField.describe('Departure date, YYYY-MM-DD.') }),
   output: z.object({ flights: z.array(flightOut.extend({ fare_cents: z.number().int(), fare_spoken: z.string(), seats_left: z.number().int() })) }),
   effect: 'read',
@@ -99,6 +99,9 @@ const FARE_RULES: Record<(typeof FARE_FAMILIES)[number], string> = {
   flex: `Flex fares change with no fee, paying only any difference in fare, and a cancelled flex fare is refunded to the original payment. Preferred seats and the first checked bag are included.`,
 };
 
+/** Who the twenty-four hour rule covers, in the words explain_fare_rules and quote_flight_change both say. */
+export const FREE_WINDOW_WORDS = `booking made ${numberInWords(policy.free_cancel_booking_hours)} hours ago or less, for a flight at least ${numberInWords(policy.free_cancel_min_days_before_departure)} days after booking`;
+
 export const explainFareRules = defineTool({
   name: 'explain_fare_rules',
   description:
@@ -109,7 +112,7 @@ export const explainFareRules = defineTool({
   writes: [],
   normalize: (raw) => normalizeFields(raw, { fare_family: readCode }),
   run(args) {
-    const free = `Any booking made ${numberInWords(policy.free_cancel_booking_hours)} hours ago or less, for a flight at least ${numberInWords(policy.free_cancel_min_days_before_departure)} days after booking, can be cancelled for a full refund.`;
+    const free = `Any ${FREE_WINDOW_WORDS}, can be changed with no change fee, paying only any higher fare, or cancelled for a full refund.`;
     return ok({ fare_family: args.fare_family, script: `${FARE_RULES[args.fare_family]} ${free}` });
   },
 });

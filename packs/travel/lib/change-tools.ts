@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, refuse, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
 import { bookings, charges, refunds, segments, travelCredits } from '../schema.ts';
-import { flightOut } from './booking-tools.ts';
+import { FREE_WINDOW_WORDS, flightOut } from './booking-tools.ts';
 import { flightIdField, readBool, readCode, segmentIdField, tokenField } from './fields.ts';
 import { policy } from './policy.ts';
 import { activeSegmentsOf, describeFlight, flightById, flightOf, isRefusal, minutesBetween, money, ownSegment, passengersOf, releaseSeats, takeSeats, verifiedBooking, type BookingRow } from './records.ts';
@@ -64,7 +64,7 @@ export const quoteFlightChange = defineTool({
     const fee = free || flex ? 0 : (sameDay ? policy.same_day_change_fee_cents : policy.main_change_fee_cents) * party;
     const difference = sameDay ? 0 : Math.max(0, target.fare_cents - seg.fare_paid_cents) * party;
     const reason = free
-      ? 'booked within twenty four hours: no change fee'
+      ? `${FREE_WINDOW_WORDS}: no change fee`
       : flex
         ? 'flex fare: no change fee'
         : sameDay

@@ -76,7 +76,7 @@ export const checkDisruption = defineTool({
     const last = windowLastDay(ctx, flight);
     const what = flight.status === 'cancelled' ? 'was cancelled' : `is delayed by ${numberInWords(flight.delay_minutes)} minutes`;
     const rights = major
-      ? `You can move to another Bluestem flight on the same route up to ${dateInWords(last)} at no cost, or take a refund of this flight.`
+      ? `You can move to another Bluestem flight on the same route up to ${dateInWords(last, ctx.clock.today())} at no cost, or take a refund of this flight.`
       : `Because the delay is under ${numberInWords(policy.significant_delay_minutes / 60)} hours, the flight is not eligible for a refund or free rebooking.`;
     const mealLine = meal ? ` You are also owed a meal voucher of ${moneyInWords(policy.meal_voucher_cents)} per traveler.` : '';
     return ok({
@@ -87,7 +87,7 @@ export const checkDisruption = defineTool({
       meal_voucher_eligible: meal,
       significant_delay_minutes: policy.significant_delay_minutes,
       rebooking_last_day: last,
-      rebooking_last_day_spoken: dateInWords(last),
+      rebooking_last_day_spoken: dateInWords(last, ctx.clock.today()),
       script: `This flight ${what}. ${rights}${mealLine}`,
     });
   },
@@ -112,7 +112,7 @@ export const findRebookingOptions = defineTool({
     const options = routeBetween(ctx.db)
       .all({ origin: flight.origin, destination: flight.destination, from: ctx.clock.now(), to: `${last}T23:59` })
       .filter((f) => f.id !== flight.id && f.status !== 'cancelled' && f.seats_left >= party);
-    return ok({ options: options.map((f) => ({ ...describeFlight(f), seats_left: f.seats_left })), party_size: party, rebooking_last_day_spoken: dateInWords(last) });
+    return ok({ options: options.map((f) => ({ ...describeFlight(f), seats_left: f.seats_left })), party_size: party, rebooking_last_day_spoken: dateInWords(last, ctx.clock.today()) });
   },
 });
 
@@ -139,7 +139,7 @@ export const bookReplacementFlight = defineTool({
     if (!target || target.status === 'cancelled' || target.id === flight.id || target.departs_at <= ctx.clock.now()) return refuse('FLIGHT_NOT_AVAILABLE', { recoverable: true });
     if (target.origin !== flight.origin || target.destination !== flight.destination) return refuse('ROUTE_MISMATCH', { recoverable: true });
     const last = windowLastDay(ctx, flight);
-    if (target.departs_at.slice(0, 10) > last) return refuse('OUTSIDE_REBOOKING_WINDOW', { recoverable: true, last_day_spoken: dateInWords(last) });
+    if (target.departs_at.slice(0, 10) > last) return refuse('OUTSIDE_REBOOKING_WINDOW', { recoverable: true, last_day_spoken: dateInWords(last, ctx.clock.today()) });
     if (target.seats_left < party) return refuse('FLIGHT_FULL', { recoverable: true, seats_left: target.seats_left, party_size: party });
     setSegmentStatus(ctx.db).run({ status: 'replaced', id: seg.id });
     insertSegment(ctx.db).run({ id: newId, booking_id: booking.id, flight_id: target.id, fare_paid_cents: seg.fare_paid_cents, status: 'active' });

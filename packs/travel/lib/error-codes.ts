@@ -19,7 +19,7 @@ export const errorCodes: Record<string, ErrorCodeEntry> = {
   FLIGHT_FULL: { safe_message: 'That flight has no seats left for everyone on the booking.', recoverable: true },
   FLIGHT_NOT_AVAILABLE: { safe_message: 'That flight is not available to book.', recoverable: true },
   VOUCHER_NOT_ELIGIBLE: { safe_message: 'This delay does not qualify for a meal voucher under our policy.', recoverable: false },
-  FARE_NOT_CHANGEABLE: { safe_message: 'Basic fares cannot be changed after the first twenty four hours.', recoverable: false },
+  FARE_NOT_CHANGEABLE: { safe_message: 'Basic fares cannot be changed, except on a booking made twenty-four hours ago or less, for a flight at least seven days after booking.', recoverable: false },
   SAME_FLIGHT: { safe_message: 'That is the flight already on the booking.', recoverable: true },
   DATE_IN_PAST: { safe_message: 'That date has already passed.', recoverable: true },
   TOKEN_UNKNOWN: { safe_message: 'I do not have an open request to confirm.', recoverable: true },

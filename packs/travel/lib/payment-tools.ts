@@ -85,7 +85,7 @@ export const listTravelCredits = defineTool({
     const booking = verifiedBooking(ctx);
     const credits = creditsOf(ctx.db)
       .all({ booking: booking.id })
-      .map((c) => ({ credit_id: c.id, amount_cents: c.amount_cents, amount_spoken: moneyInWords(c.amount_cents), expires_on: c.expires_on, expires_on_spoken: dateInWords(c.expires_on), usable: c.status === 'active' && c.expires_on >= ctx.clock.today() }));
+      .map((c) => ({ credit_id: c.id, amount_cents: c.amount_cents, amount_spoken: moneyInWords(c.amount_cents), expires_on: c.expires_on, expires_on_spoken: dateInWords(c.expires_on, ctx.clock.today()), usable: c.status === 'active' && c.expires_on >= ctx.clock.today() }));
     const total = credits.filter((c) => c.usable).reduce((n, c) => n + c.amount_cents, 0);
     return ok({ credits, usable_total_cents: total, usable_total_spoken: moneyInWords(total) });
   },

@@ -5,7 +5,9 @@ import { usePackTools } from '../../support/pack-tools.ts';
 /**
  * Scripts Bluestem's desks read word for word, as the audit players found them (packs/travel/README.md,
  * "Task audit decisions"): a code pasted into a sentence, a double period after "a.m.", an article
- * and a verb that did not agree, and a delay the agent would have had to add up.
+ * and a verb that did not agree, a delay the agent would have had to add up, a credit's expiry
+ * said without its year, and a twenty-four hour rule worded one way in the fare rules and another
+ * in a change quote.
  */
 describe('travel scripts an agent reads aloud', () => {
   const { fresh, call, data } = usePackTools('travel');
@@ -43,5 +45,25 @@ describe('travel scripts an agent reads aloud', () => {
     expect(String(seat.script).startsWith('An extra legroom seat costs ')).toBe(true);
     const bags = data(call(hammond(), 'quote_bags', { segment_id: 'seg_lwkxhr_1', passenger_id: 'pax_ruth_hammond', bags: 2 }));
     expect(String(bags.script).startsWith('Two checked bags cost ')).toBe(true);
+  });
+
+  it("says a credit's expiry year when it is not the clock's year, and leaves this year's without one", () => {
+    const db = fresh();
+    expect(call(db, 'find_booking', { record_locator: 'ZQMKFH', last_name: 'Tanaka' }).output.ok).toBe(true);
+    const { credits } = data(call(db, 'list_travel_credits')) as { credits: { credit_id: string; expires_on_spoken: string }[] };
+    const spoken = Object.fromEntries(credits.map((c) => [c.credit_id, c.expires_on_spoken]));
+    // The clock is Thursday, October 8, 2026: one credit runs to March 31, 2027, one ended yesterday.
+    expect(spoken).toEqual({ crd_zqmkfh_spring: 'Wednesday, March thirty-first, twenty twenty-seven', crd_zqmkfh_old: 'Wednesday, October seventh' });
+  });
+
+  it('states the twenty-four hour rule in the same words in the fare rules and in a change quote', () => {
+    const rule = 'booking made twenty-four hours ago or less, for a flight at least seven days after booking';
+    const fares = data(call(fresh(), 'explain_fare_rules', { fare_family: 'main' }));
+    expect(String(fares.script)).toContain(`Any ${rule}, can be changed with no change fee, paying only any higher fare, or cancelled for a full refund.`);
+    // Leo Brandt booked WJRHLN thirteen hours ago for a Phoenix flight twelve days away.
+    const db = fresh();
+    expect(call(db, 'find_booking', { record_locator: 'WJRHLN', last_name: 'Brandt' }).output.ok).toBe(true);
+    const quote = data(call(db, 'quote_flight_change', { segment_id: 'seg_wjrhln_1', new_flight_id: 'flt_bs834_1021' }));
+    expect(quote).toMatchObject({ fee_cents: 0, fee_reason: `${rule}: no change fee` });
   });
 });
