@@ -143,7 +143,7 @@ export const addTravelNotice = defineTool({
   description:
     'Use when: a verified member is travelling and wants their cards to keep working; one destination, first and last day, at most ninety days. Returns: the notice with dates in words; idempotent on repeats. Do not use for: unlocking a card. Errors: NOT_VERIFIED, DATE_IN_PAST, INVALID_DATE_RANGE, TRAVEL_RANGE_TOO_LONG.',
   input: z.object({
-    destination: z.string().regex(/^[A-Za-z][A-Za-z .'-]{1,59}$/).describe('Country or state, as the member says it.'),
+    destination: z.string().regex(/^[A-Za-z][A-Za-z .'-]{1,59}$/).describe('Where the member is going, as they say it: a country, a state or a city. A city is kept as said, without asking for its state or country; the notice covers purchases there.'),
     start_date: dateField,
     end_date: dateField,
   }),

@@ -16,10 +16,17 @@ const insertTransaction = rowInsert(transactions);
 
 const disputePayload = z.object({ transaction_id: z.string(), account_id: z.string(), card_id: z.string(), reason: z.enum(DISPUTE_REASONS), amount_cents: z.number().int(), provisional_credit_on: z.string(), decide_by: z.string() });
 
+/** What the claim covers, said as the quote reads it: the whole charge, or the later copy of a duplicate. */
+function whatIsDisputed(reason: (typeof DISPUTE_REASONS)[number], spokenAmount: string): string {
+  if (reason === 'duplicate') return `the second of the two charges, ${spokenAmount}`;
+  if (reason === 'wrong_amount') return `the whole charge of ${spokenAmount}; the review settles what you should have paid`;
+  return spokenAmount;
+}
+
 export const quoteDispute = defineTool({
   name: 'quote_dispute',
   description:
-    'Use when: a verified member disputes a card purchase from list_transactions: unauthorized, duplicate, not received or wrong amount. Returns: a token, the amount, the provisional credit date and the decision date in words, and the script to read. Writes nothing. Do not use for: fees. Errors: NOT_VERIFIED, TRANSACTION_NOT_FOUND, NOT_A_CARD_PURCHASE, DISPUTE_WINDOW_CLOSED, DISPUTE_EXISTS, NOT_A_DUPLICATE.',
+    'Use when: a verified member disputes a card purchase from list_transactions: unauthorized, duplicate, not received or wrong amount. Every claim is for the whole charge, wrong amount included (the review settles the difference); a duplicate claim disputes the later of the two copies, whichever of them you pass. Returns: a token, the amount, the provisional credit date and the decision date in words, and the script to read. Writes nothing. Do not use for: fees. Errors: NOT_VERIFIED, TRANSACTION_NOT_FOUND, NOT_A_CARD_PURCHASE, DISPUTE_WINDOW_CLOSED, DISPUTE_EXISTS, NOT_A_DUPLICATE.',
   input: z.object({ transaction_id: transactionIdField, reason: z.enum(DISPUTE_REASONS).describe('"I never made it" or "my card was used" is unauthorized; "charged twice" is duplicate; "it never came" is not_received; "charged more than I agreed" is wrong_amount.') }),
   output: z.object({ token: z.string(), amount: amountOut, posted: dayOut, last_day_to_dispute: dayOut, provisional_credit_on: dayOut, provisional_credit_today: z.boolean(), decide_by: dayOut, script: z.string() }),
   effect: 'read',
@@ -62,7 +69,7 @@ export const quoteDispute = defineTool({
       provisional_credit_on: day(creditOn, ctx.clock.today()),
       provisional_credit_today: sameDay,
       decide_by: day(decideBy, ctx.clock.today()),
-      script: `I can open a dispute for ${amount.spoken}.${lockNote} Once it is open, ${credit}, and we will tell you our decision by ${day(decideBy, ctx.clock.today()).spoken}, within ${numberInWords(policy.dispute_decision_days)} days. If we find the charge was correct, the credit is taken back. Shall I open it?`,
+      script: `I can open a dispute for ${whatIsDisputed(args.reason, amount.spoken)}.${lockNote} Once it is open, ${credit}, and we will tell you our decision by ${day(decideBy, ctx.clock.today()).spoken}, within ${numberInWords(policy.dispute_decision_days)} days. If we find the charge was correct, the credit is taken back. Shall I open it?`,
     });
   },
 });

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, foldName, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
+import { checkHold, defineTool, foldName, markHoldUsed, normalizeFields, ok, openHold, param, preparedQuery, refuse, rowById, rowInsert, timeInWords, type ToolContext, type ToolRefusal } from '../../../src/packs/index.ts';
 import { payees, payments } from '../schema.ts';
 import { adjustBalance } from './account-tools.ts';
 import { accountKindField, dateField, last4Field, moneyField, payeeIdField, paymentIdField, personNameField, readCode, readDate, readDigits, readAccountKind, readMoney, readName, tokenField } from './fields.ts';
@@ -74,6 +74,14 @@ function sendDate(ctx: ToolContext, kind: string, requested: string): { date: st
   return { date, moved: date !== requested, past_cutoff: pastCutoff, cutoff_hour: cutoff };
 }
 
+/** Why a payment goes out later than asked, naming the cut-off time and what it applies to; empty when it does not move. */
+function movedReason(kind: string, when: ReturnType<typeof sendDate>): string {
+  if (!when.moved) return '';
+  if (!when.past_cutoff || when.cutoff_hour === null) return 'Because that day is not a business day, ';
+  const what = kind === 'bill' ? 'bill payments' : 'payments to a person';
+  return `Because it is past today's ${timeInWords(`${when.cutoff_hour}:00`)} cut-off for ${what}, `;
+}
+
 /** Rules every payment amount and date must meet; returns a refusal or null. */
 function paymentRules(ctx: ToolContext, p: { kind: string; payee: PayeeRow | undefined; amount: number; date: string; available: number }): ToolRefusal | null {
   if (p.date < ctx.clock.today()) return refuse('DATE_IN_PAST', { recoverable: true });
@@ -133,14 +141,13 @@ export const quotePayment = defineTool({
     const token = openHold(ctx, { kind: 'payment', target: `${from.id}:${payee?.id ?? toAccountId ?? ''}`, payload });
     const amount = money(args.amount_cents);
     const sendOn = day(when.date, ctx.clock.today());
-    const cutoffNote = !when.moved ? '' : when.past_cutoff ? 'Because that is past today\'s cut-off, ' : 'Because that day is not a business day, ';
     return ok({
       token,
       kind,
       amount,
       send_on: sendOn,
       moved_by_cutoff: when.moved,
-      script: `${cutoffNote}${amount.spoken} will go from your ${from.nickname} to ${destinationName(ctx, member, payload)} on ${sendOn.spoken}. Shall I go ahead?`,
+      script: `${movedReason(kind, when)}${amount.spoken} will go from your ${from.nickname} to ${destinationName(ctx, member, payload)} on ${sendOn.spoken}. Shall I go ahead?`,
     });
   },
 });
@@ -219,9 +226,9 @@ function changeablePayment(ctx: ToolContext, member: MemberRow, id: string): Pay
 export const updateScheduledPayment = defineTool({
   name: 'update_scheduled_payment',
   description:
-    'Use when: a verified member wants a new amount or a new date for a scheduled payment; read the change back first. Returns: the payment as it now stands, the date after cut-offs in words. Do not use for: cancelling. Errors: NOT_VERIFIED, PAYMENT_NOT_FOUND, PAYMENT_PROCESSING, PAYMENT_NOT_ACTIVE, NOTHING_TO_CHANGE, DATE_IN_PAST, BEYOND_HORIZON, NEW_PAYEE_LIMIT, STEP_UP_REQUIRED, INSUFFICIENT_FUNDS.',
+    'Use when: a verified member wants a new amount or a new date for a scheduled payment; read the change back first. It has no quote: a date the cut-off or a closed day moves is known only from its answer. Returns: the payment as it now stands, the date after cut-offs in words, and a script saying the date it really goes out and, when it moved, which cut-off moved it. Do not use for: cancelling. Errors: NOT_VERIFIED, PAYMENT_NOT_FOUND, PAYMENT_PROCESSING, PAYMENT_NOT_ACTIVE, NOTHING_TO_CHANGE, DATE_IN_PAST, BEYOND_HORIZON, NEW_PAYEE_LIMIT, STEP_UP_REQUIRED, INSUFFICIENT_FUNDS.',
   input: z.object({ payment_id: paymentIdField, amount_cents: moneyField.optional(), send_on: dateField.optional() }),
-  output: z.object({ payment: scheduledOut, moved_by_cutoff: z.boolean(), idempotent: z.boolean() }),
+  output: z.object({ payment: scheduledOut, moved_by_cutoff: z.boolean(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
   writes: ['payments', 'call_session'],
   gate: 'verified',
@@ -241,7 +248,11 @@ export const updateScheduledPayment = defineTool({
     if (broken) return broken;
     const same = amount === row.amount_cents && when.date === row.send_on;
     if (!same) updatePayment(ctx.db).run({ id: row.id, amount, send_on: when.date, status: 'scheduled' });
-    return ok({ payment: describeScheduled(ctx, member, { ...row, amount_cents: amount, send_on: when.date }), moved_by_cutoff: when.moved, idempotent: same });
+    const payment = describeScheduled(ctx, member, { ...row, amount_cents: amount, send_on: when.date });
+    const ask = when.moved ? ' Is that day all right?' : '';
+    const said = `${movedReason(row.kind, when)}${payment.amount.spoken} to ${payment.to} goes out on ${payment.send_on.spoken}.${ask}`;
+    const script = said.charAt(0).toUpperCase() + said.slice(1);
+    return ok({ payment, moved_by_cutoff: when.moved, idempotent: same, script });
   },
 });
 

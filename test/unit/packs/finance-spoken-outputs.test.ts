@@ -57,11 +57,42 @@ describe('finance tool outputs an agent reads aloud', () => {
     expect(quoteScript(replaced)).not.toContain('locked');
   });
 
+  it('says a wrong-amount dispute is for the whole charge, and a duplicate one for the later copy whichever was named', () => {
+    const wrong = data(call(asMember('Maya Collins', '1991-11-30'), 'quote_dispute', { transaction_id: 'txn_maya_1012_nimbus', reason: 'wrong_amount' }));
+    expect(wrong).toMatchObject({ amount: { cents: 64000 } });
+    expect(String(wrong.script)).toContain('the whole charge of six hundred forty dollars; the review settles what you should have paid');
+    for (const named of ['txn_hannah_1009_books_a', 'txn_hannah_1009_books_b']) {
+      const db = asMember('Hannah Whitaker', '1984-03-22');
+      const twice = data(call(db, 'quote_dispute', { transaction_id: named, reason: 'duplicate' }));
+      expect(String(twice.script)).toContain('the second of the two charges, forty-two dollars and fifteen cents');
+      expect(data(call(db, 'confirm_dispute', { token: twice.token }))).toMatchObject({ dispute_id: expect.stringContaining('books_b') });
+    }
+  });
+
   it('names the one reason a payment goes out later: the cut-off, not "or not a business day"', () => {
     const quote = call(asMember('Hannah Whitaker', '1984-03-22'), 'quote_payment', { from_account: 'checking', payee_id: 'pay_hannah_power', amount_cents: 7500, send_on: '2026-10-13' });
     expect(code(quote)).toBeUndefined();
     const script = String(data(quote).script);
-    expect(script.startsWith("Because that is past today's cut-off, ")).toBe(true);
+    expect(script.startsWith("Because it is past today's three p.m. cut-off for bill payments, ")).toBe(true);
     expect(script).not.toContain('business day');
+  });
+
+  it('moves a bill asked for today at 3:40 p.m. and names its cut-off, but not a payment to a person', () => {
+    const db = asMember('Samuel Price', '1958-07-04');
+    const toRuth = data(call(db, 'quote_payment', { from_account: 'checking', payee_id: 'pay_samuel_daughter', amount_cents: 5000, send_on: '2026-10-13' }));
+    expect(toRuth).toMatchObject({ moved_by_cutoff: false, send_on: { date: '2026-10-13' } });
+    expect(String(toRuth.script)).not.toContain('cut-off');
+    const water = data(call(db, 'quote_payment', { from_account: 'checking', payee_id: 'pay_samuel_water', amount_cents: 5000, send_on: '2026-10-13' }));
+    expect(water).toMatchObject({ moved_by_cutoff: true, send_on: { date: '2026-10-14' } });
+    expect(String(water.script)).toContain('three p.m. cut-off for bill payments');
+  });
+
+  it('says, in the answer to a change of a scheduled payment, the date it really goes out and the cut-off that moved it', () => {
+    const db = asMember('Samuel Price', '1958-07-04');
+    const moved = data(call(db, 'update_scheduled_payment', { payment_id: 'pmt_samuel_water_1113', send_on: '2026-10-13' }));
+    expect(moved).toMatchObject({ moved_by_cutoff: true, payment: { send_on: { date: '2026-10-14' } } });
+    expect(String(moved.script)).toBe("Because it is past today's three p.m. cut-off for bill payments, sixty-four dollars and twelve cents to Dayton Water Works goes out on Wednesday, October fourteenth. Is that day all right?");
+    const kept = data(call(db, 'update_scheduled_payment', { payment_id: 'pmt_samuel_water_1113', send_on: '2026-10-20' }));
+    expect(String(kept.script)).toBe('Sixty-four dollars and twelve cents to Dayton Water Works goes out on Tuesday, October twentieth.');
   });
 });
