@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { checkHold, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, refuse, rowInsert, type ToolContext } from '../../../src/packs/index.ts';
+import { checkHold, dateInWords, defineTool, markHoldUsed, moneyInWords, normalizeFields, numberInWords, ok, openHold, param, preparedQuery, refuse, rowInsert, timeInWords, type ToolContext } from '../../../src/packs/index.ts';
 import { bookings, charges, refunds, segments, travelCredits } from '../schema.ts';
 import { FREE_WINDOW_WORDS, flightOut } from './booking-tools.ts';
 import { flightIdField, readBool, readCode, segmentIdField, tokenField } from './fields.ts';
@@ -135,12 +135,22 @@ function cancelScript(outcome: string, cents: number): string {
   return 'This is a basic fare, so cancelling returns no money and no credit. Do you still want to cancel the whole booking?';
 }
 
+/** When the booking was made, in words, and, when it gets no twenty-four hour refund, why not. */
+function bookingAge(ctx: ToolContext, booking: BookingRow, reason: string): { booked_at_spoken: string; note: string } {
+  const [date = '', time = '00:00'] = booking.booked_at.split('T');
+  const spoken = `${dateInWords(date, ctx.clock.today())} at ${timeInWords(time)}`;
+  if (reason === 'twenty_four_hour_rule') return { booked_at_spoken: spoken, note: '' };
+  const late = minutesBetween(booking.booked_at, ctx.clock.now()) / 60 > policy.free_cancel_booking_hours;
+  const why = late ? `more than ${numberInWords(policy.free_cancel_booking_hours)} hours ago` : `less than ${numberInWords(policy.free_cancel_min_days_before_departure)} days before the flight`;
+  return { booked_at_spoken: spoken, note: `This booking was made on ${spoken}, ${why}; a full refund applies only to a ${FREE_WINDOW_WORDS}. ` };
+}
+
 export const quoteCancellation = defineTool({
   name: 'quote_cancellation',
   description:
-    'Use when: a traveler wants to cancel the whole booking by choice. Returns: a token, whether they get a refund, a travel credit or nothing, the amount with its reason, and a script to read. Writes nothing. Do not use for: a flight the airline cancelled or delayed. Errors: NOT_VERIFIED, BOOKING_CANCELLED.',
+    'Use when: a traveler wants to cancel the whole booking by choice. Returns: a token, whether they get a refund, a travel credit or nothing, the amount with its reason, when the booking was made in words (booked_at_spoken), and a script to read; when the twenty-four hour rule does not apply, the script says why from the booking time. Writes nothing. Do not use for: a flight the airline cancelled or delayed. Errors: NOT_VERIFIED, BOOKING_CANCELLED.',
   input: z.object({}),
-  output: z.object({ token: z.string(), outcome: z.enum(['refund', 'travel_credit', 'nothing']), amount_cents: z.number().int(), amount_spoken: z.string(), reason: z.string(), script: z.string() }),
+  output: z.object({ token: z.string(), outcome: z.enum(['refund', 'travel_credit', 'nothing']), amount_cents: z.number().int(), amount_spoken: z.string(), reason: z.string(), booked_at_spoken: z.string(), script: z.string() }),
   effect: 'read',
   writes: ['holds', 'call_session'],
   gate: 'verified',
@@ -149,7 +159,8 @@ export const quoteCancellation = defineTool({
     if (booking.status !== 'active') return refuse('BOOKING_CANCELLED', { recoverable: false });
     const t = cancellationTerms(ctx, booking);
     const token = openHold(ctx, { kind: 'cancellation', target: booking.id, payload: { outcome: t.outcome, amount_cents: t.amount_cents, reason: t.reason } });
-    return ok({ token, outcome: t.outcome, amount_cents: t.amount_cents, amount_spoken: money(t.amount_cents).spoken, reason: t.reason, script: cancelScript(t.outcome, t.amount_cents) });
+    const age = bookingAge(ctx, booking, t.reason);
+    return ok({ token, outcome: t.outcome, amount_cents: t.amount_cents, amount_spoken: money(t.amount_cents).spoken, reason: t.reason, booked_at_spoken: age.booked_at_spoken, script: `${age.note}${cancelScript(t.outcome, t.amount_cents)}` });
   },
 });
 

@@ -50,7 +50,7 @@ function disruptedSegment(ctx: ToolContext, segmentId: string, rebooked = false)
 export const checkDisruption = defineTool({
   name: 'check_disruption',
   description:
-    'Use when: a traveler on a cancelled or delayed flight asks what happens now or what they are owed. Returns: status, delay, cause, and whether free rebooking, a refund and a meal voucher apply, with the last day of the rebooking window and a script. Do not use for: on-time flights. Errors: NOT_VERIFIED, SEGMENT_NOT_FOUND, SEGMENT_NOT_ACTIVE, NOT_DISRUPTED.',
+    'Use when: a traveler on a cancelled or delayed flight asks what happens now or what they are owed. Returns: status, delay, cause, and whether free rebooking, a refund and a meal voucher apply, with the last day of the rebooking window and a script. The refund (or travel credit) instead of a flight is quoted and made by quote_refund at the payments desk, not here. Do not use for: on-time flights. Errors: NOT_VERIFIED, SEGMENT_NOT_FOUND, SEGMENT_NOT_ACTIVE, NOT_DISRUPTED.',
   input: z.object({ segment_id: segmentIdField }),
   output: z.object({
     flight: flightOut,
@@ -151,7 +151,7 @@ export const bookReplacementFlight = defineTool({
 export const sendMealVoucher = defineTool({
   name: 'send_meal_voucher',
   description:
-    'Use when: a traveler on a delayed or cancelled flight asks for a meal voucher, or check_disruption said one is owed. Sends one voucher per traveler by text to the booking phone. Returns: the vouchers, the amount each and a script; idempotent. Works before or after free rebooking. Do not use for: weather delays, which earn none. Errors: NOT_VERIFIED, SEGMENT_NOT_FOUND, SEGMENT_NOT_ACTIVE, NOT_DISRUPTED, VOUCHER_NOT_ELIGIBLE.',
+    'Use when: a traveler on a delayed or cancelled flight asks for a meal voucher, or check_disruption said one is owed. Sends one voucher per traveler by text to the booking phone; a voucher works at airport restaurants today and on the day of a replacement flight. Send it before handing a refund to payments, which cannot send one. Returns: the vouchers, the amount each and a script; idempotent. Works before or after free rebooking. Do not use for: weather delays, which earn none. Errors: NOT_VERIFIED, SEGMENT_NOT_FOUND, SEGMENT_NOT_ACTIVE, NOT_DISRUPTED, VOUCHER_NOT_ELIGIBLE.',
   input: z.object({ segment_id: segmentIdField }),
   output: z.object({ vouchers: z.number().int(), amount_each_cents: z.number().int(), amount_each_spoken: z.string(), idempotent: z.boolean(), script: z.string() }),
   effect: 'write',
@@ -176,7 +176,7 @@ export const sendMealVoucher = defineTool({
       amount_each_cents: policy.meal_voucher_cents,
       amount_each_spoken: moneyInWords(policy.meal_voucher_cents),
       idempotent,
-      script: `I have sent ${numberInWords(travelers.length)} meal ${travelers.length === 1 ? 'voucher' : 'vouchers'} of ${moneyInWords(policy.meal_voucher_cents)} each by text to the phone number on the booking. They work at any restaurant in the airport today.`,
+      script: `I have sent ${numberInWords(travelers.length)} meal ${travelers.length === 1 ? 'voucher' : 'vouchers'} of ${moneyInWords(policy.meal_voucher_cents)} each by text to the phone number on the booking. They work at any restaurant in the airport today, and on the day of the flight you are moved to if that is later.`,
     });
   },
 });

@@ -10,7 +10,8 @@ import { usePackTools } from '../../support/pack-tools.ts';
  * in a change quote.
  */
 describe('travel scripts an agent reads aloud', () => {
-  const { fresh, call, data } = usePackTools('travel');
+  const tools = usePackTools('travel');
+  const { fresh, call, data } = tools;
   const hammond = (): CallDatabase => {
     const db = fresh();
     expect(call(db, 'find_booking', { record_locator: 'LWKXHR', last_name: 'Hammond' }).output.ok).toBe(true);
@@ -65,5 +66,35 @@ describe('travel scripts an agent reads aloud', () => {
     expect(call(db, 'find_booking', { record_locator: 'WJRHLN', last_name: 'Brandt' }).output.ok).toBe(true);
     const quote = data(call(db, 'quote_flight_change', { segment_id: 'seg_wjrhln_1', new_flight_id: 'flt_bs834_1021' }));
     expect(quote).toMatchObject({ fee_cents: 0, fee_reason: `${rule}: no change fee` });
+  });
+
+  it('says when a booking was made where the twenty-four hour rule is applied, and why it does not apply', () => {
+    const quote = (locator: string, last_name: string) => {
+      const db = fresh();
+      expect(call(db, 'find_booking', { record_locator: locator, last_name }).output.ok).toBe(true);
+      return data(call(db, 'quote_cancellation', {}));
+    };
+    // Ava Collins booked at seven a.m. the day before the clock's nine a.m.: twenty-six hours.
+    const late = quote('FXLRWK', 'Collins');
+    expect(late).toMatchObject({ outcome: 'travel_credit', booked_at_spoken: 'Wednesday, October seventh at seven a.m.' });
+    expect(String(late.script).startsWith('This booking was made on Wednesday, October seventh at seven a.m., more than twenty-four hours ago; a full refund applies only to a booking made twenty-four hours ago or less')).toBe(true);
+    const inside = quote('WJRHLN', 'Brandt');
+    expect(inside).toMatchObject({ outcome: 'refund', reason: 'twenty_four_hour_rule' });
+    expect(String(inside.script)).not.toContain('This booking was made');
+  });
+
+  it('tells travelers moved to a later flight that their meal vouchers work on that day too', () => {
+    const db = fresh();
+    expect(call(db, 'find_booking', { record_locator: 'HKWQRZ', last_name: 'Whitfield' }).output.ok).toBe(true);
+    const sent = data(call(db, 'send_meal_voucher', { segment_id: 'seg_hkwqrz_1' }));
+    expect(String(sent.script)).toContain('today, and on the day of the flight you are moved to if that is later');
+  });
+
+  it('says in the tool descriptions that a disruption refund is made at payments and a voucher is sent before going there', () => {
+    const { pack } = tools;
+    const described = (name: string) => pack().catalog.get(name)?.description ?? '';
+    expect(described('check_disruption')).toContain('quote_refund at the payments desk');
+    expect(described('send_meal_voucher')).toContain('Send it before handing a refund to payments');
+    expect(pack().blueprint.agents.find((a) => a.name === 'payments')?.tools.map((t) => t.name)).not.toContain('send_meal_voucher');
   });
 });
