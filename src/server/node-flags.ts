@@ -36,21 +36,27 @@ const LAST_RESORT = { type: 'major', execution: 'sync', flavor: 'last-resort' } 
 type GcFunction = (options?: typeof LAST_RESORT) => void;
 
 /**
+ * V8's `gc` function. V8 gives it only with `--expose-gc`, so the flag is set for the moment it
+ * takes to get it, then cleared (`globalThis.gc` stays undefined).
+ */
+export function v8Gc(): GcFunction {
+  const exposed = (globalThis as { gc?: GcFunction }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as GcFunction;
+  setFlagsFromString('--no-expose-gc');
+  return gc;
+}
+
+/**
  * The most thorough garbage collection V8 has, run once the server listens. Loading the modules
  * leaves most of the heap as garbage (the sources, the package manifests the loader reads), and
  * with `--initial-old-space-size=256` nothing collects it until the old space fills: the process
  * sat at its boot peak for good. A plain full collection frees the objects but keeps their pages
  * committed (V8's memory reducer used to return them 8 s later, with two more collections that
  * stalled live calls; SERVE_NODE_FLAGS turns it off); the last-resort collection compacts the heap
- * and hands the pages back at once (docs/performance.md, "Boot"). V8 gives no way to ask for a
- * collection without `--expose-gc`, so the flag is set for the moment it takes to get its `gc`
- * function, then cleared.
+ * and hands the pages back at once (docs/performance.md, "Boot").
  */
 export function collectBootGarbage(): void {
-  const exposed = (globalThis as { gc?: GcFunction }).gc;
-  if (exposed) return exposed(LAST_RESORT);
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as GcFunction;
-  setFlagsFromString('--no-expose-gc');
-  gc(LAST_RESORT);
+  v8Gc()(LAST_RESORT);
 }
