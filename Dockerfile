@@ -39,5 +39,5 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=8s --start-period=60s --retries=3 \
   CMD ["node", "bin/mivas.js", "probe", "--local", "--timeout-s", "5"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# --initial-old-space-size: see src/server/node-flags.ts (fewer full GCs, smoother pacing).
-CMD ["node", "--initial-old-space-size=256", "--max-semi-space-size=16", "bin/mivas.js", "serve"]
+# The node flags: see src/server/node-flags.ts (fewer full GCs, smoother pacing).
+CMD ["node", "--initial-old-space-size=256", "--max-semi-space-size=16", "--no-memory-reducer", "bin/mivas.js", "serve"]

@@ -79,14 +79,29 @@ export async function watchHealth<T>(port: number, during: Promise<T>): Promise<
   return { result, maxMs, failed, polls };
 }
 
+/** The server's garbage collections so far, per kind (minor, major, incremental, weakcb): how many and their total pause. */
+export type GcTotals = Record<string, { count: number; ms: number }>;
+
 /**
- * The server's longest event-loop delay since the last scrape (prom-client resets its histogram on
- * each scrape), in ms; null when /metrics does not answer. Scrape once to start a window.
+ * One scrape of the server's /metrics: its longest event-loop delay since the last scrape
+ * (prom-client resets that histogram on each scrape; null when /metrics does not answer) and its
+ * collections so far. Scrape once to start a window.
  */
-async function loopLagMaxMs(port: number): Promise<number | null> {
+async function scrapeServer(port: number): Promise<{ loopLagMs: number | null; gc: GcTotals }> {
   const text = (await getJson<string>(port, '/metrics'))?.body ?? '';
-  const m = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
-  return m ? Math.round(Number(m[1]) * 1000) : null;
+  const lag = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+  const gc: GcTotals = {};
+  for (const [, field, kind = '', value] of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)) {
+    const entry = (gc[kind] ??= { count: 0, ms: 0 });
+    if (field === 'sum') entry.ms = Number(value) * 1000;
+    else entry.count = Number(value);
+  }
+  return { loopLagMs: lag ? Math.round(Number(lag[1]) * 1000) : null, gc };
+}
+
+/** The collections between two scrapes, per kind. */
+function gcBetween(before: GcTotals, after: GcTotals): GcTotals {
+  return Object.fromEntries(Object.entries(after).map(([kind, a]) => [kind, { count: a.count - (before[kind]?.count ?? 0), ms: a.ms - (before[kind]?.ms ?? 0) }]));
 }
 
 /** A paced caller (hold audio, short replies) whose call spans a fault. */
@@ -180,21 +195,21 @@ export async function withBystander<T>(
   fault: () => Promise<T>,
   headers: Record<string, string> = {},
   readSummary = true,
-): Promise<{ result: T; pacing: Pacing | null; summary: Summary | null; loopLagMs: number | null }> {
+): Promise<{ result: T; pacing: Pacing | null; summary: Summary | null; loopLagMs: number | null; gc: GcTotals }> {
   const caller = dialPaced(rig, url, callId, headers);
   await Promise.race([caller.opened, sleep(10_000)]);
   await waitUntil(() => caller.report().agentUtterances >= 1, 15_000);
   await sleep(300);
   const port = Number(new URL(url).port);
-  await loopLagMaxMs(port);
+  const before = await scrapeServer(port);
   const result = await fault();
-  const loopLagMs = await loopLagMaxMs(port);
+  const after = await scrapeServer(port);
   caller.hangUp();
   await Promise.race([caller.closed, sleep(10_000)]);
   rig.ticker.callers.delete(caller);
   // With readSummary false (its set is not on disk yet: a full spool), the caller reads it later.
   const summary = readSummary ? await summaryIn(dataDir, callId) : null;
-  return { result, pacing: pacingOf(summary), summary, loopLagMs };
+  return { result, pacing: pacingOf(summary), summary, loopLagMs: after.loopLagMs, gc: gcBetween(before.gc, after.gc) };
 }
 
 export function bystanderCheck(label: string, run: { pacing: Pacing | null; loopLagMs: number | null }, control: { pacing: Pacing | null; loopLagMs: number | null } | null = null): Check {

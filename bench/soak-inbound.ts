@@ -164,8 +164,12 @@ const uiScoring: Scenario = async () => {
       ),
     );
     const ui = phase.result.result;
+    const collections = (gc: typeof phase.gc): string => Object.entries(gc).filter(([, g]) => g.count > 0).map(([kind, g]) => `${kind} ${g.count} (${Math.round(g.ms)} ms)`).join(', ') || 'none';
+    const major = (phase.gc.major?.count ?? 0) + (phase.gc.incremental?.count ?? 0);
     return [
       check('the run set was scored and rendered', ui.status === 200, `${ui.status} after ${Math.round(ui.ms)} ms`),
+      // The stall once put down to /ui was V8's memory reducer, a full collection 8 s after the boot one (docs/reliability.md, "`/ui` scoring").
+      check('the server ran no major collection while /ui scored', major === 0, `server collections: ${collections(phase.gc)}; no fault: ${collections(control.gc)}`),
       check(`/health answered every poll within ${HEALTH_MS} ms while it was scored`, phase.result.failed === 0 && phase.result.maxMs < HEALTH_MS, `${phase.result.polls} polls, slowest ${Math.round(phase.result.maxMs)} ms`),
       bystanderCheck('while /ui scored', phase, control),
       freezeCheck('while /ui scored', phase.loopLagMs),
