@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CALL_ID_PATTERN, MivasError } from '../core/index.ts';
-import type { PackDb } from '../packs/index.ts';
+import { copiedFrom, type PackDb } from '../packs/index.ts';
 import { dumpDatabase, dumpDatabaseAt, dumpPlan, pageLayoutOf, untouchedTables, type DatabaseDump, type DumpPlan, type PageLayout } from './dump.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
@@ -79,6 +79,8 @@ export class CallDatabases {
   private template: { readonly rows: DatabaseDump; readonly layout: PageLayout | null } | null = null;
   /** The template schema's dump plan, made from the first database opened. */
   private plan: DumpPlan | null = null;
+  /** The template opened read-only, where every copy's reference tables are read once (`copiedFrom`); opened on first use. */
+  private templateHandle: { readonly sqlite: Database.Database; readonly db: PackDb } | null = null;
 
   constructor(
     dir: string,
@@ -128,6 +130,14 @@ export class CallDatabases {
    */
   templateDump(): DatabaseDump {
     return this.templateOnce().rows;
+  }
+
+  private templateDb(): PackDb {
+    if (!this.templateHandle) {
+      const sqlite = new Database(this.imageOfTemplate(), { readonly: true });
+      this.templateHandle = { sqlite, db: drizzle(sqlite) };
+    }
+    return this.templateHandle.db;
   }
 
   private imageOfTemplate(): Buffer {
@@ -207,11 +217,13 @@ export class CallDatabases {
     cacheStatements(sqlite);
     // better-sqlite3 builds a transaction wrapper per call of transaction(); build it once.
     const transaction = sqlite.transaction((fn: () => unknown) => fn());
+    const db = drizzle(sqlite);
+    copiedFrom(db, this.templateDb());
     const handle: CallDatabase = {
       file,
       inMemory: sqlite.memory,
       sqlite,
-      db: drizzle(sqlite),
+      db,
       dump: (image) => this.dumpOf(sqlite, image),
       inTransaction: (fn) => transaction(fn) as ReturnType<typeof fn>,
     };
@@ -241,8 +253,10 @@ export class CallDatabases {
     return this.open.size;
   }
 
-  /** Closes every open handle. */
+  /** Closes every open handle, the template's too (opened again if a database is created after). */
   closeAll(): void {
     for (const id of [...this.open.keys()]) this.release(id);
+    this.templateHandle?.sqlite.close();
+    this.templateHandle = null;
   }
 }
