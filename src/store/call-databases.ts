@@ -46,6 +46,33 @@ function cacheStatements(sqlite: Database.Database): void {
   }) as Database.Database['prepare'];
 }
 
+/**
+ * Runs `fn` in one transaction, committed if it returns and rolled back if it throws; inside
+ * another transaction, in a savepoint. The same as better-sqlite3's `transaction()`, whose first
+ * use on a connection prepares nine statements (a BEGIN of each kind among them): here each
+ * statement is prepared when first run, through the handle's statement cache, so a new connection
+ * prepares two (BEGIN and COMMIT).
+ */
+function transactionRunner(sqlite: Database.Database): <T>(fn: () => T) => T {
+  const run = (sql: string): void => void sqlite.prepare(sql).run();
+  return (fn) => {
+    const nested = sqlite.inTransaction;
+    run(nested ? 'SAVEPOINT mivas_nested' : 'BEGIN');
+    try {
+      const result = fn();
+      if (result instanceof Promise) throw new TypeError('a transaction cannot run asynchronous work');
+      run(nested ? 'RELEASE mivas_nested' : 'COMMIT');
+      return result;
+    } catch (error) {
+      if (sqlite.inTransaction) {
+        run(nested ? 'ROLLBACK TO mivas_nested' : 'ROLLBACK');
+        if (nested) run('RELEASE mivas_nested');
+      }
+      throw error;
+    }
+  };
+}
+
 /** Freezes a dump's top object, its arrays and its rows. */
 function deepFreeze(dump: DatabaseDump): DatabaseDump {
   for (const rows of Object.values(dump)) {
@@ -215,8 +242,6 @@ export class CallDatabases {
     // call). Other connections get SQLITE_BUSY while the handle is open; snapshots read the bytes directly.
     sqlite.exec('PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;');
     cacheStatements(sqlite);
-    // better-sqlite3 builds a transaction wrapper per call of transaction(); build it once.
-    const transaction = sqlite.transaction((fn: () => unknown) => fn());
     const db = drizzle(sqlite);
     copiedFrom(db, this.templateDb());
     const handle: CallDatabase = {
@@ -225,7 +250,7 @@ export class CallDatabases {
       sqlite,
       db,
       dump: (image) => this.dumpOf(sqlite, image),
-      inTransaction: (fn) => transaction(fn) as ReturnType<typeof fn>,
+      inTransaction: transactionRunner(sqlite),
     };
     this.open.set(callId, handle);
     return handle;
