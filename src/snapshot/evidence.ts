@@ -42,6 +42,8 @@ export interface CallRecord {
   /** Why an internal_error or caller_flood ended the conversation (recorded as `end_detail`). */
   readonly endDetail?: string | null;
   readonly events: readonly TimelineEvent[];
+  /** timeline.json's text when the timeline made it (`Timeline.json()`, for `events` as they are); absent, it is written from `events`. */
+  readonly timelineJson?: string;
   /** What the timeline's bounds left out; null or absent when it is whole. */
   readonly truncation?: Truncation | null;
   readonly smoke: Smoke;
@@ -178,7 +180,7 @@ export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: 
   // Each event passed the schema as it was added (src/snapshot/timeline.ts): no second pass over thousands here.
   const timeline: TimelineFile = { events: [...record.events] };
   const parts = new Map<SnapshotPart, Buffer | W>([
-    ['timeline.json', Buffer.from(JSON.stringify(timeline))],
+    ['timeline.json', Buffer.from(record.timelineJson ?? JSON.stringify(timeline))],
     ['final.json', Buffer.from(dumpJson(dump))],
     ['db', db],
     ['wav', wav],
