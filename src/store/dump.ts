@@ -39,7 +39,7 @@ export interface KnownRows {
  * Dumps every user table with rows ordered by primary key. `plan` may be one made from another
  * database with the same schema (every copy of a template shares its template's). A table named in
  * `known` takes its rows from there (the same array) instead of a query; in the other tables, a row
- * identical to the known one in the same place is that (frozen) row.
+ * identical to a known one in the same place or next to it is that (frozen) row (`twinsOf`).
  */
 export function dumpDatabase(sqlite: Database.Database, plan: DumpPlan = dumpPlan(sqlite), known?: KnownRows): DatabaseDump {
   const dump: DatabaseDump = {};
@@ -50,14 +50,29 @@ export function dumpDatabase(sqlite: Database.Database, plan: DumpPlan = dumpPla
       continue;
     }
     const rows = sqlite.prepare(select).all() as Record<string, unknown>[];
-    dump[table] = template ? rows.map((row, i) => sameAs(template[i], row)) : rows;
+    dump[table] = template ? twinsOf(template, rows) : rows;
   }
   return dump;
 }
 
-/** The template's row in the same place when it is the same row (most rows of a table a conversation changed), else the row read. */
-function sameAs(twin: Record<string, unknown> | undefined, row: Record<string, unknown>): Record<string, unknown> {
-  return twin && sameRow(twin, row) ? twin : row;
+/**
+ * Each row read, or the template's identical row (most rows of a table a conversation changed):
+ * looked for in the same place, then one place either side, where a row inserted or deleted
+ * before it moves it (both are in primary-key order); the place found is where the next row is
+ * looked for first.
+ */
+function twinsOf(template: readonly Record<string, unknown>[], rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  let shift = 0;
+  return rows.map((row, i) => {
+    for (const offset of [shift, shift + 1, shift - 1]) {
+      const twin = template[i + offset];
+      if (twin && sameRow(twin, row)) {
+        shift = offset;
+        return twin;
+      }
+    }
+    return row;
+  });
 }
 
 /**

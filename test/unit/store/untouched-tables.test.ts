@@ -113,4 +113,28 @@ describe('tables a copy left as they were (page comparison with the template)', 
     expect(dumpJson(final)).toBe(JSON.stringify(copy.dump()));
     dbs.closeAll();
   });
+
+  it('finds the template frozen rows a row inserted or deleted before them moved one place, and stays equal to a full read', () => {
+    const dbs = new CallDatabases(join(dir, 'moved'), template);
+    const templateDump = dbs.templateDump();
+    const copy = dbs.createInMemory('moved');
+    // n000a sorts right after n000: every later note moves one place down; n150 deleted moves the rest back.
+    copy.sqlite.prepare("INSERT INTO notes VALUES ('n000a', 'inserted')").run();
+    copy.sqlite.prepare("DELETE FROM notes WHERE id = 'n150'").run();
+    copy.sqlite.prepare("UPDATE notes SET body = 'rewritten' WHERE id = 'n200'").run();
+    const final = copy.dump(dbs.imageOf('moved'));
+    const notes = final.notes ?? [];
+    const before = templateDump.notes ?? [];
+    expect(final).toEqual(copy.dump());
+    expect(notes[1]?.id).toBe('n000a');
+    expect(notes[1]).not.toBe(before[1]);
+    expect(notes[2]).toBe(before[1]);
+    expect(notes[150]).toBe(before[149]);
+    expect(notes[151]).toBe(before[151]);
+    expect(notes[200]?.body).toBe('rewritten');
+    expect(notes[200]).not.toBe(before[200]);
+    expect(notes[201]).toBe(before[201]);
+    expect(dumpJson(final)).toBe(JSON.stringify(copy.dump()));
+    dbs.closeAll();
+  });
 });
