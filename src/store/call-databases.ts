@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from 'node:path';
 import { CALL_ID_PATTERN, MivasError } from '../core/index.ts';
 import { copiedFrom, type PackDb } from '../packs/index.ts';
-import { dumpDatabase, dumpDatabaseAt, dumpPlan, pageLayoutOf, untouchedTables, type DatabaseDump, type DumpPlan, type PageLayout } from './dump.ts';
+import { changedLeafRows, dumpDatabase, dumpDatabaseAt, dumpPlan, pageLayoutOf, untouchedTables, type DatabaseDump, type DumpPlan, type PageLayout } from './dump.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
 export interface CallDatabase {
@@ -185,7 +185,9 @@ export class CallDatabases {
     const plan = (this.plan ??= dumpPlan(sqlite));
     const { rows, layout } = image ? this.templateOnce() : { rows: {}, layout: null };
     if (!image || !layout) return dumpDatabase(sqlite, plan);
-    return dumpDatabase(sqlite, plan, { rows, tables: untouchedTables(layout, image, plan.map((p) => p.table)) });
+    const untouched = untouchedTables(layout, image, plan.map((p) => p.table));
+    const changedRows = changedLeafRows(layout, image, plan.map((p) => p.table).filter((table) => !untouched.has(table)));
+    return dumpDatabase(sqlite, plan, { rows, tables: untouched, changedRows, places: layout.places });
   }
 
   /** An open database's bytes as SQLite would have written its file (in memory: serialized). */
