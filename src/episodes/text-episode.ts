@@ -453,6 +453,7 @@ export class TextEpisode {
         endReason: ending.reason,
         endDetail: ending.detail,
         events,
+        timelineJson: this.run.timeline.json(),
         usage: this.usage,
         toolsExpected: spec.task.exp_tool_calls.length > 0,
       },

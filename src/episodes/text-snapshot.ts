@@ -26,6 +26,8 @@ export interface TextEpisodeRecord {
   /** Why an internal_error ended it (a failing caller), recorded as the summary's end_detail. */
   readonly endDetail: string | null;
   readonly events: readonly TimelineEvent[];
+  /** The timeline's own text of `events` (`Timeline.json()`). */
+  readonly timelineJson: string;
   readonly usage: Usage;
   readonly toolsExpected: boolean;
 }
@@ -55,6 +57,7 @@ export function textSnapshotParts(record: TextEpisodeRecord, final: DatabaseDump
     closeCode: 1000,
     endDetail: record.endDetail,
     events: record.events,
+    timelineJson: record.timelineJson,
     smoke,
     usage: record.usage,
     costUsd: null,

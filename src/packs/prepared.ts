@@ -75,17 +75,31 @@ export interface ReferenceRows<Row> {
   byId(id: string): Row | undefined;
 }
 
+/** The template each call database was copied from (`copiedFrom`), as a handle of its own. */
+const templateOf = new WeakMap<PackDb, PackDb>();
+
 /**
- * Reads a reference table (seed data no tool writes) once per call database and keeps it in
- * memory: a lookup is then a Map get instead of a statement. Rows are frozen.
+ * Declares `db` a copy of the template that `template` holds (the store calls it for every call
+ * database it opens): its reference tables are then read from the template, once for all copies.
+ */
+export function copiedFrom(db: PackDb, template: PackDb): void {
+  templateOf.set(db, template);
+}
+
+/**
+ * Reads a reference table (seed data no tool writes) once per template, or once per call database
+ * not declared a copy of one, and keeps it in memory: a lookup is then a Map get instead of a
+ * statement. Rows are frozen. A copy's reference table holds its template's rows because no tool
+ * writes one (a contract test checks).
  */
 export function referenceTable<T extends SQLiteTable & { id: SQLiteColumn }>(table: T): (db: PackDb) => ReferenceRows<T['$inferSelect']> {
   cachedReferenceTables.add(getTableName(table));
-  return preparedQuery((db) => {
+  const read = preparedQuery((db) => {
     const all = Object.freeze(db.select().from(table).orderBy(sql`rowid`).all().map((row) => Object.freeze(row))) as readonly T['$inferSelect'][];
     const index = new Map(all.map((row) => [(row as { id: string }).id, row]));
-    return { all, byId: (id) => index.get(id) };
+    return { all, byId: (id: string) => index.get(id) };
   });
+  return (db) => read(templateOf.get(db) ?? db);
 }
 
 /**

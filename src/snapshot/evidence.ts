@@ -42,6 +42,8 @@ export interface CallRecord {
   /** Why an internal_error or caller_flood ended the conversation (recorded as `end_detail`). */
   readonly endDetail?: string | null;
   readonly events: readonly TimelineEvent[];
+  /** timeline.json's text when the timeline made it (`Timeline.json()`, for `events` as they are); absent, it is written from `events`. */
+  readonly timelineJson?: string;
   /** What the timeline's bounds left out; null or absent when it is whole. */
   readonly truncation?: Truncation | null;
   readonly smoke: Smoke;
@@ -66,10 +68,11 @@ export function advisoryVoidReason(record: Pick<CallRecord, 'endReason' | 'close
   return findVoids({ snapshotProblems: [], summary, events: record.events, platformStatus: null, minCallMs: 0 }).reason;
 }
 
-/** A template table's rows, their canonical forms in the same order, and the set of those forms. */
+/** A template table's rows, their canonical forms in the same order and by row, and the set of those forms. */
 interface TemplateRows {
   readonly rows: readonly Record<string, unknown>[];
   readonly canonical: readonly string[];
+  readonly byRow: ReadonlyMap<Record<string, unknown>, string>;
   readonly set: ReadonlySet<string>;
 }
 
@@ -85,7 +88,8 @@ function templateRows(template: Rows, table: string): TemplateRows {
   let rows = tables.get(table);
   if (!rows) {
     const canonical = (template[table] ?? []).map(canonicalJson);
-    rows = { rows: template[table] ?? [], canonical, set: new Set(canonical) };
+    const all = template[table] ?? [];
+    rows = { rows: all, canonical, byRow: new Map(all.map((row, i) => [row, canonical[i] as string])), set: new Set(canonical) };
     tables.set(table, rows);
   }
   return rows;
@@ -93,8 +97,9 @@ function templateRows(template: Rows, table: string): TemplateRows {
 
 /**
  * Rows that differ from the template: inserted, changed or deleted (a count for the per-call
- * summary). A final row identical to the template's row at the same place (most rows: both are in
- * primary-key order) takes that row's canonical form instead of computing it again.
+ * summary). A final row that is one of the template's (the store's dump reuses them), or identical
+ * to the template's row at the same place (both are in primary-key order), takes that row's
+ * canonical form instead of computing it again.
  */
 export function countRowsWritten(template: Rows, final: Rows): number {
   let changed = 0;
@@ -104,8 +109,10 @@ export function countRowsWritten(template: Rows, final: Rows): number {
     const before = templateRows(template, table);
     const after = new Set(
       (final[table] ?? []).map((row, i) => {
+        const known = before.byRow.get(row);
+        if (known !== undefined) return known;
         const twin = before.rows[i];
-        return twin && (twin === row || sameRow(twin, row)) ? (before.canonical[i] as string) : canonicalJson(row);
+        return twin && sameRow(twin, row) ? (before.canonical[i] as string) : canonicalJson(row);
       }),
     );
     for (const row of after) if (!before.set.has(row)) changed++;
@@ -178,7 +185,7 @@ export function snapshotParts<W extends SnapshotBody>(record: CallRecord, dump: 
   // Each event passed the schema as it was added (src/snapshot/timeline.ts): no second pass over thousands here.
   const timeline: TimelineFile = { events: [...record.events] };
   const parts = new Map<SnapshotPart, Buffer | W>([
-    ['timeline.json', Buffer.from(JSON.stringify(timeline))],
+    ['timeline.json', Buffer.from(record.timelineJson ?? JSON.stringify(timeline))],
     ['final.json', Buffer.from(dumpJson(dump))],
     ['db', db],
     ['wav', wav],

@@ -35,6 +35,8 @@ export const CUT_VALUE = '[cut: nested too deep]';
  */
 export class Timeline {
   private readonly recorded: TimelineEvent[] = [];
+  /** Each kept event's JSON text, made when it was added (to measure it). */
+  private readonly texts: string[] = [];
   private firstFault: string | null = null;
   private readonly limits: TimelineLimits;
   private bytes = 2;
@@ -74,13 +76,15 @@ export class Timeline {
       this.onInvalid(reason);
       return stamped;
     }
-    const size = JSON.stringify(stamped).length + 1;
+    const text = JSON.stringify(stamped);
+    const size = text.length + 1;
     if (stamped.type !== 'call.ended' && !this.fits(size)) {
       this.dropped++;
       return stamped;
     }
     this.bytes += size;
     this.recorded.push(stamped);
+    this.texts.push(text);
     this.onRecorded?.(stamped);
     return stamped;
   }
@@ -88,6 +92,15 @@ export class Timeline {
   /** Every event so far, in seq order. */
   events(): readonly TimelineEvent[] {
     return this.recorded;
+  }
+
+  /**
+   * timeline.json's text, `JSON.stringify({ events })` of the events kept, joined from the JSON each
+   * event had when it was added: for a recorder that changes no event after adding it (a text
+   * episode), so the events are not serialised a second time when the conversation ends.
+   */
+  json(): string {
+    return `{"events":[${this.texts.join(',')}]}`;
   }
 
   /** The first event refused by the schema, if any. */

@@ -3,8 +3,8 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CALL_ID_PATTERN, MivasError } from '../core/index.ts';
-import type { PackDb } from '../packs/index.ts';
-import { dumpDatabase, dumpDatabaseAt, dumpPlan, pageLayoutOf, untouchedTables, type DatabaseDump, type DumpPlan, type PageLayout } from './dump.ts';
+import { copiedFrom, type PackDb } from '../packs/index.ts';
+import { changedLeafRows, dumpDatabase, dumpDatabaseAt, dumpPlan, pageLayoutOf, untouchedTables, type DatabaseDump, type DumpPlan, type PageLayout } from './dump.ts';
 
 /** An open per-call database: the raw handle for dumps and the drizzle handle for tools. */
 export interface CallDatabase {
@@ -46,6 +46,33 @@ function cacheStatements(sqlite: Database.Database): void {
   }) as Database.Database['prepare'];
 }
 
+/**
+ * Runs `fn` in one transaction, committed if it returns and rolled back if it throws; inside
+ * another transaction, in a savepoint. The same as better-sqlite3's `transaction()`, whose first
+ * use on a connection prepares nine statements (a BEGIN of each kind among them): here each
+ * statement is prepared when first run, through the handle's statement cache, so a new connection
+ * prepares two (BEGIN and COMMIT).
+ */
+function transactionRunner(sqlite: Database.Database): <T>(fn: () => T) => T {
+  const run = (sql: string): void => void sqlite.prepare(sql).run();
+  return (fn) => {
+    const nested = sqlite.inTransaction;
+    run(nested ? 'SAVEPOINT mivas_nested' : 'BEGIN');
+    try {
+      const result = fn();
+      if (result instanceof Promise) throw new TypeError('a transaction cannot run asynchronous work');
+      run(nested ? 'RELEASE mivas_nested' : 'COMMIT');
+      return result;
+    } catch (error) {
+      if (sqlite.inTransaction) {
+        run(nested ? 'ROLLBACK TO mivas_nested' : 'ROLLBACK');
+        if (nested) run('RELEASE mivas_nested');
+      }
+      throw error;
+    }
+  };
+}
+
 /** Freezes a dump's top object, its arrays and its rows. */
 function deepFreeze(dump: DatabaseDump): DatabaseDump {
   for (const rows of Object.values(dump)) {
@@ -79,6 +106,8 @@ export class CallDatabases {
   private template: { readonly rows: DatabaseDump; readonly layout: PageLayout | null } | null = null;
   /** The template schema's dump plan, made from the first database opened. */
   private plan: DumpPlan | null = null;
+  /** The template opened read-only, where every copy's reference tables are read once (`copiedFrom`); opened on first use. */
+  private templateHandle: { readonly sqlite: Database.Database; readonly db: PackDb } | null = null;
 
   constructor(
     dir: string,
@@ -130,6 +159,14 @@ export class CallDatabases {
     return this.templateOnce().rows;
   }
 
+  private templateDb(): PackDb {
+    if (!this.templateHandle) {
+      const sqlite = new Database(this.imageOfTemplate(), { readonly: true });
+      this.templateHandle = { sqlite, db: drizzle(sqlite) };
+    }
+    return this.templateHandle.db;
+  }
+
   private imageOfTemplate(): Buffer {
     this.templateImage ??= readFileSync(this.templateFile);
     return this.templateImage;
@@ -148,7 +185,9 @@ export class CallDatabases {
     const plan = (this.plan ??= dumpPlan(sqlite));
     const { rows, layout } = image ? this.templateOnce() : { rows: {}, layout: null };
     if (!image || !layout) return dumpDatabase(sqlite, plan);
-    return dumpDatabase(sqlite, plan, { rows, tables: untouchedTables(layout, image, plan.map((p) => p.table)) });
+    const untouched = untouchedTables(layout, image, plan.map((p) => p.table));
+    const changedRows = changedLeafRows(layout, image, plan.map((p) => p.table).filter((table) => !untouched.has(table)));
+    return dumpDatabase(sqlite, plan, { rows, tables: untouched, changedRows, places: layout.places });
   }
 
   /** An open database's bytes as SQLite would have written its file (in memory: serialized). */
@@ -205,15 +244,15 @@ export class CallDatabases {
     // call). Other connections get SQLITE_BUSY while the handle is open; snapshots read the bytes directly.
     sqlite.exec('PRAGMA journal_mode = DELETE; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;');
     cacheStatements(sqlite);
-    // better-sqlite3 builds a transaction wrapper per call of transaction(); build it once.
-    const transaction = sqlite.transaction((fn: () => unknown) => fn());
+    const db = drizzle(sqlite);
+    copiedFrom(db, this.templateDb());
     const handle: CallDatabase = {
       file,
       inMemory: sqlite.memory,
       sqlite,
-      db: drizzle(sqlite),
+      db,
       dump: (image) => this.dumpOf(sqlite, image),
-      inTransaction: (fn) => transaction(fn) as ReturnType<typeof fn>,
+      inTransaction: transactionRunner(sqlite),
     };
     this.open.set(callId, handle);
     return handle;
@@ -241,8 +280,10 @@ export class CallDatabases {
     return this.open.size;
   }
 
-  /** Closes every open handle. */
+  /** Closes every open handle, the template's too (opened again if a database is created after). */
   closeAll(): void {
     for (const id of [...this.open.keys()]) this.release(id);
+    this.templateHandle?.sqlite.close();
+    this.templateHandle = null;
   }
 }

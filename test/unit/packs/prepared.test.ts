@@ -1,4 +1,6 @@
+import Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,20 +63,34 @@ describe('prepared queries', () => {
     expect(byId(dbs.reopen('prep_c').db).get({ id: 'apt_y' })?.date).toBe('2026-10-10');
   });
 
-  it('a reference table is read once per call database, in seed order, with frozen rows', () => {
+  it('a reference table is read once per template, from the template: every copy gets the same frozen rows', () => {
     const booked = referenceTable(appointments);
     expect(cachedReferenceTables.has('appointments')).toBe(true);
     const a = dbs.create('ref_a').db;
     const insert = rowInsert(appointments);
+    // A row a copy writes is never seen (which is why no tool may write such a table): the rows are the template's.
     insert(a).run({ id: 'apt_2', date: '2026-10-12', created_at: '2026-10-05T09:00' });
-    insert(a).run({ id: 'apt_1', date: '2026-10-11', created_at: '2026-10-05T09:00' });
     const first = booked(a);
-    expect(first.all.map((r) => r.id)).toEqual(['apt_2', 'apt_1']);
-    expect(first.byId('apt_1')?.date).toBe('2026-10-11');
-    expect(Object.isFrozen(first.byId('apt_1'))).toBe(true);
-    // Read once: a later row is not seen on this handle (which is why no tool may write such a table).
-    insert(a).run({ id: 'apt_3', date: '2026-10-13', created_at: '2026-10-05T09:00' });
-    expect(booked(a).byId('apt_3')).toBeUndefined();
-    expect(booked(dbs.create('ref_b').db).all).toEqual([]);
+    expect(first.all).toEqual([]);
+    expect(first.byId('apt_2')).toBeUndefined();
+    expect(booked(dbs.create('ref_b').db)).toBe(first);
+    expect(Object.isFrozen(first.all)).toBe(true);
+  });
+
+  it('a database not declared a copy of a template has its reference table read from itself, once, in seed order', () => {
+    const booked = referenceTable(appointments);
+    const sqlite = new Database(':memory:');
+    sqlite.exec('CREATE TABLE appointments (id TEXT PRIMARY KEY, date TEXT NOT NULL, created_at TEXT NOT NULL)');
+    const own = drizzle(sqlite);
+    const insert = rowInsert(appointments);
+    insert(own).run({ id: 'apt_2', date: '2026-10-12', created_at: '2026-10-05T09:00' });
+    insert(own).run({ id: 'apt_1', date: '2026-10-11', created_at: '2026-10-05T09:00' });
+    const rows = booked(own);
+    expect(rows.all.map((r) => r.id)).toEqual(['apt_2', 'apt_1']);
+    expect(rows.byId('apt_1')?.date).toBe('2026-10-11');
+    expect(Object.isFrozen(rows.byId('apt_1'))).toBe(true);
+    insert(own).run({ id: 'apt_3', date: '2026-10-13', created_at: '2026-10-05T09:00' });
+    expect(booked(own).byId('apt_3')).toBeUndefined();
+    sqlite.close();
   });
 });

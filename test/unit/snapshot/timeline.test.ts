@@ -57,4 +57,18 @@ describe('Timeline bounds', () => {
     expect(t.truncation()).toEqual({ events_dropped: 2, values_cut: 0, limits: ['bytes'] });
     expect(JSON.stringify({ events: t.events() }).length).toBeLessThan(2_000);
   });
+
+  it('writes its JSON as JSON.stringify of the events kept: cut values, dropped and refused events included', () => {
+    const refused: string[] = [];
+    const t = new Timeline(() => 12.6, (reason) => refused.push(reason), { maxDepth: 8, maxBytes: 3_000 });
+    t.add(tool({ date: nested(10_000), note: 'é "quoted" \u2028' }));
+    t.add({ type: 'transcript', side: 'caller', text: 'hello', utterance_id: null });
+    t.add({ type: 'transcript', side: 'caller', text: 42 } as never);
+    t.add({ type: 'frame.ignored', reason: 'y'.repeat(5_000) });
+    t.add({ type: 'call.ended', end_reason: 'caller_hangup', close_code: 1000 });
+    expect(refused).toHaveLength(1);
+    expect(t.events().map((e) => e.type)).toEqual(['tool', 'transcript', 'call.ended']);
+    expect(t.json()).toBe(JSON.stringify({ events: t.events() }));
+    expect(new Timeline(() => 0).json()).toBe(JSON.stringify({ events: [] }));
+  });
 });

@@ -55,6 +55,37 @@ describe('CallDatabases', () => {
     dbs.closeAll();
   });
 
+  it('runs a transaction that commits when it returns and rolls back when it throws; inside another, a savepoint', () => {
+    const dbs = new CallDatabases(join(dir, 'transactions'), template);
+    const { sqlite, inTransaction } = dbs.createInMemory('tx');
+    const insert = (id: string): void => void sqlite.prepare(`INSERT INTO appointments (id, date, created_at) VALUES ('${id}', 'date of ${id}', 'x')`).run();
+    const ids = (): string[] => (sqlite.prepare("SELECT id FROM appointments WHERE id LIKE 'tx%' ORDER BY id").all() as { id: string }[]).map((r) => r.id);
+    expect(inTransaction(() => (insert('tx_1'), 'done'))).toBe('done');
+    expect(sqlite.inTransaction).toBe(false);
+    expect(() => inTransaction(() => {
+      insert('tx_2');
+      throw new Error('refused');
+    })).toThrow('refused');
+    expect(sqlite.inTransaction).toBe(false);
+    expect(ids()).toEqual(['tx_1']);
+    // Nested: the inner failure undoes only its own writes, and the outer one still commits.
+    inTransaction(() => {
+      insert('tx_3');
+      expect(() => inTransaction(() => {
+        insert('tx_4');
+        throw new Error('inner');
+      })).toThrow('inner');
+      expect(sqlite.inTransaction).toBe(true);
+      inTransaction(() => insert('tx_5'));
+    });
+    expect(ids()).toEqual(['tx_1', 'tx_3', 'tx_5']);
+    // Asynchronous work cannot hold a transaction open: it is refused and rolled back.
+    expect(() => inTransaction(() => (insert('tx_6'), Promise.resolve()))).toThrow(/asynchronous/);
+    expect(sqlite.inTransaction).toBe(false);
+    expect(ids()).toEqual(['tx_1', 'tx_3', 'tx_5']);
+    dbs.closeAll();
+  });
+
   it('opens every handle with fsync off and the lock kept, a file one with a rollback journal', () => {
     const dbs = new CallDatabases(join(dir, 'pragmas'), template);
     for (const handle of [dbs.create('file'), dbs.createInMemory('mem')]) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpJson } from '../../../src/snapshot/index.ts';
-import { CallDatabases, dumpDatabase, pageLayoutOf, untouchedTables, type PageLayout } from '../../../src/store/index.ts';
+import { CallDatabases, changedLeafRows, dumpDatabase, pageLayoutOf, untouchedTables, type PageLayout } from '../../../src/store/index.ts';
 
 const TABLES = ['notes', 'owners', 'pets', 'rooms'];
 
@@ -111,6 +111,74 @@ describe('tables a copy left as they were (page comparison with the template)', 
     expect(final.notes?.[7]?.body).toBe('rewritten');
     // final.json is the same text either way.
     expect(dumpJson(final)).toBe(JSON.stringify(copy.dump()));
+    dbs.closeAll();
+  });
+
+  it('finds the template frozen rows a row inserted or deleted before them moved one place, and stays equal to a full read', () => {
+    const dbs = new CallDatabases(join(dir, 'moved'), template);
+    const templateDump = dbs.templateDump();
+    const copy = dbs.createInMemory('moved');
+    // n000a sorts right after n000: every later note moves one place down; n150 deleted moves the rest back.
+    copy.sqlite.prepare("INSERT INTO notes VALUES ('n000a', 'inserted')").run();
+    copy.sqlite.prepare("DELETE FROM notes WHERE id = 'n150'").run();
+    copy.sqlite.prepare("UPDATE notes SET body = 'rewritten' WHERE id = 'n200'").run();
+    const final = copy.dump(dbs.imageOf('moved'));
+    const notes = final.notes ?? [];
+    const before = templateDump.notes ?? [];
+    expect(final).toEqual(copy.dump());
+    expect(notes[1]?.id).toBe('n000a');
+    expect(notes[1]).not.toBe(before[1]);
+    expect(notes[2]).toBe(before[1]);
+    expect(notes[150]).toBe(before[149]);
+    expect(notes[151]).toBe(before[151]);
+    expect(notes[200]?.body).toBe('rewritten');
+    expect(notes[200]).not.toBe(before[200]);
+    expect(notes[201]).toBe(before[201]);
+    expect(dumpJson(final)).toBe(JSON.stringify(copy.dump()));
+    dbs.closeAll();
+  });
+
+  it('reads again only the rows on the leaf pages a copy changed in place, and whole a table whose rows moved', () => {
+    const changedBy = (writes: string): Map<string, number[]> => {
+      const sqlite = new Database(image);
+      sqlite.exec(writes);
+      const changed = changedLeafRows(layout, sqlite.serialize(), TABLES);
+      sqlite.close();
+      return changed;
+    };
+    expect(layout.places.has('notes')).toBe(true);
+    // One note rewritten at the same length: only the rowids of its leaf, among them its own.
+    const inPlace = changedBy("UPDATE notes SET body = replace(body, 'note', 'NOTE') WHERE id = 'n007'").get('notes') ?? [];
+    expect(inPlace).toContain(8);
+    expect(inPlace.length).toBeLessThan(300);
+    // A row inserted or deleted, or a long note split over new pages: the table is read whole.
+    expect(changedBy("INSERT INTO notes VALUES ('n000a', 'x')").has('notes')).toBe(false);
+    expect(changedBy("DELETE FROM notes WHERE id = 'n150'").has('notes')).toBe(false);
+    expect(changedBy("UPDATE notes SET body = body || body WHERE id = 'n100'").has('notes')).toBe(false);
+    // A one-leaf table is read whole, and so is everything once the schema changed.
+    expect(changedBy("UPDATE owners SET name = 'Ann' WHERE id = 'o1'").size).toBe(0);
+    expect(changedBy("UPDATE notes SET body = 'x' WHERE id = 'n007'; CREATE TABLE extra (id TEXT)").size).toBe(0);
+  });
+
+  it("gives a dump whose rows on unchanged leaves are the template's frozen ones, equal to a full read, whatever was written", () => {
+    const dbs = new CallDatabases(join(dir, 'leaves'), template);
+    const templateDump = dbs.templateDump();
+    const writes = [
+      "UPDATE notes SET body = upper(body) WHERE id IN ('n003', 'n180')",
+      "UPDATE notes SET body = 'short' WHERE id = 'n050'",
+      "UPDATE notes SET id = 'n007b' WHERE id = 'n007'",
+      "UPDATE rooms SET floor = floor + 1 WHERE id IN (3, 30); UPDATE notes SET body = body WHERE id = 'n299'",
+      "INSERT INTO notes VALUES ('n299z', 'last'); UPDATE notes SET body = 'changed' WHERE id = 'n001'",
+    ];
+    writes.forEach((sql, i) => {
+      const copy = dbs.createInMemory(`leaf_${i}`);
+      copy.sqlite.exec(sql);
+      const final = copy.dump(dbs.imageOf(`leaf_${i}`));
+      expect(final, sql).toEqual(copy.dump());
+      expect(dumpJson(final), sql).toBe(JSON.stringify(copy.dump()));
+      const kept = (final.notes ?? []).filter((row) => (templateDump.notes ?? []).includes(row)).length;
+      expect(kept, sql).toBeGreaterThan(290);
+    });
     dbs.closeAll();
   });
 });
