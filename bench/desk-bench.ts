@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { EpisodeDesk, scriptedPolicy, type EpisodeAction, type PlayableEpisode, type TextEpisode } from '../src/episodes/index.ts';
 import type { Task } from '../src/packs/index.ts';
-import { createAppContext } from '../src/server/index.ts';
+import { closeAppContext, createAppContext } from '../src/server/index.ts';
 import { ROOT } from './bench-context.ts';
 import type { EpisodeRow, Timed } from './episode-bench.ts';
 import { summarize, type LatencySummary } from './stats.ts';
@@ -157,7 +157,7 @@ export async function benchDesk(options: { readonly concurrency: readonly number
     return out;
   } finally {
     await desk.close();
-    await ctx.outbox.flush();
+    await closeAppContext(ctx);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -14,7 +14,7 @@ import { configuredCallers, type CallerMinds } from '../episodes/index.ts';
 import { CallHarnesses } from './call-harnesses.ts';
 import { deriveCaps, openFileLimit, type ProcessCaps } from './file-budget.ts';
 import { HarnessSessions, MAX_HARNESS_SESSIONS } from './harness-sessions.ts';
-import { createOperations, type Operations } from './observability.ts';
+import { closeOperations, createOperations, type Operations } from './observability.ts';
 import { OpenEnvSockets } from './openenv-sockets.ts';
 
 /** Everything the app needs, built once in main or a test (architecture.md convention 11). */
@@ -112,6 +112,20 @@ function callIdsOf(registry: CallRegistry, scratch: HarnessSessions, outbox: Sna
   callIds.hold({ useOf: (id) => (outbox.isSpooled(packId, id) ? 'ended' : null) });
   callIds.hold({ useOf: (id) => (databases.exists(id) ? 'used' : null) });
   return callIds;
+}
+
+/**
+ * Stops what `createAppContext` started: flushes the outbox (at most 5 s), stops its retries, ends
+ * the operations (Bluejay links, traces), the harness sessions and the databases. The app's close
+ * runs it; so must anything that builds a context without an app (the bench's in-process desk),
+ * or the outbox's timers keep the process alive.
+ */
+export async function closeAppContext(ctx: AppContext): Promise<void> {
+  await Promise.race([ctx.outbox.flush(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+  ctx.outbox.stop();
+  await closeOperations(ctx.ops, ctx.config.bluejay.settleMs);
+  ctx.harnessSessions.close();
+  ctx.databases.closeAll();
 }
 
 /** Builds the app context: loads the pack, builds its template, opens the outbox and resumes spooled uploads. */

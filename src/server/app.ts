@@ -1,11 +1,10 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { httpProblem, type HttpProblem } from '../core/index.ts';
-import type { AppContext } from './app-context.ts';
+import { closeAppContext, type AppContext } from './app-context.ts';
 import { basicAuthHook } from './auth.ts';
 import { chirpRoutes } from './chirp-routes.ts';
 import { filesRunningOut, openFileCount } from './file-budget.ts';
-import { closeOperations } from './observability.ts';
 import { sendProblem } from './problem.ts';
 import { rlRoutes, takeRlUrlToken } from './rl-routes.ts';
 import { toolRoutes } from './tool-routes.ts';
@@ -172,12 +171,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     await chirpRoutes(secured, ctx);
     await uiRoutes(secured, ctx);
   });
-  app.addHook('onClose', async () => {
-    await Promise.race([ctx.outbox.flush(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-    ctx.outbox.stop();
-    await closeOperations(ctx.ops, ctx.config.bluejay.settleMs);
-    ctx.harnessSessions.close();
-    ctx.databases.closeAll();
-  });
+  app.addHook('onClose', () => closeAppContext(ctx));
   return app;
 }
