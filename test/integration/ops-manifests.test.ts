@@ -33,16 +33,16 @@ function envOf(container: Obj, name: string): unknown {
 
 /**
  * Seconds mivas may still need after its drain deadline before it exits: the outbox flush bound
- * (src/server/app.ts onClose) and the Bluejay link flush (settle time + 30 s of retries,
+ * (src/server/app-context.ts closeAppContext, which the app's close runs) and the Bluejay link flush (settle time + 30 s of retries,
  * src/server/observability.ts closeOperations). Read from the sources, so a longer bound there
  * fails the grace-period checks below instead of going unnoticed.
  */
 function shutdownBoundsS(): { outboxFlush: number; linkFlush: number } {
-  const app = read('src/server/app.ts');
+  const app = read('src/server/app-context.ts');
   const ops = read('src/server/observability.ts');
   const flush = /outbox\.flush\(\), new Promise\(\(resolve\) => setTimeout\(resolve, ([\d_]+)\)/.exec(app)?.[1];
   const links = /links\.flush\(settleMs \+ ([\d_]+)\)/.exec(ops)?.[1];
-  expect(flush, 'outbox flush bound in src/server/app.ts').toBeDefined();
+  expect(flush, 'outbox flush bound in src/server/app-context.ts').toBeDefined();
   expect(links, 'link flush bound in src/server/observability.ts').toBeDefined();
   const config = loadConfig({});
   if (!config.ok) throw new Error(config.problems.join('; '));
