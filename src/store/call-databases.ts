@@ -185,8 +185,9 @@ export class CallDatabases {
     const plan = (this.plan ??= dumpPlan(sqlite));
     const { rows, layout } = image ? this.templateOnce() : { rows: {}, layout: null };
     if (!image || !layout) return dumpDatabase(sqlite, plan);
-    const untouched = untouchedTables(layout, image, plan.map((p) => p.table));
-    const changedRows = changedLeafRows(layout, image, plan.map((p) => p.table).filter((table) => !untouched.has(table)));
+    const tables = plan.map((p) => p.table);
+    const untouched = untouchedTables(layout, image, tables);
+    const changedRows = changedLeafRows(layout, image, tables.filter((table) => !untouched.has(table)));
     return dumpDatabase(sqlite, plan, { rows, tables: untouched, changedRows, places: layout.places });
   }
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { sameRow } from '../core/index.ts';
-import { leafRowids } from './leaf-pages.ts';
+import { FILE_HEADER_BYTES, leafRowids } from './leaf-pages.ts';
 
 /** A database dump: every table's rows, ordered by primary key (the snapshot's final.json). */
 export type DatabaseDump = Record<string, Record<string, unknown>[]>;
@@ -170,9 +170,6 @@ function placesOf(sqlite: Database.Database, table: string, order: string): Map<
   return new Map(rowids.map((rowid, i) => [rowid, i]));
 }
 
-/** The first page holds the file header (100 bytes, with counters every write changes) before the schema's b-tree. */
-const FILE_HEADER_BYTES = 100;
-
 /** True when page `pageno` (1-based) holds the same bytes in both images; page 1 is compared after the file header. */
 function samePage(layout: PageLayout, image: Buffer, pageno: number): boolean {
   const start = (pageno - 1) * layout.pageSize + (pageno === 1 ? FILE_HEADER_BYTES : 0);
@@ -181,9 +178,10 @@ function samePage(layout: PageLayout, image: Buffer, pageno: number): boolean {
   return image.compare(layout.image, start, end, start, end) === 0;
 }
 
-/** True when `image` has a file header with the layout's page size. */
-function samePageSize(layout: PageLayout, image: Buffer): boolean {
-  return image.length >= FILE_HEADER_BYTES && image.readUInt16BE(16) === (layout.pageSize === 65_536 ? 1 : layout.pageSize);
+/** True when `image` has a file header with the layout's page size and the template's schema pages: else no table of it may be taken from the template. */
+function sameSchema(layout: PageLayout, image: Buffer): boolean {
+  const samePageSize = image.length >= FILE_HEADER_BYTES && image.readUInt16BE(16) === (layout.pageSize === 65_536 ? 1 : layout.pageSize);
+  return samePageSize && layout.schema.every((page) => samePage(layout, image, page));
 }
 
 /**
@@ -193,8 +191,7 @@ function samePageSize(layout: PageLayout, image: Buffer): boolean {
  */
 export function untouchedTables(layout: PageLayout, image: Buffer, tables: Iterable<string>): Set<string> {
   const untouched = new Set<string>();
-  if (!samePageSize(layout, image)) return untouched;
-  if (!layout.schema.every((page) => samePage(layout, image, page))) return untouched;
+  if (!sameSchema(layout, image)) return untouched;
   for (const table of tables) {
     const pages = layout.tables.get(table);
     if (pages && pages.every((page) => samePage(layout, image, page))) untouched.add(table);
@@ -213,7 +210,7 @@ export function untouchedTables(layout: PageLayout, image: Buffer, tables: Itera
  */
 export function changedLeafRows(layout: PageLayout, image: Buffer, tables: Iterable<string>): Map<string, number[]> {
   const changed = new Map<string, number[]>();
-  if (!samePageSize(layout, image) || !layout.schema.every((page) => samePage(layout, image, page))) return changed;
+  if (!sameSchema(layout, image)) return changed;
   for (const table of tables) {
     const rowids = layout.places.has(table) ? rowidsToRead(layout, image, layout.tables.get(table) ?? []) : null;
     if (rowids?.length) changed.set(table, rowids);

@@ -6,8 +6,8 @@
 /** A table b-tree leaf page's type byte. */
 const TABLE_LEAF = 0x0d;
 
-/** The first page holds the 100-byte file header before its b-tree page header. */
-const FILE_HEADER_BYTES = 100;
+/** The first page holds the 100-byte file header (with counters every write changes) before its b-tree page header. */
+export const FILE_HEADER_BYTES = 100;
 
 /** A varint at `at` (1 to 9 bytes, big-endian, 7 bits a byte and 8 in the ninth): its value and the offset after it; null past a safe integer. */
 function varint(bytes: Buffer, at: number): { readonly value: number; readonly next: number } | null {
