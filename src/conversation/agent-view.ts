@@ -1,4 +1,4 @@
-import { spokenTime, toolsOfAgent, type JsonSchema, type Pack } from '../packs/index.ts';
+import { timeInWords, toolsOfAgent, type JsonSchema, type Pack } from '../packs/index.ts';
 
 /** A tool as offered to the model: name, description and JSON Schema parameters. */
 export interface ToolSpec {
@@ -22,7 +22,7 @@ export interface AgentSetup {
 export function conversationDateLine(pack: Pack): string {
   const now = pack.clock.now();
   const today = pack.clock.today();
-  return `Today is ${pack.clock.spokenDate(today)}, ${today.slice(0, 4)} (${today}); the local time is ${spokenTime(now.slice(11, 16) || '00:00')} (${pack.clock.timezone}).`;
+  return `Today is ${pack.clock.spokenDate(today)}, ${today.slice(0, 4)} (${today}); the local time is ${timeInWords(now.slice(11, 16) || '00:00')} (${pack.clock.timezone}).`;
 }
 
 /** Instructions and tools an agent offers the model; pure, so `mivas check` can show them without a call. */

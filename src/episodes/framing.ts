@@ -43,7 +43,7 @@ export function offeredTools(pack: Pack, agent: string, mode: HandoffMode): Tool
   return [SAY_TO_CALLER_SPEC, ...tools];
 }
 
-/** "Tuesday, October 6, 2026 at 10 a.m." from the pack clock (never the wall clock). */
+/** "Tuesday, October sixth, 2026 at ten a.m." from the pack clock (never the wall clock). */
 export function conversationDateTime(pack: Pack): string {
   const now = pack.clock.now();
   const year = now.slice(0, 4);

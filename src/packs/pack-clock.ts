@@ -5,8 +5,7 @@ export interface PackClockSpec {
   readonly holidays?: readonly string[]; // YYYY-MM-DD
 }
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+import { dateInWords, timeInWords } from './spoken-words.ts';
 
 /** Calendar arithmetic on local date strings; never reads the wall clock. */
 export interface PackClock {
@@ -22,9 +21,13 @@ export interface PackClock {
   addBusinessDays(date: string, days: number): string;
   /** Whole minutes from the pack's now until a local datetime (negative when past). */
   minutesUntil(datetime: string): number;
-  /** "Wednesday, October 7" in the clock's year; "Sunday, September 30, 2029" in any other, so a caller never hears a date in another year as this year's. */
+  /**
+   * "Wednesday, October seventh" in the clock's year; "Sunday, September thirtieth, twenty
+   * twenty-nine" in any other, so a caller never hears a date in another year as this year's.
+   * Words, not digits: the desks' rules say dates are spoken in words and tools give them so.
+   */
   spokenDate(date: string): string;
-  /** "Wednesday, October 7 at ten a.m." style, with digits for the time: "at 10:00 AM". */
+  /** "Wednesday, October seventh at ten thirty a.m.": the spoken date and the time in words. */
   spokenDateTime(datetime: string): string;
 }
 
@@ -41,14 +44,6 @@ function localMinutes(datetime: string): number {
   const [date, time = '00:00'] = datetime.split('T');
   const [hh, mm] = time.split(':').map(Number);
   return dateToUtc(date ?? '1970-01-01').getTime() / 60_000 + (hh ?? 0) * 60 + (mm ?? 0);
-}
-
-/** Spoken clock time such as "10 a.m." or "2:30 p.m.". */
-export function spokenTime(time: string): string {
-  const [hh = 0, mm = 0] = time.split(':').map(Number);
-  const suffix = hh < 12 ? 'a.m.' : 'p.m.';
-  const h12 = hh % 12 === 0 ? 12 : hh % 12;
-  return mm === 0 ? `${h12} ${suffix}` : `${h12}:${String(mm).padStart(2, '0')} ${suffix}`;
 }
 
 /** Builds the pack clock from its declaration. */
@@ -78,14 +73,10 @@ export function createPackClock(spec: PackClockSpec): PackClock {
       return current;
     },
     minutesUntil: (datetime) => localMinutes(datetime) - localMinutes(spec.now),
-    spokenDate: (date) => {
-      const d = dateToUtc(date);
-      const day = `${WEEKDAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
-      return date.slice(0, 4) === spec.now.slice(0, 4) ? day : `${day}, ${date.slice(0, 4)}`;
-    },
+    spokenDate: (date) => dateInWords(date, spec.now),
     spokenDateTime: (datetime) => {
       const [date = '', time = '00:00'] = datetime.split('T');
-      return `${clock.spokenDate(date)} at ${spokenTime(time)}`;
+      return `${dateInWords(date, spec.now)} at ${timeInWords(time)}`;
     },
   };
   return clock;

@@ -19,6 +19,8 @@ export interface ValueProvenance {
   readonly source: ValueSource | null;
 }
 
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const ORDINALS = ['', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth'];
 const UNITS = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 const TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
@@ -44,11 +46,9 @@ function numberWords(n: number): string[] {
 }
 
 /** The ways a caller may say a date: the ISO text, or the month with the day in digits or words. */
-function spokenDates(pack: Pack, iso: string): string[] {
-  const spoken = pack.clock.spokenDate(iso.slice(0, 10)).toLowerCase(); // "wednesday, october 7"
-  const [, monthDay = ''] = spoken.split(', ');
-  const [month = '', day = ''] = monthDay.split(' ');
-  const d = Number(day);
+function spokenDates(iso: string): string[] {
+  const month = MONTH_NAMES[Number(iso.slice(5, 7)) - 1] ?? '';
+  const d = Number(iso.slice(8, 10));
   return [iso, `${month} ${d}`, `${month} ${d}th`, `${month} ${d}st`, `${month} ${d}nd`, `${month} ${d}rd`, ...ordinalWords(d).map((w) => `${month} ${w}`), ...ordinalWords(d).map((w) => `${w} of ${month}`)];
 }
 
@@ -59,14 +59,14 @@ function clockDate(pack: Pack, iso: string, callerText: string): boolean {
   const ahead = Math.round((Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
   if (iso.slice(0, 10) === today) return callerText.includes(' today ');
   if (ahead === 1 && callerText.includes(' tomorrow ')) return true;
-  const weekday = pack.clock.spokenDate(iso.slice(0, 10)).split(',')[0]?.toLowerCase() ?? '';
+  const weekday = WEEKDAY_NAMES[pack.clock.weekday(iso.slice(0, 10))] ?? '';
   return ahead > 0 && ahead <= 14 && callerText.includes(` ${weekday} `);
 }
 
 function inCallerText(pack: Pack, value: string | number | boolean, callerText: string): boolean {
   if (typeof value === 'boolean') return false;
   if (typeof value === 'number') return callerText.includes(` ${value} `) || numberWords(value).some((w) => callerText.includes(` ${w} `));
-  if (/^\d{4}-\d{2}-\d{2}/.test(value)) return spokenDates(pack, value).some((form) => callerText.includes(fold(form)));
+  if (/^\d{4}-\d{2}-\d{2}/.test(value)) return spokenDates(value).some((form) => callerText.includes(fold(form)));
   const folded = fold(value);
   if (folded.trim() === '') return false;
   if (callerText.includes(folded)) return true;

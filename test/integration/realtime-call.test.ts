@@ -109,7 +109,7 @@ describe('openai/realtime: a full control-industry call through the real server 
     const session = sessionOf({ type: 'session.update', ...update?.event });
     expect(Object.keys(session).sort()).toEqual(['instructions', 'tools', 'type']);
     // The prompt file as written, then the conversation's date and time from the pack clock.
-    expect(session.instructions).toBe(`${readFileSync(join('packs', 'control-industry', 'prompts', 'scheduler.md'), 'utf8').trimEnd()}\n\nToday is Monday, October 5, 2026 (2026-10-05); the local time is 9 a.m. (America/New_York).\n`);
+    expect(session.instructions).toBe(`${readFileSync(join('packs', 'control-industry', 'prompts', 'scheduler.md'), 'utf8').trimEnd()}\n\nToday is Monday, October fifth, 2026 (2026-10-05); the local time is nine a.m. (America/New_York).\n`);
     expect(outputOf({ type: 'x', ...wire[outputAt]?.event }, model.hopCallId)).toBe('{"assistant":"scheduler"}');
     const between = wire.slice(outputAt + 1);
     const createAt = between.findIndex((e) => e.type === 'response.create');

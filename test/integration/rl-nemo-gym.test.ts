@@ -33,7 +33,7 @@ describe('NeMo Gym dataset rows', () => {
     const row = rowOf(task.task_id);
     const params = row.responses_create_params as { input: { role: string; content: string }[]; tools: { type: string; name: string; parameters: unknown; strict: boolean }[]; parallel_tool_calls: boolean };
     expect(params.input.map((m) => m.role)).toEqual(['system', 'assistant', 'user']);
-    expect(params.input[0]?.content).toContain('It is Tuesday, October 6, 2026 at 10 a.m.');
+    expect(params.input[0]?.content).toContain('It is Tuesday, October sixth, 2026 at ten a.m.');
     expect(params.input[1]?.content).toBe(pack.blueprint.greeting);
     expect(params.input[2]?.content).toBe("Hi, I'm a new patient. Do you take Aetna at your Park Avenue office?");
     expect(params.tools[0]).toMatchObject({ type: 'function', name: 'say_to_caller', strict: false });

@@ -101,8 +101,8 @@ describe('text episode mechanics', () => {
     const { episode, callerSaid } = await open();
     const view = episode.view();
     expect(callerSaid).toBe("Hi, I'm a new patient. Do you take Aetna at your Park Avenue office?");
-    expect(conversationDateTime(episode.pack)).toBe('Tuesday, October 6, 2026 at 10 a.m.');
-    expect(view.instructions).toContain('It is Tuesday, October 6, 2026 at 10 a.m. (2026-10-06T10:00, America/New_York).');
+    expect(conversationDateTime(episode.pack)).toBe('Tuesday, October sixth, 2026 at ten a.m.');
+    expect(view.instructions).toContain('It is Tuesday, October sixth, 2026 at ten a.m. (2026-10-06T10:00, America/New_York).');
     expect(view.tools[0]?.name).toBe('say_to_caller');
     expect(view.tools.map((t) => t.name)).toContain('transfer_to_coverage');
     expect(view.tools.map((t) => t.name)).not.toContain('check_plan_accepted');

@@ -215,9 +215,9 @@ describe('customer-support tools (Kestrel Electronics)', () => {
 
     it('names the last day a delivery can move to in words, so the agent never counts days out (issue 30)', () => {
       const late = call(as(LEAH), 'quote_delivery_reschedule', { order_number: 'KE-481802', new_date: '2026-10-24', slot: 'evening' });
-      expect(late.output).toMatchObject({ ok: false, error_code: 'DATE_NOT_AVAILABLE', data: { last_day_spoken: 'Thursday, October 22' } });
+      expect(late.output).toMatchObject({ ok: false, error_code: 'DATE_NOT_AVAILABLE', data: { last_day_spoken: 'Thursday, October twenty-second' } });
       const far = call(as(CARLA), 'find_bench_slots', { store_id: 'st_lakeview', earliest_date: '2026-10-23' });
-      expect(far.output).toMatchObject({ ok: false, error_code: 'BEYOND_HORIZON', data: { last_day_spoken: 'Thursday, October 22' } });
+      expect(far.output).toMatchObject({ ok: false, error_code: 'BEYOND_HORIZON', data: { last_day_spoken: 'Thursday, October twenty-second' } });
     });
 
     it('confirms a fee change only with the acknowledgement, from the stored payload, with each token failure its own code', () => {

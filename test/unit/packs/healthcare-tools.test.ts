@@ -176,7 +176,7 @@ describe('healthcare tools (Straus Dermatology)', () => {
     it('refills: 12 months to the day is fine, a day more needs a visit, isotretinoin never by phone', () => {
       expect(data(call(asPatient(['Iris Novak', '1971-10-30']), 'request_refill', { medication: 'Retin-A' })).status).toBe('sent_to_prescriber');
       expect(code(call(asPatient(['Iris Novak', '1971-10-30']), 'request_refill', { medication: 'clindamycin' }))).toBe('MEDICATION_NOT_ON_LIST');
-      expect(data(call(asPatient(['Adam Foster', '1982-08-08']), 'request_refill', { medication: 'Efudex' })).decide_by_spoken).toBe('Thursday, October 8');
+      expect(data(call(asPatient(['Adam Foster', '1982-08-08']), 'request_refill', { medication: 'Efudex' })).decide_by_spoken).toBe('Thursday, October eighth');
       expect(code(call(asPatient(['Paul Brennan', '1969-02-14']), 'request_refill', { medication: 'clobetasol' }))).toBe('REFILL_NEEDS_VISIT');
       expect(code(call(asPatient(['Ruby Castillo', '2004-07-30']), 'request_refill', { medication: 'Accutane' }))).toBe('REFILL_BY_VISIT_ONLY');
     });
