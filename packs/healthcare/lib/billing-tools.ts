@@ -43,7 +43,7 @@ function monthly(balance: number, months: number): number {
 }
 
 function planTerms(balance: number): string {
-  return `The plan covers your balance of ${moneyInWords(balance)}, split into equal monthly payments charged to the card you set up through the link we text you. Missing two payments ends the plan and the rest is due. Do you agree to these terms?`;
+  return `The plan covers your balance of ${moneyInWords(balance)}, split into monthly payments rounded up to the cent, the last one smaller by what the rounding added, charged to the card you set up through the link we text you. Missing two payments ends the plan and the rest is due. Do you agree to these terms?`;
 }
 
 const lineOut = z.object({ charge_id: z.string(), kind: z.string(), kind_name: z.string(), service_date: z.string(), service_spoken: z.string(), amount_cents: z.number().int(), amount_display: z.string() });

@@ -84,7 +84,7 @@ export const requestRefill = defineTool({
     const patient = verifiedPatient(ctx);
     const med = activeMedication(ctx.db).get({ patient: patient.id, generic: args.medication });
     if (!med) return refuse('MEDICATION_NOT_ON_LIST', { recoverable: false, script: 'A new prescription or a stopped medication starts with a visit with your provider.' });
-    if (med.generic === 'isotretinoin') return refuse('REFILL_BY_VISIT_ONLY', { recoverable: false, script: 'Isotretinoin is renewed only at your monthly monitoring visit. I can help you book that visit.' });
+    if (med.generic === 'isotretinoin') return refuse('REFILL_BY_VISIT_ONLY', { recoverable: false, script: 'Isotretinoin is renewed only at your monthly monitoring visit, never by phone. I can ask the care team to call you back about it.' });
     const cutoff = reviewCutoff(ctx.clock);
     if (med.last_reviewed_on < cutoff) return refuse('REFILL_NEEDS_VISIT', { recoverable: false, last_reviewed_on: med.last_reviewed_on, last_reviewed_spoken: ctx.clock.spokenDate(med.last_reviewed_on), review_window_months: policy.medication_review_months });
     const id = `rfl_${med.id.slice(4)}`;
