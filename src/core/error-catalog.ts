@@ -41,7 +41,7 @@ const CATALOG = {
     recoverable: true,
   },
   INVALID_ARGUMENTS: {
-    meaning: "The arguments failed the tool's schema; `data.invalid_fields` names the fields. Nothing ran.",
+    meaning: "The arguments failed the tool's schema or carried a field it does not declare; `data.invalid_fields` names the fields. Nothing ran.",
     safe_message: 'Some of the details were not in a form I can use. Let me check them again.',
     recoverable: true,
   },

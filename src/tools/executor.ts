@@ -75,8 +75,11 @@ export function executeTool(ctx: ExecutorContext, agent: string, tool: CatalogTo
     normalized = rawArguments;
   }
   const parsed = definition.input.safeParse(normalized);
-  if (!parsed.success) {
-    return finish({ canonicalArguments: null, output: runtimeRefusal('INVALID_ARGUMENTS', { invalid_fields: invalidFields(parsed.error) }), executed: false, refusal: 'INVALID_ARGUMENTS', internalFault: null });
+  // The declared schema says additionalProperties: false; a field it does not name is refused, not dropped.
+  const unknownFields = Object.keys(normalized).filter((k) => !(k in definition.input.shape));
+  if (!parsed.success || unknownFields.length > 0) {
+    const fields = [...(parsed.success ? [] : invalidFields(parsed.error)), ...unknownFields];
+    return finish({ canonicalArguments: null, output: runtimeRefusal('INVALID_ARGUMENTS', { invalid_fields: fields }), executed: false, refusal: 'INVALID_ARGUMENTS', internalFault: null });
   }
   const canonicalArguments = parsed.data as Record<string, unknown>;
   const toolContext: ToolContext = { db: ctx.database.db, call: { callId: ctx.callId, agent }, clock: ctx.pack.clock };

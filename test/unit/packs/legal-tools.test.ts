@@ -310,7 +310,7 @@ describe('legal tools (Halverson & Reed)', () => {
       expect(data(call(db, 'check_case_fit', { area: 'car_accident', state: 'PA' })).status).toBe('accepted');
       data(call(db, 'create_intake', { ...PROSPECT, area: 'car_accident', state: 'PA', incident_date: '2026-05-02', opposing_party: 'Keystone Regional Transit' }));
       for (const tool of ['get_matter_status', 'update_contact_details']) {
-        const out = call(db, tool, { phone: '+14125550100' });
+        const out = call(db, tool, tool === 'get_matter_status' ? {} : { phone: '+14125550100' });
         expect([tool, out.output.error_code, out.internalFault]).toEqual([tool, 'NOT_VERIFIED', null]);
       }
       expect(code(call(db, 'take_message', { recipient: 'assigned_team', message: 'Please call me.' }))).toBe('NOT_VERIFIED');

@@ -88,6 +88,13 @@ describe('executeTool', () => {
     expect(rows(db)).toEqual([]);
   });
 
+  it('refuses a field the declared schema does not name, by name, instead of dropping it', () => {
+    const db = fresh();
+    const out = run(db, insertThen(() => ({ ok: true, data: { booked: true } })), { date: '2026-10-07', patient_id: 'pat_x' });
+    expect([out.refusal, out.executed, out.output.data]).toEqual(['INVALID_ARGUMENTS', false, { invalid_fields: ['patient_id'] }]);
+    expect(rows(db)).toEqual([]);
+  });
+
   it('answers NOT_VERIFIED for a gated tool whose gate is closed, without running it', () => {
     const db = fresh();
     const base = insertThen(() => ({ ok: true, data: { booked: true } }));
