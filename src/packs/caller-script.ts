@@ -45,10 +45,12 @@ function exactQuotes(intent: string): { before: string; line: string }[] {
 }
 
 /**
- * The intent's closing lines: every "close with exactly" quote, plus the last quoted line when it
- * is not the opening line (after a human transfer the intents say `say exactly: "Okay, thank
- * you."` as their last words). Lines the caller is told to say mid-call (a prompt injection the
- * task tests) are neither.
+ * The intent's closing lines, after which the caller hangs up: every "close with exactly" quote,
+ * plus the last quoted line when it is not the opening line. Lines the caller is told to say
+ * mid-call (a prompt injection the task tests) are neither, and nor is the line said when the agent
+ * says it is connecting the caller to a person ("Okay, thank you."): a caller waits on the line for
+ * the transfer, which ends the call. Hanging up there left an agent that announced the transfer
+ * before making it nobody to transfer (legal R-H4, R-H4-COR, R-M4, session 10).
  */
 export function closingLinesOf(intent: string): string[] {
   const quotes = exactQuotes(intent);
@@ -56,8 +58,12 @@ export function closingLinesOf(intent: string): string[] {
   const lines = quotes.filter((q) => /\b(close|end|finish)\s+with\s*$/i.test(q.before)).map((q) => q.line);
   const last = quotes.at(-1);
   if (last && last.line !== opening && !/\bopen\s+with\s*$/i.test(last.before)) lines.push(last.line);
-  return [...new Set(lines)];
+  const awaiting = new Set(quotes.filter((q) => AWAITS_TRANSFER.test(q.before)).map((q) => q.line));
+  return [...new Set(lines)].filter((line) => !awaiting.has(line));
 }
+
+/** The words before a quote said when the agent is connecting the caller to a person. */
+const AWAITS_TRANSFER = /\bconnecting you\b/i;
 
 /** Builds the caller script of a task. */
 export function callerScriptOf(task: Pick<Task, 'task_id' | 'intent' | 'traits' | 'customer_name' | 'scripted_responses'>): CallerScript {

@@ -52,16 +52,25 @@ function mind(chat: ChatCompleter, options: { maxTurns?: number; cache?: ReturnT
 }
 
 describe('the caller script of every scored task', () => {
-  it('has an opening line and at least one closing line distinct from it; every pin closing line is one of them', () => {
+  it('has an opening line and at least one closing line distinct from it (or ends on a transfer to a person); every pin closing line is one of them', () => {
     for (const pack of packs) {
       for (const t of pack.tasks.values()) {
         const script = callerScriptOf(t);
         expect(script.openingLine, t.task_id).not.toBe('Hello.');
-        expect(script.closingLines.length, t.task_id).toBeGreaterThan(0);
+        if (!/connecting you/i.test(t.intent)) expect(script.closingLines.length, t.task_id).toBeGreaterThan(0);
         expect(script.closingLines, t.task_id).not.toContain(script.openingLine);
         for (const line of script.closingLines) expect(['Thanks, that\'s everything.', 'Okay, thank you.', 'Okay, thanks anyway.'], `${t.task_id}: ${line}`).toContain(line);
       }
     }
+  });
+
+  it('keeps the line said while the agent connects the caller to a person out of the closing lines: the caller waits for the transfer', () => {
+    const intent = 'Open with exactly: "Hi." If the agent offers a person, accept. When the agent says it is connecting you, say exactly: "Okay, thank you."';
+    expect(closingLinesOf(intent)).toEqual([]);
+    const both = 'Open with exactly: "Hi." Once the booking is done, close with exactly: "Thanks, that\'s everything." When the assistant says it is connecting you, close with exactly: "Okay, thank you."';
+    expect(closingLinesOf(both)).toEqual(["Thanks, that's everything."]);
+    const task = { task_id: 'X', intent, traits: [], customer_name: 'X', scripted_responses: [{ match_type: 'context', match_phrase: 'The agent says it is connecting you.', response_type: 'phrase', response_value: 'Okay, thank you.' }] } as unknown as Parameters<typeof callerScriptOf>[0];
+    expect(callerScriptOf(task).pins[0]?.closes).toBe(false);
   });
 
   it('keeps a line the caller must say mid-call (a prompt injection the task tests) out of the closing lines', () => {
