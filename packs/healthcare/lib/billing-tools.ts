@@ -180,7 +180,7 @@ export const setUpPaymentPlan = defineTool({
     if (!existing && args.terms_acknowledged !== true) return refuse('ACK_REQUIRED', { recoverable: true, script: planTerms(balance) });
     const first = ctx.clock.addDays(ctx.clock.today(), policy.payment_plan_first_payment_days);
     if (!existing) insertPlan(ctx.db).run({ id, patient_id: patient.id, balance_cents: balance, months: args.months, monthly_cents: each, first_payment_on: first, status: 'active', created_at: ctx.clock.now() });
-    return ok({ plan_id: id, balance_cents: balance, months: args.months, monthly_cents: each, monthly_display: moneyDisplay(each), monthly_reason: `${moneyInWords(balance)} over ${args.months} months, rounded up to the cent`, first_payment_spoken: ctx.clock.spokenDate(existing?.first_payment_on ?? first), idempotent: existing !== undefined });
+    return ok({ plan_id: id, balance_cents: balance, months: args.months, monthly_cents: each, monthly_display: moneyDisplay(each), monthly_reason: `${moneyInWords(balance)} over ${numberInWords(args.months)} months, rounded up to the cent`, first_payment_spoken: ctx.clock.spokenDate(existing?.first_payment_on ?? first), idempotent: existing !== undefined });
   },
 });
 
