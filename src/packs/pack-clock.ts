@@ -1,11 +1,11 @@
+import { dateInWords, timeInWords } from './spoken-words.ts';
+
 /** The pack's fixed clock as declared in tools.ts. */
 export interface PackClockSpec {
   readonly now: string; // YYYY-MM-DDTHH:MM, local office time
   readonly timezone: string;
   readonly holidays?: readonly string[]; // YYYY-MM-DD
 }
-
-import { dateInWords, timeInWords } from './spoken-words.ts';
 
 /** Calendar arithmetic on local date strings; never reads the wall clock. */
 export interface PackClock {

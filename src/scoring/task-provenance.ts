@@ -1,4 +1,4 @@
-import { agentOwnsTool, type ExpectedCall, type Pack, type Task } from '../packs/index.ts';
+import { agentOwnsTool, MONTHS, WEEKDAYS, type ExpectedCall, type Pack, type Task } from '../packs/index.ts';
 
 /**
  * Two checks of `mivas tasks validate` that read a task as a deployed model would (issue 18):
@@ -19,8 +19,6 @@ export interface ValueProvenance {
   readonly source: ValueSource | null;
 }
 
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const ORDINALS = ['', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth'];
 const UNITS = ['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 const TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
@@ -47,7 +45,7 @@ function numberWords(n: number): string[] {
 
 /** The ways a caller may say a date: the ISO text, or the month with the day in digits or words. */
 function spokenDates(iso: string): string[] {
-  const month = MONTH_NAMES[Number(iso.slice(5, 7)) - 1] ?? '';
+  const month = MONTHS[Number(iso.slice(5, 7)) - 1]?.toLowerCase() ?? '';
   const d = Number(iso.slice(8, 10));
   return [iso, `${month} ${d}`, `${month} ${d}th`, `${month} ${d}st`, `${month} ${d}nd`, `${month} ${d}rd`, ...ordinalWords(d).map((w) => `${month} ${w}`), ...ordinalWords(d).map((w) => `${w} of ${month}`)];
 }
@@ -59,7 +57,7 @@ function clockDate(pack: Pack, iso: string, callerText: string): boolean {
   const ahead = Math.round((Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
   if (iso.slice(0, 10) === today) return callerText.includes(' today ');
   if (ahead === 1 && callerText.includes(' tomorrow ')) return true;
-  const weekday = WEEKDAY_NAMES[pack.clock.weekday(iso.slice(0, 10))] ?? '';
+  const weekday = WEEKDAYS[pack.clock.weekday(iso.slice(0, 10))]?.toLowerCase() ?? '';
   return ahead > 0 && ahead <= 14 && callerText.includes(` ${weekday} `);
 }
 

@@ -47,9 +47,10 @@ function feeScript(p: ChangePayload): string | null {
 }
 
 /** Why the change costs what it does, for this change's own case (never the rule's other side). */
-function changeReason(cosmetic: boolean, deposit: ChangePayload['deposit_outcome'], late: boolean, threshold: string): string {
-  if (cosmetic && deposit === 'moves_with_visit') return 'cosmetic consult moved: the deposit moves with the visit';
-  if (cosmetic) return late ? `cosmetic consult cancelled with less than ${threshold} hours notice: the deposit is kept` : `cosmetic consult cancelled with ${threshold} hours or more notice: the deposit is refunded`;
+function changeReason(deposit: ChangePayload['deposit_outcome'], late: boolean, threshold: string): string {
+  if (deposit === 'moves_with_visit') return 'cosmetic consult moved: the deposit moves with the visit';
+  if (deposit === 'forfeited') return `cosmetic consult cancelled with less than ${threshold} hours notice: the deposit is kept`;
+  if (deposit === 'refunded') return `cosmetic consult cancelled with ${threshold} hours or more notice: the deposit is refunded`;
   return late ? `less than ${threshold} hours notice: a late change fee` : `${threshold} hours or more notice: no fee`;
 }
 
@@ -102,7 +103,7 @@ export const quoteVisitChange = defineTool({
     const deposit: ChangePayload['deposit_outcome'] = !cosmetic ? 'none' : args.action === 'move' ? 'moves_with_visit' : late ? 'forfeited' : 'refunded';
     const payload: ChangePayload = { patient_id: patient.id, appointment_id: appointment.id, action: args.action, new_opening_id: args.new_opening_id ?? null, fee_cents: fee, deposit_outcome: deposit };
     const token = openHold(ctx, { kind: 'visit_change', target: appointment.id, payload });
-    const reason = changeReason(cosmetic, deposit, late, numberInWords(threshold));
+    const reason = changeReason(deposit, late, numberInWords(threshold));
     const script = feeScript(payload);
     return ok({
       token,

@@ -116,9 +116,9 @@ export const getMatterStatus = defineTool({
       paralegal: lead?.paralegal_name ?? 'your paralegal',
       team_name: lead?.team_name ?? 'your team',
       office: officeById(ctx.db).get({ id: matter.office_id })?.name ?? matter.office_id,
-      last_update_spoken: spokenDateWithYear(ctx.clock, matter.last_update_on),
+      last_update_spoken: spokenDateWithYear(matter.last_update_on),
       closed_on: matter.closed_on,
-      closed_spoken: matter.closed_on ? spokenDateWithYear(ctx.clock, matter.closed_on) : null,
+      closed_spoken: matter.closed_on ? spokenDateWithYear(matter.closed_on) : null,
       script: matter.stage === 'closed' ? closedScript : STATUS_SCRIPT,
     });
   },

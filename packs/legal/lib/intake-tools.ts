@@ -116,7 +116,7 @@ export const createIntake = defineTool({
       priority: row.priority === 'urgent' ? ('urgent' as const) : ('standard' as const),
       window_status: row.window_status === 'urgent' ? ('urgent' as const) : ('open' as const),
       deadline: row.deadline,
-      deadline_spoken: spokenDateWithYear(ctx.clock, row.deadline),
+      deadline_spoken: spokenDateWithYear(row.deadline),
       next_step: row.priority === 'urgent' ? URGENT_NEXT_STEP : NEXT_STEP,
       idempotent: existing !== undefined,
     });

@@ -106,6 +106,6 @@ export const takeMessage = defineTool({
     if (!existing) {
       insertMessage(ctx.db).run({ id, recipient: target.id, client_id: target.clientId, caller_name: callerName, callback_phone: phone, message: args.message, reply_by: replyBy, created_at: ctx.clock.now() });
     }
-    return ok({ message_id: id, recipient_name: target.name, callback_to: maskPhone(phone), reply_by: replyBy, reply_by_spoken: spokenDateWithYear(ctx.clock, replyBy), idempotent: existing !== undefined });
+    return ok({ message_id: id, recipient_name: target.name, callback_to: maskPhone(phone), reply_by: replyBy, reply_by_spoken: spokenDateWithYear(replyBy), idempotent: existing !== undefined });
   },
 });

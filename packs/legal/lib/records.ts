@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { gatedSubject, hasGate, param, preparedQuery, readCallSession, rowById, yearInWords, type PackClock, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
+import { gatedSubject, hasGate, param, preparedQuery, readCallSession, rowById, dateInWords, yearInWords, type PackDb, type ToolContext } from '../../../src/packs/index.ts';
 import { attorneys, clients, intakes, matters, offices } from '../schema.ts';
 
 /** Row shapes, the call's pinned subject and display lookups shared by the Halverson & Reed tools. */
@@ -74,7 +74,6 @@ export function maskEmail(email: string): string {
 }
 
 /** "Wednesday, October seventh, twenty twenty-six": a spoken date that always says its year (deadlines, replies). */
-export function spokenDateWithYear(clock: PackClock, date: string): string {
-  const spoken = clock.spokenDate(date); // already with its year when that is not the clock's
-  return date.slice(0, 4) === clock.today().slice(0, 4) ? `${spoken}, ${yearInWords(Number(date.slice(0, 4)))}` : spoken;
+export function spokenDateWithYear(date: string): string {
+  return `${dateInWords(date)}, ${yearInWords(Number(date.slice(0, 4)))}`;
 }

@@ -202,7 +202,7 @@ export const checkFilingWindow = defineTool({
       starts_from: rule.startsFrom,
       window: windowWords(rule.rule),
       deadline: facts.deadline,
-      deadline_spoken: spokenDateWithYear(ctx.clock, facts.deadline),
+      deadline_spoken: spokenDateWithYear(facts.deadline),
       days_left: facts.days_left,
       urgent_within_days: policy.urgent_within_days,
       status: facts.status,
