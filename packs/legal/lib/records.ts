@@ -75,5 +75,5 @@ export function maskEmail(email: string): string {
 
 /** "Wednesday, October seventh, twenty twenty-six": a spoken date that always says its year (deadlines, replies). */
 export function spokenDateWithYear(date: string): string {
-  return `${dateInWords(date)}, ${yearInWords(Number(date.slice(0, 4)))}`;
+  return `${dateInWords(date)}, ${yearInWords(Number(date.split('-')[0]))}`;
 }
